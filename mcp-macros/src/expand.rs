@@ -1,0 +1,254 @@
+//! Code generation for `#[tool]`.
+//!
+//! The user's function is emitted as written (minus parameter attributes that
+//! only `#[tool]` understands). Next to it, inside `const _: () = { ... };`:
+//! a hidden arguments struct, a call shim, the schema functions and one
+//! `inventory::submit!`. Type checks are spanned at the user's tokens so the
+//! compiler's errors point there.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{ItemFn, LitStr};
+
+use crate::parse::{Errors, ParamKind, ToolArgs, ToolFn, check_tool_name};
+
+pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let mut errors = Errors::default();
+    let args = ToolArgs::parse(attr, &mut errors);
+
+    let item: ItemFn = match syn::parse2(item.clone()) {
+        Ok(item) => item,
+        Err(_) => {
+            let span = item
+                .clone()
+                .into_iter()
+                .next()
+                .map_or_else(Span::call_site, |t| t.span());
+            let error = syn::Error::new(
+                span,
+                "#[tool] can only be applied to a function (`async fn` or `fn`)",
+            )
+            .to_compile_error();
+            return quote!(#error #item);
+        }
+    };
+
+    let tool = ToolFn::parse(item, &mut errors);
+    let fn_ident = &tool.item.sig.ident;
+
+    let name = match &args.name {
+        Some(lit) => lit.value(),
+        None => {
+            let name = fn_ident.to_string().trim_start_matches("r#").to_owned();
+            if let Err(why) = check_tool_name(&name) {
+                errors.spanned(
+                    fn_ident,
+                    format!("{why}; choose another with #[tool(name = \"...\")]"),
+                );
+            }
+            name
+        }
+    };
+    let description = match (&args.description, &tool.description) {
+        (Some(lit), _) => Some(lit.value()),
+        (None, Some(doc)) => Some(doc.clone()),
+        (None, None) => {
+            errors.spanned(
+                fn_ident,
+                format!(
+                    "#[tool] `{name}` has no description, and the model needs one to know when to call it\n\
+                     help: add a doc comment above the function: `/// What this tool does.`\n\
+                     help: or write #[tool(description = \"What this tool does.\")]"
+                ),
+            );
+            None
+        }
+    };
+
+    let user_fn = &tool.item;
+    if let Some(errors) = errors.into_compile_errors() {
+        // Still emit the function, so the IDE and the rest of the crate work
+        // and the user sees our error rather than a cascade.
+        return quote!(#errors #user_fn);
+    }
+    let description = description.unwrap_or_default();
+    let generated = generate(&args, &tool, &name, &description);
+    quote! {
+        #user_fn
+        #generated
+    }
+}
+
+fn generate(args: &ToolArgs, tool: &ToolFn, name: &str, description: &str) -> TokenStream {
+    let rt = quote!(::mcp_runtime::__private);
+    let sig = &tool.item.sig;
+    let fn_ident = &sig.ident;
+    let ret_ty = match &sig.output {
+        syn::ReturnType::Default => quote!(()),
+        syn::ReturnType::Type(_, ty) => quote!(#ty),
+    };
+    let ret_span = match &sig.output {
+        syn::ReturnType::Default => fn_ident.span(),
+        syn::ReturnType::Type(_, ty) => ty.span(),
+    };
+
+    let fields = tool
+        .params
+        .iter()
+        .filter(|p| p.kind == ParamKind::Argument)
+        .map(|p| {
+            let ident = &p.ident;
+            let ty = &p.ty;
+            let attrs = &p.forwarded;
+            let doc = p.description.as_ref().map(|d| quote!(#[doc = #d]));
+            // The projection through `ToolParam` puts a missing `Deserialize`
+            // or `JsonSchema` impl under the user's type, as one error.
+            let checked = quote_spanned!(ty.span()=> <#ty as #rt::ToolParam>::Type);
+            quote!(#doc #(#attrs)* #ident: #checked)
+        });
+    let argument_idents = tool
+        .params
+        .iter()
+        .filter(|p| p.kind == ParamKind::Argument)
+        .map(|p| &p.ident);
+    let injections = tool
+        .params
+        .iter()
+        .filter(|p| p.kind == ParamKind::Injected)
+        .map(|p| {
+            let ident = &p.ident;
+            let ty = &p.ty;
+            let inject = quote_spanned!(ty.span()=> <#ty as #rt::Inject>::inject(&__mcp_ctx));
+            quote! {
+                let #ident = match #inject {
+                    ::core::result::Result::Ok(value) => value,
+                    ::core::result::Result::Err(error) => return error,
+                };
+            }
+        });
+    let requirements = tool
+        .params
+        .iter()
+        .filter(|p| p.kind == ParamKind::Injected)
+        .map(|p| {
+            let ty = &p.ty;
+            quote_spanned!(ty.span()=> <#ty as #rt::Inject>::requirement)
+        });
+    let call_args = tool.params.iter().map(|p| &p.ident);
+
+    let is_async = sig.asyncness.is_some();
+    let invoke = if is_async {
+        // Spanned at the fn name: a future that is not `Send` is reported there.
+        let call = quote_spanned!(fn_ident.span()=> #rt::assert_send(#fn_ident(#(#call_args),*)));
+        quote!(#call.await)
+    } else {
+        quote! {
+            match #rt::run_blocking(move || #fn_ident(#(#call_args),*)).await {
+                ::core::result::Result::Ok(value) => value,
+                ::core::result::Result::Err(error) => return error,
+            }
+        }
+    };
+    let kind_probe = quote_spanned!(ret_span=> (&&&#rt::Probe::<#ret_ty>::new()).__mcp_kind());
+    let convert = quote_spanned!(ret_span=> #kind_probe.convert(__mcp_output));
+    let use_kinds = quote! {
+        #[allow(unused_imports)]
+        use #rt::{KindText as _, KindStructuredResult as _, KindStructured as _, KindUnsupported as _};
+    };
+
+    let title = option_str(args.title.as_ref().map(LitStr::value));
+    let hint = |flag: &Option<crate::parse::Flag>| match flag {
+        Some(f) => {
+            let v = f.value;
+            quote!(::core::option::Option::Some(#v))
+        }
+        None => quote!(::core::option::Option::None),
+    };
+    let read_only = hint(&args.read_only);
+    let destructive = hint(&args.destructive);
+    let idempotent = hint(&args.idempotent);
+    let open_world = hint(&args.open_world);
+    let timeout = match args.timeout_ms {
+        Some(ms) => quote!(::core::option::Option::Some(::core::time::Duration::from_millis(#ms))),
+        None => quote!(::core::option::Option::None),
+    };
+    let args_ident = format_ident!(
+        "__McpArgs_{}",
+        fn_ident.to_string().trim_start_matches("r#")
+    );
+
+    quote! {
+        #[doc(hidden)]
+        const _: () = {
+            #[allow(non_camel_case_types)]
+            #[derive(#rt::serde::Deserialize, #rt::schemars::JsonSchema)]
+            #[serde(crate = "::mcp_runtime::__private::serde")]
+            #[schemars(crate = "::mcp_runtime::__private::schemars")]
+            struct #args_ident {
+                #(#fields,)*
+            }
+
+            fn __mcp_input_schema(
+                generator: &mut #rt::schemars::SchemaGenerator,
+            ) -> #rt::schemars::Schema {
+                generator.root_schema_for::<#args_ident>()
+            }
+
+            fn __mcp_output_schema(
+                generator: &mut #rt::schemars::SchemaGenerator,
+            ) -> ::core::option::Option<#rt::schemars::Schema> {
+                #use_kinds
+                #kind_probe.output_schema(generator)
+            }
+
+            fn __mcp_call(
+                __mcp_arguments: #rt::serde_json::Value,
+                __mcp_ctx: #rt::Context,
+            ) -> #rt::BoxFuture<#rt::RawOutput> {
+                ::std::boxed::Box::pin(async move {
+                    #use_kinds
+                    let #args_ident { #(#argument_idents,)* } =
+                        match #rt::parse_arguments::<#args_ident>(__mcp_arguments) {
+                            ::core::result::Result::Ok(value) => value,
+                            ::core::result::Result::Err(error) => return error,
+                        };
+                    #(#injections)*
+                    let __mcp_output = #invoke;
+                    #convert
+                })
+            }
+
+            #rt::inventory::submit! {
+                #rt::ToolDef {
+                    name: #name,
+                    title: #title,
+                    description: #description,
+                    hints: #rt::Hints {
+                        read_only: #read_only,
+                        destructive: #destructive,
+                        idempotent: #idempotent,
+                        open_world: #open_world,
+                    },
+                    timeout: #timeout,
+                    input_schema: __mcp_input_schema,
+                    output_schema: __mcp_output_schema,
+                    requirements: &[#(#requirements),*],
+                    call: __mcp_call,
+                    location: #rt::Location {
+                        file: ::core::file!(),
+                        line: ::core::line!(),
+                        module: ::core::module_path!(),
+                    },
+                }
+            }
+        };
+    }
+}
+
+fn option_str(value: Option<String>) -> TokenStream {
+    match value {
+        Some(s) => quote!(::core::option::Option::Some(#s)),
+        None => quote!(::core::option::Option::None),
+    }
+}

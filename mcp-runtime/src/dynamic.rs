@@ -1,0 +1,131 @@
+//! Tools defined at run time, for proxies and generated tools.
+
+use std::future::Future;
+use std::panic::Location as CallerLocation;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::context::Context;
+use crate::output::IntoCallToolResult;
+use crate::tool::{DynHandler, Hints, Location};
+
+/// A tool defined at run time: a name, a description, a JSON input schema
+/// and an async closure. Add it with [`Server::tool`](crate::Server::tool).
+///
+/// Arguments are validated against `input_schema` before the closure runs,
+/// exactly as for `#[tool]` functions.
+///
+/// ```
+/// use mcp_runtime::{DynamicTool, Server, serde_json::json};
+///
+/// let echo = DynamicTool::new(
+///     "echo",
+///     "Repeats the text it is given.",
+///     json!({
+///         "type": "object",
+///         "properties": {"text": {"type": "string"}},
+///         "required": ["text"]
+///     }),
+///     |arguments, _ctx| async move { arguments["text"].as_str().unwrap_or_default().to_owned() },
+/// )
+/// .read_only(true);
+/// let server = Server::new("proxy", "1.0.0").tool(echo);
+/// # let _ = server;
+/// ```
+pub struct DynamicTool {
+    pub(crate) name: String,
+    pub(crate) title: Option<String>,
+    pub(crate) description: String,
+    pub(crate) hints: Hints,
+    pub(crate) timeout: Option<Duration>,
+    pub(crate) input_schema: Value,
+    pub(crate) output_schema: Option<Value>,
+    pub(crate) handler: DynHandler,
+    pub(crate) location: Location,
+}
+
+impl DynamicTool {
+    /// A tool named `name`. The closure receives the validated arguments
+    /// object and the call's [`Context`], and returns anything that is
+    /// [`IntoCallToolResult`] (text, content, a full result, or a `Result`
+    /// of these).
+    #[track_caller]
+    pub fn new<F, Fut, R>(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        input_schema: Value,
+        handler: F,
+    ) -> Self
+    where
+        F: Fn(Value, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoCallToolResult,
+    {
+        let caller = CallerLocation::caller();
+        let handler: DynHandler = Arc::new(move |arguments, ctx| {
+            let future = handler(arguments, ctx);
+            Box::pin(async move { future.await.into_call_tool_result() })
+        });
+        DynamicTool {
+            name: name.into(),
+            title: None,
+            description: description.into(),
+            hints: Hints::default(),
+            timeout: None,
+            input_schema,
+            output_schema: None,
+            handler,
+            location: Location {
+                file: caller.file(),
+                line: caller.line(),
+                module: caller.file(),
+            },
+        }
+    }
+
+    /// Sets the human-readable title.
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// Declares an output schema; the closure must then return a
+    /// [`CallToolResult`](crate::CallToolResult) whose `structured_content`
+    /// conforms to it.
+    pub fn output_schema(mut self, schema: Value) -> Self {
+        self.output_schema = Some(schema);
+        self
+    }
+
+    /// Sets the `readOnlyHint`.
+    pub fn read_only(mut self, value: bool) -> Self {
+        self.hints.read_only = Some(value);
+        self
+    }
+
+    /// Sets the `destructiveHint`.
+    pub fn destructive(mut self, value: bool) -> Self {
+        self.hints.destructive = Some(value);
+        self
+    }
+
+    /// Sets the `idempotentHint`.
+    pub fn idempotent(mut self, value: bool) -> Self {
+        self.hints.idempotent = Some(value);
+        self
+    }
+
+    /// Sets the `openWorldHint`.
+    pub fn open_world(mut self, value: bool) -> Self {
+        self.hints.open_world = Some(value);
+        self
+    }
+
+    /// Ends calls that run longer than `limit` with `isError: true`.
+    pub fn timeout(mut self, limit: Duration) -> Self {
+        self.timeout = Some(limit);
+        self
+    }
+}

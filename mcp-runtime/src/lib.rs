@@ -1,0 +1,92 @@
+//! Write Model Context Protocol servers by annotating ordinary functions.
+//!
+//! ```
+//! use mcp_runtime::tool;
+//!
+//! /// Add two numbers.
+//! #[tool(read_only)]
+//! async fn add(a: i64, b: i64) -> i64 {
+//!     a + b
+//! }
+//! ```
+//!
+//! Every `#[tool]` in every crate linked into the binary is served: there is
+//! no router and no list of tools to maintain. See the README for the whole
+//! picture.
+#![warn(missing_docs)]
+
+// Lets `#[tool]` expansions (which name `::mcp_runtime::...`) work inside
+// this crate's own tests.
+extern crate self as mcp_runtime;
+
+mod arguments;
+mod content;
+mod context;
+mod dynamic;
+mod output;
+mod registry;
+mod schema;
+mod server;
+mod tool;
+
+#[doc(hidden)]
+#[path = "private.rs"]
+pub mod __private;
+
+pub use content::{
+    Annotations, Content, EmbeddedResource, MediaContent, ResourceContents, ResourceLink, Role,
+    TextContent,
+};
+pub use context::{Context, State};
+pub use dynamic::DynamicTool;
+pub use output::{CallToolResult, IntoCallToolResult};
+pub use registry::{CallError, Registry, RegistryError};
+pub use server::Server;
+pub use tool::{Hints, Location, Tool, ToolAnnotations};
+
+pub use schemars;
+pub use serde;
+pub use serde_json;
+
+/// Turns a function into an MCP tool, served by every [`Server`] in a binary
+/// that links the crate defining it.
+///
+/// ```
+/// use mcp_runtime::{tool, schemars::JsonSchema};
+/// use serde::Serialize;
+///
+/// #[derive(Serialize, JsonSchema)]
+/// struct Forecast { city: String, high_c: f64 }
+///
+/// /// Get the weather forecast for a city.
+/// #[tool(title = "Weather forecast", read_only, idempotent, timeout = "10s")]
+/// async fn get_forecast(
+///     /// City name, for example "Paris".
+///     city: String,
+///     /// Number of days, 1 to 7 (default 3).
+///     #[schemars(range(min = 1, max = 7))]
+///     days: Option<u8>,
+/// ) -> Result<Forecast, String> {
+///     let _ = days;
+///     Ok(Forecast { city, high_c: 21.5 })
+/// }
+/// ```
+///
+/// | You write | The client sees |
+/// | --- | --- |
+/// | fn name or `name = "..."` | the tool's `name` (checked against `^[A-Za-z0-9_.-]{1,64}$`) |
+/// | doc comment or `description = "..."` | `description` (required) |
+/// | `///` on a parameter, or a `# Arguments` list | the property's `description` |
+/// | parameters | `inputSchema`, with `additionalProperties: false` |
+/// | `Option<T>` or `#[serde(default)]` | an optional property |
+/// | `#[serde(..)]`, `#[schemars(..)]` on a parameter | forwarded (rename, default, range, length, pattern, flatten) |
+/// | `ctx: Context`, `db: State<Db>` | nothing: injected |
+/// | `-> T` with `T: Serialize + JsonSchema` | `outputSchema` and `structuredContent` |
+/// | `-> String`, `Content`, `Vec<Content>`, `CallToolResult`, `()` | content, no `outputSchema` |
+/// | `-> Result<T, E>` with `E: Display` | `Err(e)` becomes `isError: true` with `e`'s text |
+/// | `read_only`, `destructive`, `idempotent`, `open_world` (`= false` too) | `annotations` hints |
+/// | `title = "..."` | `title` |
+/// | `timeout = "30s"` | calls end with `isError: true` after 30 s |
+///
+/// A plain `fn` is accepted too and runs on Tokio's blocking pool.
+pub use mcp_macros::tool;

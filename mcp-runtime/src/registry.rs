@@ -1,0 +1,361 @@
+//! The registry: every `#[tool]` linked into the binary (collected by
+//! `inventory`) plus the dynamic tools added to the builder, filtered, sorted
+//! by name, checked for duplicates and missing state, with schemas generated
+//! and validators compiled once, at start-up.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+use crate::arguments::ArgumentValidator;
+use crate::context::{Context, StateMap};
+use crate::dynamic::DynamicTool;
+use crate::output::CallToolResult;
+use crate::schema;
+use crate::tool::{Handler, Location, Tool, ToolDef};
+
+/// Why the server could not start: a problem with the set of tools.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RegistryError {
+    /// Two tools have the same name.
+    #[error(
+        "two tools are named `{name}`: one defined at {first}, the other at {second}; \
+         rename one with #[tool(name = \"...\")] or leave one out with Server::exclude_tools"
+    )]
+    DuplicateName {
+        /// The shared name.
+        name: String,
+        /// Where the first is defined.
+        first: Location,
+        /// Where the second is defined.
+        second: Location,
+    },
+    /// A dynamic tool's name breaks the naming rule.
+    #[error("the tool name {name:?} (defined at {location}) is invalid: {reason}")]
+    InvalidName {
+        /// The name.
+        name: String,
+        /// Where the tool is defined.
+        location: Location,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A tool takes `State<T>` for a `T` that was never registered.
+    #[error(
+        "the tool `{tool}` (defined at {location}) takes `State<{type_name}>`, but no \
+         `{type_name}` was registered; add one with Server::new(..).state(value)"
+    )]
+    MissingState {
+        /// The tool.
+        tool: String,
+        /// Where the tool is defined.
+        location: Location,
+        /// The missing type.
+        type_name: &'static str,
+    },
+    /// A schema could not be used.
+    #[error("the tool `{tool}` (defined at {location}) has an unusable {which} schema: {reason}")]
+    InvalidSchema {
+        /// The tool.
+        tool: String,
+        /// Where the tool is defined.
+        location: Location,
+        /// `input` or `output`.
+        which: &'static str,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The include or exclude filter names a tool that does not exist.
+    #[error("the tool filter names `{name}`, but no tool has that name (known tools: {known})")]
+    UnknownFilterName {
+        /// The name in the filter.
+        name: String,
+        /// The names of all tools, comma-separated.
+        known: String,
+    },
+}
+
+/// Why a call could not be made at all (as opposed to a tool error, which is
+/// a [`CallToolResult`] with `is_error`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum CallError {
+    /// No tool has this name.
+    #[error("Unknown tool: {0}")]
+    UnknownTool(String),
+    /// The arguments are not a JSON object.
+    #[error("Invalid params: `arguments` must be an object")]
+    ArgumentsNotAnObject,
+}
+
+/// Which tools to serve.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ToolFilter {
+    pub(crate) include: Option<Vec<String>>,
+    pub(crate) exclude: Vec<String>,
+}
+
+impl ToolFilter {
+    fn allows(&self, name: &str) -> bool {
+        self.include
+            .as_ref()
+            .is_none_or(|names| names.iter().any(|n| n == name))
+            && !self.exclude.iter().any(|n| n == name)
+    }
+
+    fn names(&self) -> impl Iterator<Item = &String> {
+        self.include.iter().flatten().chain(&self.exclude)
+    }
+}
+
+/// The set of tools a server serves, built once at start-up.
+pub struct Registry {
+    tools: Vec<Tool>,
+    by_name: HashMap<String, usize>,
+    state: Arc<StateMap>,
+}
+
+enum Source<'a> {
+    Static(&'static ToolDef),
+    Dynamic(&'a DynamicTool),
+}
+
+impl Source<'_> {
+    fn name(&self) -> &str {
+        match self {
+            Source::Static(def) => def.name,
+            Source::Dynamic(tool) => &tool.name,
+        }
+    }
+
+    fn location(&self) -> Location {
+        match self {
+            Source::Static(def) => def.location,
+            Source::Dynamic(tool) => tool.location,
+        }
+    }
+}
+
+impl Registry {
+    pub(crate) fn build(
+        dynamic: &[DynamicTool],
+        filter: &ToolFilter,
+        state: Arc<StateMap>,
+    ) -> Result<Registry, RegistryError> {
+        let statics = inventory::iter::<ToolDef>.into_iter().map(Source::Static);
+        let all: Vec<Source<'_>> = statics.chain(dynamic.iter().map(Source::Dynamic)).collect();
+
+        for name in filter.names() {
+            if !all.iter().any(|s| s.name() == name) {
+                let mut known: Vec<&str> = all.iter().map(Source::name).collect();
+                known.sort_unstable();
+                return Err(RegistryError::UnknownFilterName {
+                    name: name.clone(),
+                    known: known.join(", "),
+                });
+            }
+        }
+
+        let mut sources: Vec<Source<'_>> = all
+            .into_iter()
+            .filter(|s| filter.allows(s.name()))
+            .collect();
+        // Sort by name, then by location so the duplicate report is stable.
+        sources.sort_by(|a, b| {
+            (a.name(), a.location().file, a.location().line).cmp(&(
+                b.name(),
+                b.location().file,
+                b.location().line,
+            ))
+        });
+        for pair in sources.windows(2) {
+            if pair[0].name() == pair[1].name() {
+                return Err(RegistryError::DuplicateName {
+                    name: pair[0].name().to_owned(),
+                    first: pair[0].location(),
+                    second: pair[1].location(),
+                });
+            }
+        }
+
+        let mut input_generator = schema::input_generator();
+        let mut output_generator = schema::output_generator();
+        let mut tools = Vec::with_capacity(sources.len());
+        for source in &sources {
+            let tool = match source {
+                Source::Static(def) => {
+                    build_static(def, &state, &mut input_generator, &mut output_generator)?
+                }
+                Source::Dynamic(tool) => build_dynamic(tool)?,
+            };
+            tools.push(tool);
+        }
+        let by_name = tools
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.name.clone(), i))
+            .collect();
+        tracing::debug!(tools = tools.len(), "tool registry built");
+        Ok(Registry {
+            tools,
+            by_name,
+            state,
+        })
+    }
+
+    /// The tools, sorted by name.
+    pub fn tools(&self) -> &[Tool] {
+        &self.tools
+    }
+
+    /// The tool with this name.
+    pub fn get(&self, name: &str) -> Option<&Tool> {
+        self.by_name.get(name).map(|&i| &self.tools[i])
+    }
+
+    /// The number of tools.
+    pub fn len(&self) -> usize {
+        self.tools.len()
+    }
+
+    /// Whether there are no tools.
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+
+    /// Calls a tool by name with a JSON arguments object (`null` counts as
+    /// no arguments), exactly as `tools/call` does: arguments are validated
+    /// against the input schema, and tool errors, panics and timeouts become
+    /// `isError: true` results.
+    ///
+    /// Must run inside a Tokio runtime.
+    pub async fn call(&self, name: &str, arguments: Value) -> Result<CallToolResult, CallError> {
+        let tool = self
+            .get(name)
+            .ok_or_else(|| CallError::UnknownTool(name.to_owned()))?;
+        let arguments = match arguments {
+            Value::Null => Value::Object(Map::new()),
+            Value::Object(map) => Value::Object(map),
+            _ => return Err(CallError::ArgumentsNotAnObject),
+        };
+        let ctx = Context::new(&tool.name, Arc::clone(&self.state));
+        Ok(tool.call(arguments, ctx).await)
+    }
+}
+
+impl std::fmt::Debug for Registry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Registry")
+            .field("tools", &self.tools)
+            .field("state", &self.state)
+            .finish()
+    }
+}
+
+fn build_static(
+    def: &'static ToolDef,
+    state: &StateMap,
+    input_generator: &mut schemars::SchemaGenerator,
+    output_generator: &mut schemars::SchemaGenerator,
+) -> Result<Tool, RegistryError> {
+    let invalid = |which: &'static str, reason: String| RegistryError::InvalidSchema {
+        tool: def.name.to_owned(),
+        location: def.location,
+        which,
+        reason,
+    };
+    for requirement in def.requirements.iter().filter_map(|r| r()) {
+        if !state.contains(requirement.type_id) {
+            return Err(RegistryError::MissingState {
+                tool: def.name.to_owned(),
+                location: def.location,
+                type_name: requirement.type_name,
+            });
+        }
+    }
+    let input_schema = schema::finish_input((def.input_schema)(input_generator))
+        .map_err(|r| invalid("input", r))?;
+    let (output_schema, wrap_output) = match (def.output_schema)(output_generator) {
+        Some(schema) => {
+            let (schema, wrap) = schema::finish_output(schema).map_err(|r| invalid("output", r))?;
+            (Some(schema), wrap)
+        }
+        None => (None, false),
+    };
+    let validator = ArgumentValidator::new(&input_schema).map_err(|r| invalid("input", r))?;
+    Ok(Tool {
+        name: def.name.to_owned(),
+        title: def.title.map(str::to_owned),
+        description: def.description.to_owned(),
+        hints: def.hints,
+        timeout: def.timeout,
+        input_schema,
+        output_schema,
+        wrap_output,
+        validator,
+        handler: Handler::Static(def.call),
+        location: def.location,
+    })
+}
+
+fn build_dynamic(tool: &DynamicTool) -> Result<Tool, RegistryError> {
+    let invalid = |which: &'static str, reason: String| RegistryError::InvalidSchema {
+        tool: tool.name.clone(),
+        location: tool.location,
+        which,
+        reason,
+    };
+    if let Err(reason) = check_name(&tool.name) {
+        return Err(RegistryError::InvalidName {
+            name: tool.name.clone(),
+            location: tool.location,
+            reason,
+        });
+    }
+    let input_schema =
+        schema::check_dynamic_input(&tool.input_schema).map_err(|r| invalid("input", r))?;
+    let output_schema = match &tool.output_schema {
+        Some(Value::Object(map)) if map.get("type") == Some(&Value::from("object")) => {
+            Some(map.clone())
+        }
+        Some(_) => {
+            return Err(invalid(
+                "output",
+                "an output schema must be an object with `\"type\": \"object\"`".into(),
+            ));
+        }
+        None => None,
+    };
+    let validator = ArgumentValidator::new(&input_schema).map_err(|r| invalid("input", r))?;
+    Ok(Tool {
+        name: tool.name.clone(),
+        title: tool.title.clone(),
+        description: tool.description.clone(),
+        hints: tool.hints,
+        timeout: tool.timeout,
+        input_schema,
+        output_schema,
+        wrap_output: false,
+        validator,
+        handler: Handler::Dynamic(Arc::clone(&tool.handler)),
+        location: tool.location,
+    })
+}
+
+/// The tool-name rule: `^[A-Za-z0-9_.-]{1,64}$`.
+fn check_name(name: &str) -> Result<(), String> {
+    if name.is_empty() || name.len() > 64 {
+        return Err("a name has 1 to 64 characters".into());
+    }
+    match name
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-')))
+    {
+        Some(bad) => Err(format!(
+            "{bad:?} is not allowed; use only ASCII letters, digits, `_`, `.` and `-`"
+        )),
+        None => Ok(()),
+    }
+}

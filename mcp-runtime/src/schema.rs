@@ -1,0 +1,313 @@
+//! Schema generation and the post-processing that makes schemas friendly to
+//! real clients: JSON Schema 2020-12, `$ref`s inlined (only recursive types
+//! keep `$defs`), no `$schema`, no root `title`, root `type: object`, and for
+//! inputs `additionalProperties: false` and optional properties without a
+//! `null` type.
+
+use schemars::generate::{Contract, SchemaSettings};
+use schemars::{Schema, SchemaGenerator};
+use serde_json::{Map, Value, json};
+
+/// The generator for input schemas (what the tool deserializes).
+pub(crate) fn input_generator() -> SchemaGenerator {
+    generator(Contract::Deserialize)
+}
+
+/// The generator for output schemas (what the tool serializes).
+pub(crate) fn output_generator() -> SchemaGenerator {
+    generator(Contract::Serialize)
+}
+
+fn generator(contract: Contract) -> SchemaGenerator {
+    let mut settings = SchemaSettings::draft2020_12();
+    settings.inline_subschemas = true;
+    settings.meta_schema = None;
+    settings.contract = contract;
+    settings.into_generator()
+}
+
+/// Finishes a tool's input schema.
+pub(crate) fn finish_input(schema: Schema) -> Result<Map<String, Value>, String> {
+    let mut root = into_object(schema)?;
+    clean_root(&mut root);
+    match root.get("type") {
+        Some(Value::String(t)) if t == "object" => {}
+        None if root.contains_key("properties") => {}
+        other => {
+            return Err(format!(
+                "an input schema must describe an object, but this one has type {}",
+                other.map_or("(none)".to_owned(), Value::to_string)
+            ));
+        }
+    }
+    root.insert("type".into(), json!("object"));
+    strip_optional_nulls(&mut root);
+    if root
+        .get("properties")
+        .and_then(Value::as_object)
+        .is_some_and(Map::is_empty)
+    {
+        root.remove("properties");
+    }
+    if root
+        .get("required")
+        .and_then(Value::as_array)
+        .is_some_and(Vec::is_empty)
+    {
+        root.remove("required");
+    }
+    // With combinators at the root (a flattened enum), properties live in
+    // subschemas, which `additionalProperties` does not see.
+    let combined = ["allOf", "anyOf", "oneOf"]
+        .iter()
+        .any(|k| root.contains_key(*k));
+    let key = if combined {
+        "unevaluatedProperties"
+    } else {
+        "additionalProperties"
+    };
+    root.insert(key.into(), Value::Bool(false));
+    Ok(root)
+}
+
+/// Finishes a tool's output schema. Returns the schema and whether values
+/// must be wrapped as `{"result": value}` because the type is not an object.
+pub(crate) fn finish_output(schema: Schema) -> Result<(Map<String, Value>, bool), String> {
+    let mut root = into_object(schema)?;
+    clean_root(&mut root);
+    let is_object = matches!(root.get("type"), Some(Value::String(t)) if t == "object");
+    if is_object {
+        return Ok((root, false));
+    }
+    let defs = root.remove("$defs");
+    let mut wrapper = Map::new();
+    wrapper.insert("type".into(), json!("object"));
+    wrapper.insert(
+        "properties".into(),
+        json!({ "result": Value::Object(root) }),
+    );
+    wrapper.insert("required".into(), json!(["result"]));
+    if let Some(defs) = defs {
+        wrapper.insert("$defs".into(), defs);
+    }
+    Ok((wrapper, true))
+}
+
+/// Checks a hand-written input schema (a dynamic tool's) and applies the same
+/// cleaning as to generated ones, except that it is not made stricter.
+pub(crate) fn check_dynamic_input(schema: &Value) -> Result<Map<String, Value>, String> {
+    let Value::Object(root) = schema else {
+        return Err("an input schema must be a JSON object".into());
+    };
+    match root.get("type") {
+        Some(Value::String(t)) if t == "object" => Ok(root.clone()),
+        _ => Err("an input schema must have `\"type\": \"object\"` at its root".into()),
+    }
+}
+
+fn into_object(schema: Schema) -> Result<Map<String, Value>, String> {
+    match schema.to_value() {
+        Value::Object(map) => Ok(map),
+        Value::Bool(true) => Ok(Map::new()),
+        other => Err(format!("unexpected schema {other}")),
+    }
+}
+
+fn clean_root(root: &mut Map<String, Value>) {
+    root.remove("$schema");
+    root.remove("title");
+    if root
+        .get("$defs")
+        .and_then(Value::as_object)
+        .is_some_and(Map::is_empty)
+    {
+        root.remove("$defs");
+    }
+}
+
+/// Removes `null` from the schemas of properties that are not required, at
+/// every level: an absent property already means `None`, and many clients
+/// break on `["string", "null"]` unions.
+fn strip_optional_nulls(schema: &mut Map<String, Value>) {
+    let required: Vec<String> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| {
+            r.iter()
+                .filter_map(|v| v.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default();
+    if let Some(Value::Object(properties)) = schema.get_mut("properties") {
+        for (name, property) in properties.iter_mut() {
+            if !required.contains(name)
+                && let Value::Object(property) = property
+            {
+                strip_null(property);
+            }
+        }
+    }
+    for_each_subschema(schema, &mut |sub| strip_optional_nulls(sub));
+}
+
+fn strip_null(schema: &mut Map<String, Value>) {
+    if let Some(Value::Array(types)) = schema.get_mut("type") {
+        types.retain(|t| t != "null");
+        if types.len() == 1 {
+            let only = types.remove(0);
+            schema.insert("type".into(), only);
+        }
+    }
+    if let Some(Value::Array(values)) = schema.get_mut("enum") {
+        values.retain(|v| !v.is_null());
+    }
+    if schema.get("default").is_some_and(Value::is_null) {
+        schema.remove("default");
+    }
+    for key in ["anyOf", "oneOf"] {
+        let Some(Value::Array(alternatives)) = schema.get_mut(key) else {
+            continue;
+        };
+        alternatives.retain(|alt| alt != &json!({"type": "null"}));
+        if alternatives.len() == 1
+            && let Some(Value::Object(only)) = alternatives.pop()
+        {
+            schema.remove(key);
+            // The property's own keys (its description) win over the inner type's.
+            for (k, v) in only {
+                schema.entry(k).or_insert(v);
+            }
+        }
+    }
+}
+
+fn for_each_subschema(
+    schema: &mut Map<String, Value>,
+    f: &mut impl FnMut(&mut Map<String, Value>),
+) {
+    for (key, value) in schema.iter_mut() {
+        match (key.as_str(), value) {
+            (
+                "properties" | "$defs" | "patternProperties" | "dependentSchemas",
+                Value::Object(map),
+            ) => {
+                for sub in map.values_mut() {
+                    if let Value::Object(sub) = sub {
+                        f(sub);
+                    }
+                }
+            }
+            ("allOf" | "anyOf" | "oneOf" | "prefixItems", Value::Array(list)) => {
+                for sub in list {
+                    if let Value::Object(sub) = sub {
+                        f(sub);
+                    }
+                }
+            }
+            (
+                "items"
+                | "additionalProperties"
+                | "not"
+                | "if"
+                | "then"
+                | "else"
+                | "contains"
+                | "propertyNames"
+                | "unevaluatedProperties"
+                | "unevaluatedItems",
+                Value::Object(sub),
+            ) => f(sub),
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn schema(value: Value) -> Schema {
+        Schema::try_from(value).unwrap()
+    }
+
+    #[test]
+    fn optional_nulls_are_stripped_at_every_level() {
+        let input = schema(json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "title": "Args",
+            "type": "object",
+            "properties": {
+                "a": {"type": ["integer", "null"], "default": null},
+                "b": {"anyOf": [{"type": "object", "properties": {
+                        "x": {"type": ["string", "null"]},
+                        "y": {"type": ["string", "null"]}
+                     }, "required": ["y"]}, {"type": "null"}],
+                      "description": "B"},
+                "c": {"enum": ["p", "q", null]},
+                "d": {"type": ["string", "null"]}
+            },
+            "required": ["d"]
+        }));
+        let out = finish_input(input).unwrap();
+        assert_eq!(
+            Value::Object(out),
+            json!({
+                "type": "object",
+                "properties": {
+                    "a": {"type": "integer"},
+                    "b": {"type": "object", "description": "B", "properties": {
+                        "x": {"type": "string"},
+                        "y": {"type": ["string", "null"]}
+                    }, "required": ["y"]},
+                    "c": {"enum": ["p", "q"]},
+                    "d": {"type": ["string", "null"]}
+                },
+                "required": ["d"],
+                "additionalProperties": false
+            })
+        );
+    }
+
+    #[test]
+    fn empty_input_is_a_closed_object() {
+        let out = finish_input(schema(json!({"type": "object", "properties": {}}))).unwrap();
+        assert_eq!(
+            Value::Object(out),
+            json!({"type": "object", "additionalProperties": false})
+        );
+    }
+
+    #[test]
+    fn non_object_input_is_refused() {
+        assert!(finish_input(schema(json!({"type": "string"}))).is_err());
+    }
+
+    #[test]
+    fn non_object_output_is_wrapped_with_its_defs() {
+        let (out, wrapped) = finish_output(schema(json!({
+            "title": "Array_of_Node",
+            "type": "array",
+            "items": {"$ref": "#/$defs/Node"},
+            "$defs": {"Node": {"type": "object"}}
+        })))
+        .unwrap();
+        assert!(wrapped);
+        assert_eq!(
+            Value::Object(out),
+            json!({
+                "type": "object",
+                "properties": {"result": {"type": "array", "items": {"$ref": "#/$defs/Node"}}},
+                "required": ["result"],
+                "$defs": {"Node": {"type": "object"}}
+            })
+        );
+    }
+
+    #[test]
+    fn object_output_is_kept() {
+        let (out, wrapped) =
+            finish_output(schema(json!({"title": "T", "type": "object"}))).unwrap();
+        assert!(!wrapped);
+        assert_eq!(Value::Object(out), json!({"type": "object"}));
+    }
+}

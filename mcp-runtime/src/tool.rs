@@ -1,0 +1,332 @@
+//! Tool definitions: the static [`ToolDef`] each `#[tool]` submits, and the
+//! [`Tool`] the registry builds from it (schemas generated, validator
+//! compiled) and calls.
+
+use std::fmt;
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context as TaskContext, Poll};
+use std::time::Duration;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::arguments::ArgumentValidator;
+use crate::context::{Context, Requirement};
+use crate::output::{CallToolResult, RawOutput};
+
+/// A boxed, sendable future.
+pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
+
+/// Where a tool was defined, for error messages and logs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Location {
+    /// The source file, as the compiler names it.
+    pub file: &'static str,
+    /// The line of the `#[tool]` attribute.
+    pub line: u32,
+    /// The module path (for a dynamic tool, the file again).
+    pub module: &'static str,
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.file, self.line)
+    }
+}
+
+/// Behaviour hints for clients (MCP tool `annotations`). `None` leaves a hint
+/// unset, which clients read as the protocol's default.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Hints {
+    /// The tool does not modify its environment.
+    pub read_only: Option<bool>,
+    /// The tool may perform destructive updates.
+    pub destructive: Option<bool>,
+    /// Calling it again with the same arguments has no further effect.
+    pub idempotent: Option<bool>,
+    /// The tool interacts with an open world of external entities.
+    pub open_world: Option<bool>,
+}
+
+impl Hints {
+    /// Whether no hint is set.
+    pub fn is_empty(&self) -> bool {
+        *self == Hints::default()
+    }
+}
+
+/// The annotations object of a tool, as it appears in `tools/list`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolAnnotations {
+    /// A human-readable title (protocol 2025-03-26 put it here).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// `read_only`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub read_only_hint: Option<bool>,
+    /// `destructive`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub destructive_hint: Option<bool>,
+    /// `idempotent`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub idempotent_hint: Option<bool>,
+    /// `open_world`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub open_world_hint: Option<bool>,
+}
+
+/// What `#[tool]` submits to the registry. Not public API: its fields may
+/// change in any release.
+#[doc(hidden)]
+pub struct ToolDef {
+    pub name: &'static str,
+    pub title: Option<&'static str>,
+    pub description: &'static str,
+    pub hints: Hints,
+    pub timeout: Option<Duration>,
+    pub input_schema: fn(&mut schemars::SchemaGenerator) -> schemars::Schema,
+    pub output_schema: fn(&mut schemars::SchemaGenerator) -> Option<schemars::Schema>,
+    pub requirements: &'static [fn() -> Option<Requirement>],
+    pub call: fn(Value, Context) -> BoxFuture<RawOutput>,
+    pub location: Location,
+}
+
+inventory::collect!(ToolDef);
+
+pub(crate) type DynHandler = Arc<dyn Fn(Value, Context) -> BoxFuture<CallToolResult> + Send + Sync>;
+
+pub(crate) enum Handler {
+    Static(fn(Value, Context) -> BoxFuture<RawOutput>),
+    Dynamic(DynHandler),
+}
+
+/// A tool as served: its metadata, schemas and compiled validator.
+pub struct Tool {
+    pub(crate) name: String,
+    pub(crate) title: Option<String>,
+    pub(crate) description: String,
+    pub(crate) hints: Hints,
+    pub(crate) timeout: Option<Duration>,
+    pub(crate) input_schema: Map<String, Value>,
+    pub(crate) output_schema: Option<Map<String, Value>>,
+    /// The output type is not an object: structured values go under `result`.
+    pub(crate) wrap_output: bool,
+    pub(crate) validator: ArgumentValidator,
+    pub(crate) handler: Handler,
+    pub(crate) location: Location,
+}
+
+impl Tool {
+    /// The tool's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The human-readable title, if any.
+    pub fn title(&self) -> Option<&str> {
+        self.title.as_deref()
+    }
+
+    /// The description the model reads.
+    pub fn description(&self) -> &str {
+        &self.description
+    }
+
+    /// The behaviour hints.
+    pub fn hints(&self) -> Hints {
+        self.hints
+    }
+
+    /// The `annotations` object of `tools/list`, if any hint or title is set.
+    pub fn annotations(&self) -> Option<ToolAnnotations> {
+        if self.hints.is_empty() && self.title.is_none() {
+            return None;
+        }
+        Some(ToolAnnotations {
+            title: self.title.clone(),
+            read_only_hint: self.hints.read_only,
+            destructive_hint: self.hints.destructive,
+            idempotent_hint: self.hints.idempotent,
+            open_world_hint: self.hints.open_world,
+        })
+    }
+
+    /// The time after which a call ends with `isError: true`, if set.
+    pub fn timeout(&self) -> Option<Duration> {
+        self.timeout
+    }
+
+    /// The JSON Schema of the arguments.
+    pub fn input_schema(&self) -> &Map<String, Value> {
+        &self.input_schema
+    }
+
+    /// The JSON Schema of `structuredContent`, for tools with structured output.
+    pub fn output_schema(&self) -> Option<&Map<String, Value>> {
+        self.output_schema.as_ref()
+    }
+
+    /// Where the tool was defined.
+    pub fn location(&self) -> Location {
+        self.location
+    }
+
+    /// The tool as a `tools/list` entry, with every field the newest
+    /// protocol version defines.
+    pub fn to_json(&self) -> Value {
+        let mut tool = Map::new();
+        tool.insert("name".into(), Value::String(self.name.clone()));
+        if let Some(title) = &self.title {
+            tool.insert("title".into(), Value::String(title.clone()));
+        }
+        tool.insert(
+            "description".into(),
+            Value::String(self.description.clone()),
+        );
+        tool.insert(
+            "inputSchema".into(),
+            Value::Object(self.input_schema.clone()),
+        );
+        if let Some(schema) = &self.output_schema {
+            tool.insert("outputSchema".into(), Value::Object(schema.clone()));
+        }
+        if let Some(annotations) = self.annotations() {
+            tool.insert(
+                "annotations".into(),
+                serde_json::to_value(annotations).unwrap_or_default(),
+            );
+        }
+        Value::Object(tool)
+    }
+
+    /// Validates and runs one call. Never panics: a panicking tool, a timeout
+    /// and invalid arguments all become `isError: true` results.
+    pub(crate) async fn call(&self, arguments: Value, ctx: Context) -> CallToolResult {
+        if let Err(text) = self.validator.validate(&self.name, &arguments) {
+            return CallToolResult::error(text);
+        }
+        let future: BoxFuture<RawOutput> = match &self.handler {
+            Handler::Static(call) => call(arguments, ctx),
+            Handler::Dynamic(call) => {
+                let future = call(arguments, ctx);
+                Box::pin(async move { RawOutput::Done(future.await) })
+            }
+        };
+        let guarded = CatchUnwind(future);
+        let outcome = match self.timeout {
+            Some(limit) => match tokio::time::timeout(limit, guarded).await {
+                Ok(outcome) => outcome,
+                Err(_) => {
+                    return CallToolResult::error(format!(
+                        "timed out after {}",
+                        format_duration(limit)
+                    ));
+                }
+            },
+            None => guarded.await,
+        };
+        match outcome {
+            Ok(raw) => self.finish(raw),
+            Err(panic) => {
+                tracing::error!(tool = %self.name, panic = %panic, "tool panicked");
+                CallToolResult::error(format!(
+                    "the tool `{}` failed with an internal error",
+                    self.name
+                ))
+            }
+        }
+    }
+
+    fn finish(&self, raw: RawOutput) -> CallToolResult {
+        match raw {
+            RawOutput::Done(result) => result,
+            RawOutput::Structured(Ok(value)) => {
+                let value = if self.wrap_output {
+                    let mut wrapper = Map::new();
+                    wrapper.insert("result".into(), value);
+                    Value::Object(wrapper)
+                } else {
+                    value
+                };
+                CallToolResult::structured(value)
+            }
+            RawOutput::Structured(Err(error)) => {
+                tracing::error!(tool = %self.name, %error, "tool output could not be serialized");
+                CallToolResult::error(format!(
+                    "the tool `{}` failed with an internal error",
+                    self.name
+                ))
+            }
+        }
+    }
+}
+
+impl fmt::Debug for Tool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Tool")
+            .field("name", &self.name)
+            .field("location", &self.location)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Formats a duration the way `timeout = "..."` is written: `30s`, `1m30s`, `250ms`.
+pub(crate) fn format_duration(duration: Duration) -> String {
+    let ms = duration.as_millis();
+    if ms == 0 || !ms.is_multiple_of(1000) {
+        return format!("{ms}ms");
+    }
+    let mut secs = ms / 1000;
+    let mut text = String::new();
+    for (unit, size) in [("h", 3600), ("m", 60), ("s", 1)] {
+        if secs >= size {
+            text.push_str(&format!("{}{unit}", secs / size));
+            secs %= size;
+        }
+    }
+    text
+}
+
+/// Turns a panic while polling the inner future into an `Err` with its message.
+struct CatchUnwind(BoxFuture<RawOutput>);
+
+impl Future for CatchUnwind {
+    type Output = Result<RawOutput, String>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Self::Output> {
+        let inner = &mut self.0;
+        match std::panic::catch_unwind(AssertUnwindSafe(|| inner.as_mut().poll(cx))) {
+            Ok(Poll::Pending) => Poll::Pending,
+            Ok(Poll::Ready(raw)) => Poll::Ready(Ok(raw)),
+            Err(payload) => Poll::Ready(Err(panic_message(payload.as_ref()))),
+        }
+    }
+}
+
+pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_owned()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "(non-string panic payload)".to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(format_duration(Duration::from_secs(30)), "30s");
+        assert_eq!(format_duration(Duration::from_secs(90)), "1m30s");
+        assert_eq!(format_duration(Duration::from_secs(7200)), "2h");
+        assert_eq!(format_duration(Duration::from_millis(250)), "250ms");
+        assert_eq!(format_duration(Duration::from_millis(1500)), "1500ms");
+    }
+}

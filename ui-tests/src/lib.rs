@@ -1,0 +1,1 @@
+//! Holds the trybuild cases in `tests/`; see `tests/ui.rs`.
