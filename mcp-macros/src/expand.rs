@@ -11,7 +11,7 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{ItemFn, LitStr};
 
-use crate::parse::{Errors, ParamKind, ToolArgs, ToolFn, check_tool_name};
+use crate::parse::{Errors, Param, ParamKind, ToolArgs, ToolFn, check_tool_name};
 
 pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut errors = Errors::default();
@@ -20,11 +20,7 @@ pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
     let item: ItemFn = match syn::parse2(item.clone()) {
         Ok(item) => item,
         Err(_) => {
-            let span = item
-                .clone()
-                .into_iter()
-                .next()
-                .map_or_else(Span::call_site, |t| t.span());
+            let span = item_keyword_span(&item);
             let error = syn::Error::new(
                 span,
                 "#[tool] can only be applied to a function (`async fn` or `fn`)",
@@ -93,25 +89,33 @@ fn generate(args: &ToolArgs, tool: &ToolFn, name: &str, description: &str) -> To
         syn::ReturnType::Type(_, ty) => ty.span(),
     };
 
-    let fields = tool
+    let arguments: Vec<&Param> = tool
         .params
         .iter()
         .filter(|p| p.kind == ParamKind::Argument)
-        .map(|p| {
-            let ident = &p.ident;
-            let ty = &p.ty;
-            let attrs = &p.forwarded;
-            let doc = p.description.as_ref().map(|d| quote!(#[doc = #d]));
-            // The projection through `ToolParam` puts a missing `Deserialize`
-            // or `JsonSchema` impl under the user's type, as one error.
-            let checked = quote_spanned!(ty.span()=> <#ty as #rt::ToolParam>::Type);
-            quote!(#doc #(#attrs)* #ident: #checked)
-        });
-    let argument_idents = tool
-        .params
-        .iter()
-        .filter(|p| p.kind == ParamKind::Argument)
-        .map(|p| &p.ident);
+        .collect();
+    let mut newtypes = Vec::new();
+    let mut fields = Vec::new();
+    let mut unwrap = Vec::new();
+    for param in &arguments {
+        let ident = &param.ident;
+        let attrs = &param.forwarded;
+        let doc = param.description.as_ref().map(|d| quote!(#[doc = #d]));
+        let serde = serde_field_options(param);
+        if serde.custom_deserializer {
+            // The user's `with`/`deserialize_with` function produces the
+            // parameter type itself, so the field cannot be wrapped.
+            let ty = &param.ty;
+            fields.push(quote!(#doc #(#attrs)* #ident: #ty));
+            unwrap.push(quote!());
+        } else {
+            let (newtype, field_ty) = param_newtype(param, serde.default);
+            newtypes.push(newtype);
+            fields.push(quote!(#doc #(#attrs)* #ident: #field_ty));
+            unwrap.push(quote!(let #ident = #ident.0;));
+        }
+    }
+    let argument_idents = arguments.iter().map(|p| &p.ident);
     let injections = tool
         .params
         .iter()
@@ -181,6 +185,8 @@ fn generate(args: &ToolArgs, tool: &ToolFn, name: &str, description: &str) -> To
     quote! {
         #[doc(hidden)]
         const _: () = {
+            #(#newtypes)*
+
             #[allow(non_camel_case_types)]
             #[derive(#rt::serde::Deserialize, #rt::schemars::JsonSchema)]
             #[serde(crate = "::mcp_runtime::__private::serde")]
@@ -213,6 +219,7 @@ fn generate(args: &ToolArgs, tool: &ToolFn, name: &str, description: &str) -> To
                             ::core::result::Result::Ok(value) => value,
                             ::core::result::Result::Err(error) => return error,
                         };
+                    #(#unwrap)*
                     #(#injections)*
                     let __mcp_output = #invoke;
                     #convert
@@ -251,4 +258,127 @@ fn option_str(value: Option<String>) -> TokenStream {
         Some(s) => quote!(::core::option::Option::Some(#s)),
         None => quote!(::core::option::Option::None),
     }
+}
+
+#[derive(Default)]
+struct SerdeFieldOptions {
+    /// A bare `#[serde(default)]`: the field type needs `Default`.
+    default: bool,
+    /// `#[serde(with = ...)]` or `#[serde(deserialize_with = ...)]`.
+    custom_deserializer: bool,
+}
+
+fn serde_field_options(param: &Param) -> SerdeFieldOptions {
+    let mut options = SerdeFieldOptions::default();
+    for attr in param
+        .forwarded
+        .iter()
+        .filter(|a| a.path().is_ident("serde"))
+    {
+        // Errors here are serde's to report, with its own messages.
+        let _ = attr.parse_nested_meta(|meta| {
+            if meta.input.peek(syn::Token![=]) {
+                let _: syn::Expr = meta.value()?.parse()?;
+                if meta.path.is_ident("with") || meta.path.is_ident("deserialize_with") {
+                    options.custom_deserializer = true;
+                }
+            } else if meta.input.peek(syn::token::Paren) {
+                let content;
+                syn::parenthesized!(content in meta.input);
+                let _: TokenStream = content.parse()?;
+            } else if meta.path.is_ident("default") {
+                options.default = true;
+            }
+            Ok(())
+        });
+    }
+    options
+}
+
+/// A newtype around one parameter type whose `Deserialize` and `JsonSchema`
+/// impls delegate to it through a vtable built once by a `ToolParam`-bounded
+/// const fn spanned at the user's type: a type lacking either impl is one
+/// error, there.
+fn param_newtype(param: &Param, needs_default: bool) -> (TokenStream, TokenStream) {
+    let rt = quote!(::mcp_runtime::__private);
+    let ty = &param.ty;
+    let bare = param.ident.to_string().trim_start_matches("r#").to_owned();
+    let name = format_ident!("__McpParam_{}", bare);
+    let vtable = format_ident!("__MCP_VTABLE_{}", bare);
+    let schema_name = name.to_string();
+    let make_vtable = quote_spanned!(ty.span()=> #rt::param_vtable::<#ty>());
+    let default_impl = if needs_default {
+        quote! {
+            impl ::core::default::Default for #name {
+                fn default() -> Self {
+                    #name(<#ty as ::core::default::Default>::default())
+                }
+            }
+        }
+    } else {
+        quote!()
+    };
+    let tokens = quote! {
+        #[allow(non_upper_case_globals)]
+        const #vtable: #rt::ParamVTable<#ty> = #make_vtable;
+
+        #[allow(non_camel_case_types)]
+        struct #name(#ty);
+
+        impl<'de> #rt::serde::Deserialize<'de> for #name {
+            fn deserialize<D: #rt::serde::Deserializer<'de>>(
+                deserializer: D,
+            ) -> ::core::result::Result<Self, D::Error> {
+                ::core::result::Result::map(#vtable.deserialize(deserializer), #name)
+            }
+        }
+
+        impl #rt::schemars::JsonSchema for #name {
+            fn inline_schema() -> bool {
+                true
+            }
+            fn schema_name() -> ::std::borrow::Cow<'static, str> {
+                ::std::borrow::Cow::Borrowed(#schema_name)
+            }
+            fn json_schema(
+                generator: &mut #rt::schemars::SchemaGenerator,
+            ) -> #rt::schemars::Schema {
+                #vtable.json_schema(generator)
+            }
+            fn _schemars_private_non_optional_json_schema(
+                generator: &mut #rt::schemars::SchemaGenerator,
+            ) -> #rt::schemars::Schema {
+                #vtable.non_optional_json_schema(generator)
+            }
+            fn _schemars_private_is_option() -> bool {
+                #vtable.is_option()
+            }
+        }
+
+        #default_impl
+    };
+    (tokens, quote!(#name))
+}
+
+/// The span of an item's keyword (`struct`, `impl`, ...), past its
+/// attributes and visibility, for errors about the item as a whole.
+fn item_keyword_span(item: &TokenStream) -> Span {
+    use proc_macro2::TokenTree;
+    let mut tokens = item.clone().into_iter().peekable();
+    while let Some(token) = tokens.next() {
+        match &token {
+            TokenTree::Punct(p) if p.as_char() == '#' => {
+                tokens.next(); // the attribute's [...] group
+            }
+            TokenTree::Ident(i) if i == "pub" => {
+                if let Some(TokenTree::Group(g)) = tokens.peek()
+                    && g.delimiter() == proc_macro2::Delimiter::Parenthesis
+                {
+                    tokens.next();
+                }
+            }
+            _ => return token.span(),
+        }
+    }
+    Span::call_site()
 }

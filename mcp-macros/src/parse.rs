@@ -482,7 +482,12 @@ pub fn take_docs(attrs: &[Attribute], flatten: bool) -> (String, Vec<Span>) {
             }) = &nv.value
         {
             spans.push(attr.span());
-            lines.extend(s.value().lines().map(str::to_owned));
+            let value = s.value();
+            // `///` alone is `#[doc = ""]`: a blank line that separates paragraphs.
+            if value.is_empty() {
+                lines.push(String::new());
+            }
+            lines.extend(value.lines().map(str::to_owned));
         }
     }
     let indent = lines

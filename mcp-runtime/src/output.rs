@@ -259,7 +259,7 @@ impl<T> UnsupportedTag<T> {
     where
         T: ToolReturn,
     {
-        unreachable!("ToolReturn has no implementations")
+        unreachable!("ToolReturn is implemented for no type")
     }
 }
 
@@ -275,5 +275,10 @@ impl<T> UnsupportedTag<T> {
 )]
 pub trait ToolReturn {}
 
-// One impl so that rustc does not suggest "this trait has no implementations".
-impl ToolReturn for std::convert::Infallible {}
+/// Never implemented; it only gives [`ToolReturn`] an impl whose bound fails,
+/// so that rustc prints the note above and nothing about other impls.
+#[doc(hidden)]
+pub trait NeverImplemented {}
+
+#[diagnostic::do_not_recommend]
+impl<T: NeverImplemented> ToolReturn for T {}

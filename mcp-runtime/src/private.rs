@@ -19,21 +19,70 @@ pub use crate::tool::{BoxFuture, Hints, Location, ToolDef};
 
 use crate::output::CallToolResult;
 
-/// Checks a parameter type. Projecting the field type through this trait
-/// reports a type that is not `Deserialize + JsonSchema` once, under the
-/// user's type, instead of a cascade from the derives.
+/// A type a tool can take as an argument.
+///
+/// `#[tool]` wraps each parameter in a generated newtype whose `Deserialize`
+/// and `JsonSchema` impls go through one [`ParamVTable`] per parameter, made
+/// by a `ToolParam`-bounded const fn called once, spanned at the user's
+/// type. A type that lacks an impl is then reported once, under that type,
+/// with this trait's note; the derives on the arguments struct only see the
+/// newtypes and add no cascade.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a #[tool] parameter",
     label = "this type must implement `serde::Deserialize` and `schemars::JsonSchema`",
     note = "derive them: `#[derive(serde::Deserialize, schemars::JsonSchema)]`, \
             or take it from shared state with `State<T>`"
 )]
-pub trait ToolParam {
-    type Type;
+pub trait ToolParam: serde::de::DeserializeOwned + schemars::JsonSchema {}
+
+#[diagnostic::do_not_recommend]
+impl<T: serde::de::DeserializeOwned + schemars::JsonSchema> ToolParam for T {}
+
+/// The operations a parameter newtype delegates to its parameter type.
+pub struct ParamVTable<T> {
+    parse: fn(serde_json::Value) -> Result<T, serde_json::Error>,
+    json_schema: fn(&mut schemars::SchemaGenerator) -> schemars::Schema,
+    non_optional_json_schema: fn(&mut schemars::SchemaGenerator) -> schemars::Schema,
+    is_option: fn() -> bool,
 }
 
-impl<T: serde::de::DeserializeOwned + schemars::JsonSchema> ToolParam for T {
-    type Type = T;
+pub const fn param_vtable<T: ToolParam>() -> ParamVTable<T> {
+    ParamVTable {
+        parse: serde_json::from_value::<T>,
+        json_schema: T::json_schema,
+        non_optional_json_schema: T::_schemars_private_non_optional_json_schema,
+        is_option: T::_schemars_private_is_option,
+    }
+}
+
+impl<T> ParamVTable<T> {
+    /// Deserializes one parameter. A missing field arrives as `null`, so
+    /// `Option` parameters become `None` (serde's own missing-field rule);
+    /// required ones were already reported by schema validation.
+    pub fn deserialize<'de, D: serde::Deserializer<'de>>(
+        &self,
+        deserializer: D,
+    ) -> Result<T, D::Error> {
+        use serde::Deserialize as _;
+        let value = Option::<serde_json::Value>::deserialize(deserializer)?
+            .unwrap_or(serde_json::Value::Null);
+        (self.parse)(value).map_err(serde::de::Error::custom)
+    }
+
+    pub fn json_schema(&self, generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        (self.json_schema)(generator)
+    }
+
+    pub fn non_optional_json_schema(
+        &self,
+        generator: &mut schemars::SchemaGenerator,
+    ) -> schemars::Schema {
+        (self.non_optional_json_schema)(generator)
+    }
+
+    pub fn is_option(&self) -> bool {
+        (self.is_option)()
+    }
 }
 
 /// Deserializes the validated arguments into the generated struct.

@@ -1,0 +1,9 @@
+use mcp_runtime::tool;
+
+/// Cannot be both.
+#[tool(read_only, destructive)]
+async fn wipe(path: String) -> String {
+    path
+}
+
+fn main() {}

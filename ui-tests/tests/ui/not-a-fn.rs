@@ -1,0 +1,7 @@
+use mcp_runtime::tool;
+
+/// Not a function.
+#[tool]
+struct Weather;
+
+fn main() {}
