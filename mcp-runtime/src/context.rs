@@ -4,9 +4,16 @@ use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::fmt;
 use std::ops::Deref;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::{Arc, Mutex};
 
+use serde::Serialize;
+use serde_json::Value;
+use tokio::sync::{Notify, mpsc};
+
+use crate::jsonrpc::{self, RequestId};
 use crate::output::{CallToolResult, RawOutput};
+use crate::protocol::ProtocolVersion;
 
 /// Shared values registered with [`Server::state`](crate::Server::state), by type.
 #[derive(Clone, Default)]
@@ -42,12 +49,19 @@ impl fmt::Debug for StateMap {
 /// a parameter of this type. It is not part of the tool's input schema.
 ///
 /// ```
-/// use mcp_runtime::{tool, Context};
+/// use mcp_runtime::{tool, Context, LogLevel};
 ///
-/// /// Says which tool is running.
+/// /// Counts to ten, reporting progress.
 /// #[tool]
-/// async fn whoami(ctx: Context) -> String {
-///     ctx.tool_name().to_owned()
+/// async fn count(ctx: Context) -> String {
+///     for i in 1..=10 {
+///         if ctx.is_cancelled() {
+///             return "stopped".into();
+///         }
+///         ctx.progress(i as f64, Some(10.0), None);
+///     }
+///     ctx.log(LogLevel::Info, "counted to ten");
+///     format!("{} counted", ctx.tool_name())
 /// }
 /// ```
 #[derive(Clone)]
@@ -58,6 +72,141 @@ pub struct Context {
 struct ContextInner {
     tool_name: String,
     state: Arc<StateMap>,
+    /// Absent when a tool is called in process through [`Registry::call`](crate::Registry::call).
+    request: Option<RequestScope>,
+}
+
+/// What the connection knows about one request.
+pub(crate) struct RequestScope {
+    pub(crate) id: RequestId,
+    pub(crate) version: ProtocolVersion,
+    pub(crate) client: Arc<ClientInfo>,
+    pub(crate) progress_token: Option<Value>,
+    pub(crate) cancellation: Arc<Cancellation>,
+    pub(crate) call: Arc<CallChannel>,
+    pub(crate) log_level: Arc<AtomicU8>,
+}
+
+/// The client, as it described itself in `initialize`.
+#[derive(Clone, Debug, Default)]
+pub struct ClientInfo {
+    /// `clientInfo.name`.
+    pub name: String,
+    /// `clientInfo.version`.
+    pub version: String,
+    /// The `capabilities` object the client sent.
+    pub capabilities: Value,
+}
+
+/// Severity of a log message sent to the client (`notifications/message`),
+/// in the syslog order the protocol uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[allow(missing_docs)]
+pub enum LogLevel {
+    Debug,
+    Info,
+    Notice,
+    Warning,
+    Error,
+    Critical,
+    Alert,
+    Emergency,
+}
+
+impl LogLevel {
+    const ALL: [LogLevel; 8] = [
+        LogLevel::Debug,
+        LogLevel::Info,
+        LogLevel::Notice,
+        LogLevel::Warning,
+        LogLevel::Error,
+        LogLevel::Critical,
+        LogLevel::Alert,
+        LogLevel::Emergency,
+    ];
+
+    /// The level's name on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LogLevel::Debug => "debug",
+            LogLevel::Info => "info",
+            LogLevel::Notice => "notice",
+            LogLevel::Warning => "warning",
+            LogLevel::Error => "error",
+            LogLevel::Critical => "critical",
+            LogLevel::Alert => "alert",
+            LogLevel::Emergency => "emergency",
+        }
+    }
+
+    /// The level with this wire name.
+    pub fn parse(name: &str) -> Option<LogLevel> {
+        LogLevel::ALL.into_iter().find(|l| l.as_str() == name)
+    }
+
+    pub(crate) fn from_u8(value: u8) -> LogLevel {
+        LogLevel::ALL[usize::from(value).min(7)]
+    }
+}
+
+/// The cancellation signal of one call.
+#[derive(Default)]
+pub(crate) struct Cancellation {
+    cancelled: AtomicBool,
+    notify: Notify,
+}
+
+impl Cancellation {
+    pub(crate) fn cancel(&self) {
+        self.cancelled.store(true, Ordering::SeqCst);
+        self.notify.notify_waiters();
+    }
+
+    fn is_cancelled(&self) -> bool {
+        self.cancelled.load(Ordering::SeqCst)
+    }
+
+    async fn cancelled(&self) {
+        loop {
+            let notified = self.notify.notified();
+            tokio::pin!(notified);
+            // Register before checking, so a cancel in between is not missed.
+            notified.as_mut().enable();
+            if self.is_cancelled() {
+                return;
+            }
+            notified.await;
+        }
+    }
+}
+
+/// The path from one call to the client: notifications while it runs, and
+/// nothing once its response is on its way.
+pub(crate) struct CallChannel {
+    out: mpsc::Sender<Vec<u8>>,
+    state: Mutex<CallProgress>,
+}
+
+#[derive(Default)]
+struct CallProgress {
+    done: bool,
+    last: Option<f64>,
+}
+
+impl CallChannel {
+    pub(crate) fn new(out: mpsc::Sender<Vec<u8>>) -> Self {
+        CallChannel {
+            out,
+            state: Mutex::new(CallProgress::default()),
+        }
+    }
+
+    /// Marks the call answered: later progress is dropped.
+    pub(crate) fn finish(&self) {
+        if let Ok(mut state) = self.state.lock() {
+            state.done = true;
+        }
+    }
 }
 
 impl Context {
@@ -66,6 +215,21 @@ impl Context {
             inner: Arc::new(ContextInner {
                 tool_name: tool_name.to_owned(),
                 state,
+                request: None,
+            }),
+        }
+    }
+
+    pub(crate) fn for_request(
+        tool_name: &str,
+        state: Arc<StateMap>,
+        request: RequestScope,
+    ) -> Self {
+        Context {
+            inner: Arc::new(ContextInner {
+                tool_name: tool_name.to_owned(),
+                state,
+                request: Some(request),
             }),
         }
     }
@@ -80,12 +244,108 @@ impl Context {
     pub fn state<T: Send + Sync + 'static>(&self) -> Option<State<T>> {
         self.inner.state.get::<T>().map(State)
     }
+
+    /// The JSON-RPC id of the request, when called by a client.
+    pub fn request_id(&self) -> Option<&RequestId> {
+        self.inner.request.as_ref().map(|r| &r.id)
+    }
+
+    /// The protocol version negotiated with the client, when called by one.
+    pub fn protocol_version(&self) -> Option<ProtocolVersion> {
+        self.inner.request.as_ref().map(|r| r.version)
+    }
+
+    /// The client's name, version and capabilities, when called by a client.
+    pub fn client_info(&self) -> Option<&ClientInfo> {
+        self.inner.request.as_ref().map(|r| &*r.client)
+    }
+
+    /// Whether the client has cancelled this call. Async tools are simply
+    /// dropped on cancellation; synchronous ones can poll this.
+    pub fn is_cancelled(&self) -> bool {
+        self.inner
+            .request
+            .as_ref()
+            .is_some_and(|r| r.cancellation.is_cancelled())
+    }
+
+    /// Completes when the client cancels this call (never, for in-process calls).
+    pub async fn cancelled(&self) {
+        match &self.inner.request {
+            Some(request) => request.cancellation.cancelled().await,
+            None => std::future::pending().await,
+        }
+    }
+
+    /// Reports progress, as `notifications/progress`, if the client asked
+    /// for it with a progress token. Never blocks. Values must increase: a
+    /// value not above the last one is dropped, as is anything sent after
+    /// the call has been answered. Returns whether a notification was sent.
+    pub fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) -> bool {
+        let Some(request) = &self.inner.request else {
+            return false;
+        };
+        let Some(token) = &request.progress_token else {
+            return false;
+        };
+        let Ok(mut state) = request.call.state.lock() else {
+            return false;
+        };
+        if state.done || state.last.is_some_and(|last| progress <= last) || !progress.is_finite() {
+            return false;
+        }
+        let mut params = serde_json::Map::new();
+        params.insert("progressToken".into(), token.clone());
+        params.insert("progress".into(), progress.into());
+        if let Some(total) = total {
+            params.insert("total".into(), total.into());
+        }
+        if let Some(message) = message
+            && request.version >= ProtocolVersion::V2025_03_26
+        {
+            params.insert("message".into(), message.into());
+        }
+        let mut line = Vec::new();
+        jsonrpc::write_notification(&mut line, "notifications/progress", &params);
+        // Sent while the lock is held, so it cannot overtake the response.
+        if request.call.out.try_send(line).is_ok() {
+            state.last = Some(progress);
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Sends a log message to the client (`notifications/message`) if
+    /// `level` is at or above the level the client set with
+    /// `logging/setLevel` (`info` until it does). Never blocks.
+    pub fn log(&self, level: LogLevel, data: impl Serialize) -> bool {
+        let Some(request) = &self.inner.request else {
+            return false;
+        };
+        if level < LogLevel::from_u8(request.log_level.load(Ordering::Relaxed)) {
+            return false;
+        }
+        let Ok(data) = serde_json::to_value(data) else {
+            return false;
+        };
+        let params = serde_json::json!({
+            "level": level.as_str(),
+            "logger": self.inner.tool_name,
+            "data": data,
+        });
+        let mut line = Vec::new();
+        jsonrpc::write_notification(&mut line, "notifications/message", &params);
+        request.call.out.try_send(line).is_ok()
+    }
 }
 
 impl fmt::Debug for Context {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Context")
             .field("tool_name", &self.inner.tool_name)
+            .field("request_id", &self.request_id())
+            .field("protocol_version", &self.protocol_version())
             .finish_non_exhaustive()
     }
 }

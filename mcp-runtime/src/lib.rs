@@ -20,14 +20,19 @@
 extern crate self as mcp_runtime;
 
 mod arguments;
+mod connection;
 mod content;
 mod context;
 mod dynamic;
+mod jsonrpc;
 mod output;
+mod protocol;
 mod registry;
 mod schema;
 mod server;
+pub mod testing;
 mod tool;
+mod transport;
 
 #[doc(hidden)]
 #[path = "private.rs"]
@@ -37,9 +42,11 @@ pub use content::{
     Annotations, Content, EmbeddedResource, MediaContent, ResourceContents, ResourceLink, Role,
     TextContent,
 };
-pub use context::{Context, State};
+pub use context::{ClientInfo, Context, LogLevel, State};
 pub use dynamic::DynamicTool;
+pub use jsonrpc::RequestId;
 pub use output::{CallToolResult, IntoCallToolResult};
+pub use protocol::ProtocolVersion;
 pub use registry::{CallError, Registry, RegistryError};
 pub use server::Server;
 pub use tool::{Hints, Location, Tool, ToolAnnotations};

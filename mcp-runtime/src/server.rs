@@ -1,7 +1,10 @@
 //! The server builder.
 
+use std::io::IsTerminal;
 use std::sync::Arc;
+use std::time::Duration;
 
+use crate::connection::{Limits, ServerCore};
 use crate::context::StateMap;
 use crate::dynamic::DynamicTool;
 use crate::registry::{Registry, RegistryError, ToolFilter};
@@ -27,6 +30,7 @@ pub struct Server {
     state: StateMap,
     filter: ToolFilter,
     dynamic: Vec<DynamicTool>,
+    limits: Limits,
 }
 
 impl Server {
@@ -40,6 +44,7 @@ impl Server {
             state: StateMap::default(),
             filter: ToolFilter::default(),
             dynamic: Vec::new(),
+            limits: Limits::default(),
         }
     }
 
@@ -109,6 +114,81 @@ impl Server {
         self
     }
 
+    /// At most this many calls run at once (default 1024). When all are
+    /// busy the server stops reading until one finishes, so memory stays
+    /// flat however fast a client sends.
+    pub fn max_in_flight(mut self, calls: usize) -> Self {
+        self.limits.max_in_flight = calls.max(1);
+        self
+    }
+
+    /// The longest message accepted, in bytes (default 16 MiB). A longer
+    /// line is answered -32600 "message too large" and skipped without
+    /// being held in memory.
+    pub fn max_message_size(mut self, bytes: usize) -> Self {
+        self.limits.max_message_bytes = bytes;
+        self
+    }
+
+    /// How long calls in flight may take to finish once the client closes
+    /// stdin (default 5 s).
+    pub fn shutdown_grace(mut self, grace: Duration) -> Self {
+        self.limits.shutdown_grace = grace;
+        self
+    }
+
+    /// The number of tools per `tools/list` page (default: all in one page).
+    pub fn page_size(mut self, tools: usize) -> Self {
+        self.limits.page_size = Some(tools.max(1));
+        self
+    }
+
+    /// The timeout of tools that set none with `#[tool(timeout = "...")]`.
+    pub fn default_timeout(mut self, limit: Duration) -> Self {
+        self.limits.default_timeout = Some(limit);
+        self
+    }
+
+    /// Serves over stdin and stdout until the client closes stdin; calls in
+    /// flight then get the shutdown grace period to answer. stdout carries
+    /// protocol messages only; logs go through `tracing`.
+    ///
+    /// Fails at once, before reading anything, if the tools cannot be served
+    /// (see [`RegistryError`]).
+    pub async fn serve_stdio(self) -> std::io::Result<()> {
+        let core = self.into_core().map_err(|error| {
+            tracing::error!(%error, "cannot start the MCP server");
+            std::io::Error::other(error)
+        })?;
+        if std::io::stdin().is_terminal() {
+            print_terminal_hint(&core);
+        }
+        crate::transport::stdio::serve(Arc::new(core)).await
+    }
+
+    pub(crate) fn into_core(self) -> Result<ServerCore, RegistryError> {
+        let registry = self.registry()?;
+        tracing::info!(
+            server = %self.name,
+            version = %self.version,
+            tools = registry.len(),
+            "MCP server ready"
+        );
+        if registry.is_empty() {
+            tracing::warn!(
+                "no tools are registered; a crate of tools that the binary never names is not \
+                 linked: add `use that_crate as _;`"
+            );
+        }
+        Ok(ServerCore::new(
+            self.name,
+            self.version,
+            self.instructions,
+            registry,
+            self.limits,
+        ))
+    }
+
     /// Builds the registry of tools this server serves: collects every
     /// `#[tool]`, applies the filters, generates schemas and checks that
     /// names are unique and every `State<T>` a tool needs is registered.
@@ -127,4 +207,25 @@ impl std::fmt::Debug for Server {
             .field("state", &self.state)
             .finish_non_exhaustive()
     }
+}
+
+/// Someone ran the server by hand: say what it is instead of sitting silent.
+fn print_terminal_hint(core: &ServerCore) {
+    let command = std::env::args().collect::<Vec<_>>().join(" ");
+    let names: Vec<&str> = core.registry.tools().iter().map(|t| t.name()).collect();
+    // stderr, never stdout: stdout is the protocol channel.
+    eprintln!(
+        "{} {} is an MCP server: it speaks JSON-RPC on stdin/stdout and waits for a client.\n\
+         tools: {}\n\
+         Try it with the MCP Inspector:\n    npx @modelcontextprotocol/inspector {}\n\
+         Press Ctrl-D to stop.",
+        core.name,
+        core.version,
+        if names.is_empty() {
+            "(none)".to_owned()
+        } else {
+            names.join(", ")
+        },
+        command,
+    );
 }

@@ -205,7 +205,12 @@ impl Tool {
 
     /// Validates and runs one call. Never panics: a panicking tool, a timeout
     /// and invalid arguments all become `isError: true` results.
-    pub(crate) async fn call(&self, arguments: Value, ctx: Context) -> CallToolResult {
+    pub(crate) async fn call(
+        &self,
+        arguments: Value,
+        ctx: Context,
+        default_timeout: Option<Duration>,
+    ) -> CallToolResult {
         if let Err(text) = self.validator.validate(&self.name, &arguments) {
             return CallToolResult::error(text);
         }
@@ -217,7 +222,7 @@ impl Tool {
             }
         };
         let guarded = CatchUnwind(future);
-        let outcome = match self.timeout {
+        let outcome = match self.timeout.or(default_timeout) {
             Some(limit) => match tokio::time::timeout(limit, guarded).await {
                 Ok(outcome) => outcome,
                 Err(_) => {

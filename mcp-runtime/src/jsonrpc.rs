@@ -1,0 +1,413 @@
+//! JSON-RPC 2.0 framing: classifying incoming messages (borrowing from the
+//! line, ids kept as their raw JSON text so they are echoed exactly) and
+//! writing responses and notifications.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::sync::Arc;
+
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::value::RawValue;
+
+pub(crate) const PARSE_ERROR: i32 = -32700;
+pub(crate) const INVALID_REQUEST: i32 = -32600;
+pub(crate) const METHOD_NOT_FOUND: i32 = -32601;
+pub(crate) const INVALID_PARAMS: i32 = -32602;
+pub(crate) const INTERNAL_ERROR: i32 = -32603;
+
+/// A request id, kept as the raw JSON text the client sent (a string with
+/// its quotes, or an integer), so that it is echoed byte for byte.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct RequestId(Arc<str>);
+
+impl RequestId {
+    /// Checks that `raw` is a string or an integer, as MCP requires.
+    fn parse(raw: &RawValue) -> Option<RequestId> {
+        let text = raw.get();
+        let valid = if text.starts_with('"') {
+            true
+        } else {
+            let digits = text.strip_prefix('-').unwrap_or(text);
+            !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
+        };
+        valid.then(|| RequestId(Arc::from(text)))
+    }
+
+    /// The id as it would be written in JSON (strings with their quotes).
+    pub fn as_json(&self) -> &str {
+        &self.0
+    }
+
+    /// A comparable key: equal for ids that are equal as JSON values, even
+    /// when spelled differently (`"a"` and `"\u0061"`).
+    pub(crate) fn key(&self) -> String {
+        canonical_id(&self.0)
+    }
+}
+
+/// The comparison key of an id given as a JSON value (as in
+/// `notifications/cancelled`).
+pub(crate) fn canonical_id(raw_json: &str) -> String {
+    match serde_json::from_str::<serde_json::Value>(raw_json) {
+        Ok(serde_json::Value::String(s)) => format!("s:{s}"),
+        Ok(serde_json::Value::Number(n)) => format!("n:{n}"),
+        _ => format!("r:{raw_json}"),
+    }
+}
+
+impl fmt::Display for RequestId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl fmt::Debug for RequestId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// One incoming message, classified.
+#[derive(Debug)]
+pub(crate) enum Message<'a> {
+    Request {
+        id: RequestId,
+        method: Cow<'a, str>,
+        params: Option<&'a RawValue>,
+    },
+    Notification {
+        method: Cow<'a, str>,
+        params: Option<&'a RawValue>,
+    },
+    /// A response to a request of ours; we send none yet, so it is ignored.
+    Response,
+    /// Well-formed JSON that is not a valid message: answered -32600.
+    Invalid {
+        id: Option<RequestId>,
+        reason: &'static str,
+    },
+}
+
+/// What one line holds.
+#[derive(Debug)]
+pub(crate) enum Line<'a> {
+    /// Only whitespace: ignored.
+    Blank,
+    /// Not JSON (or too deeply nested): answered -32700.
+    ParseError,
+    Single(Message<'a>),
+    /// A JSON array: a batch, served only to 2025-03-26 sessions.
+    Batch(Vec<&'a RawValue>),
+}
+
+#[derive(Deserialize)]
+struct Envelope<'a> {
+    #[serde(default, borrow, deserialize_with = "present")]
+    jsonrpc: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    id: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    method: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    params: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    result: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    error: Option<&'a RawValue>,
+}
+
+/// Keeps `null` as a present value, so `"id": null` differs from no id.
+fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue>::deserialize(deserializer).map(Some)
+}
+
+/// The deepest nesting of arrays and objects accepted in a message.
+pub(crate) const MAX_DEPTH: usize = 128;
+
+pub(crate) fn parse_line(line: &[u8]) -> Line<'_> {
+    let Some(first) = line.iter().find(|b| !b.is_ascii_whitespace()) else {
+        return Line::Blank;
+    };
+    if nesting_exceeds(line, MAX_DEPTH) {
+        return Line::ParseError;
+    }
+    match first {
+        b'[' => match serde_json::from_slice::<Vec<&RawValue>>(line) {
+            Ok(items) => Line::Batch(items),
+            Err(_) => Line::ParseError,
+        },
+        b'{' => match std::str::from_utf8(line) {
+            Ok(text) => match serde_json::from_str::<&RawValue>(text) {
+                Ok(raw) => Line::Single(classify(raw)),
+                Err(_) => Line::ParseError,
+            },
+            Err(_) => Line::ParseError,
+        },
+        _ => match serde_json::from_slice::<serde::de::IgnoredAny>(line) {
+            Ok(_) => Line::Single(Message::Invalid {
+                id: None,
+                reason: "a message must be a JSON object",
+            }),
+            Err(_) => Line::ParseError,
+        },
+    }
+}
+
+/// Whether brackets outside strings nest deeper than `limit`. serde_json
+/// skips raw values without a depth limit, so this is checked up front.
+fn nesting_exceeds(line: &[u8], limit: usize) -> bool {
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    for &b in line {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > limit {
+                    return true;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    false
+}
+
+/// Classifies one message already known to be valid JSON.
+pub(crate) fn classify(raw: &RawValue) -> Message<'_> {
+    let text = raw.get();
+    if !text.starts_with('{') {
+        return Message::Invalid {
+            id: None,
+            reason: "a message must be a JSON object",
+        };
+    }
+    let envelope: Envelope<'_> = match serde_json::from_str(text) {
+        Ok(envelope) => envelope,
+        Err(_) => {
+            return Message::Invalid {
+                id: None,
+                reason: "a message must be a JSON object with each member once",
+            };
+        }
+    };
+    let id = envelope.id.and_then(RequestId::parse);
+    if envelope.jsonrpc.map(RawValue::get) != Some("\"2.0\"") {
+        return Message::Invalid {
+            id,
+            reason: "`jsonrpc` must be \"2.0\"",
+        };
+    }
+    let Some(method) = envelope.method else {
+        if envelope.id.is_some() && (envelope.result.is_some() || envelope.error.is_some()) {
+            return Message::Response;
+        }
+        return Message::Invalid {
+            id,
+            reason: "a request needs a `method`",
+        };
+    };
+    let Ok(method) = serde_json::from_str::<Cow<'_, str>>(method.get()) else {
+        return Message::Invalid {
+            id,
+            reason: "`method` must be a string",
+        };
+    };
+    match (envelope.id, id) {
+        (None, _) => Message::Notification {
+            method,
+            params: envelope.params,
+        },
+        (Some(_), Some(id)) => Message::Request {
+            id,
+            method,
+            params: envelope.params,
+        },
+        (Some(_), None) => Message::Invalid {
+            id: None,
+            reason: "`id` must be a string or an integer",
+        },
+    }
+}
+
+/// Appends `{"jsonrpc":"2.0","id":ID,"result":RESULT}\n`.
+pub(crate) fn write_result(out: &mut Vec<u8>, id: &RequestId, result: &impl Serialize) {
+    out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
+    out.extend_from_slice(id.as_json().as_bytes());
+    out.extend_from_slice(b",\"result\":");
+    if serde_json::to_writer(&mut *out, result).is_err() {
+        out.extend_from_slice(b"{}");
+    }
+    out.extend_from_slice(b"}\n");
+}
+
+/// A JSON-RPC error object.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub(crate) struct ErrorObject {
+    pub code: i32,
+    pub message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data: Option<serde_json::Value>,
+}
+
+impl ErrorObject {
+    pub(crate) fn new(code: i32, message: impl Into<String>) -> Self {
+        ErrorObject {
+            code,
+            message: message.into(),
+            data: None,
+        }
+    }
+
+    pub(crate) fn with_data(mut self, data: serde_json::Value) -> Self {
+        self.data = Some(data);
+        self
+    }
+}
+
+/// Appends an error response; `id: None` writes `"id":null`.
+pub(crate) fn write_error(out: &mut Vec<u8>, id: Option<&RequestId>, error: &ErrorObject) {
+    out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
+    out.extend_from_slice(id.map_or("null", RequestId::as_json).as_bytes());
+    out.extend_from_slice(b",\"error\":");
+    if serde_json::to_writer(&mut *out, error).is_err() {
+        out.extend_from_slice(b"{\"code\":-32603,\"message\":\"internal error\"}");
+    }
+    out.extend_from_slice(b"}\n");
+}
+
+/// Appends `{"jsonrpc":"2.0","method":METHOD,"params":PARAMS}\n`.
+pub(crate) fn write_notification(out: &mut Vec<u8>, method: &str, params: &impl Serialize) {
+    out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"method\":");
+    let _ = serde_json::to_writer(&mut *out, method);
+    out.extend_from_slice(b",\"params\":");
+    if serde_json::to_writer(&mut *out, params).is_err() {
+        out.extend_from_slice(b"{}");
+    }
+    out.extend_from_slice(b"}\n");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn single(line: &str) -> Message<'_> {
+        match parse_line(line.as_bytes()) {
+            Line::Single(m) => m,
+            other => panic!("not a single message: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn requests_notifications_and_responses() {
+        match single(r#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#) {
+            Message::Request { id, method, params } => {
+                assert_eq!(id.as_json(), "7");
+                assert_eq!(method, "ping");
+                assert!(params.is_none());
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            single(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#),
+            Message::Notification { .. }
+        ));
+        assert!(matches!(
+            single(r#"{"jsonrpc":"2.0","id":"x","result":{}}"#),
+            Message::Response
+        ));
+    }
+
+    #[test]
+    fn ids_are_kept_verbatim() {
+        for raw in ["\"a\\u0062\"", "-12", "123456789012345678901234567890", "0"] {
+            let line = format!(r#"{{"jsonrpc":"2.0","id":{raw},"method":"ping"}}"#);
+            match single(&line) {
+                Message::Request { id, .. } => assert_eq!(id.as_json(), raw),
+                other => panic!("{other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn invalid_ids_are_refused() {
+        for raw in ["null", "1.5", "true", "{}", "[]", "1e3"] {
+            let line = format!(r#"{{"jsonrpc":"2.0","id":{raw},"method":"ping"}}"#);
+            assert!(
+                matches!(single(&line), Message::Invalid { id: None, .. }),
+                "{raw}"
+            );
+        }
+    }
+
+    #[test]
+    fn malformed_lines() {
+        assert!(matches!(parse_line(b"{oops"), Line::ParseError));
+        assert!(matches!(parse_line(b"\xff\xfe"), Line::ParseError));
+        assert!(matches!(parse_line(b"   "), Line::Blank));
+        assert!(matches!(parse_line(b"[1,2]"), Line::Batch(v) if v.len() == 2));
+        let deep = "[".repeat(1000) + &"]".repeat(1000);
+        assert!(matches!(parse_line(deep.as_bytes()), Line::ParseError));
+        let deep_params = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"a":{}1{}}}}}"#,
+            "[".repeat(200),
+            "]".repeat(200)
+        );
+        assert!(matches!(
+            parse_line(deep_params.as_bytes()),
+            Line::ParseError
+        ));
+        let brackets_in_strings = format!(
+            r#"{{"jsonrpc":"2.0","method":"x","params":{{"s":"{}\""}}}}"#,
+            "[".repeat(500)
+        );
+        assert!(matches!(
+            parse_line(brackets_in_strings.as_bytes()),
+            Line::Single(_)
+        ));
+        assert!(matches!(single("42"), Message::Invalid { id: None, .. }));
+        assert!(matches!(
+            single(r#"{"jsonrpc":"1.0","id":3,"method":"ping"}"#),
+            Message::Invalid { id: Some(_), .. }
+        ));
+        assert!(matches!(
+            single(r#"{"jsonrpc":"2.0","id":3,"method":5}"#),
+            Message::Invalid { id: Some(_), .. }
+        ));
+    }
+
+    #[test]
+    fn writing() {
+        let id =
+            RequestId::parse(&serde_json::from_str::<Box<RawValue>>("\"q\"").unwrap()).unwrap();
+        let mut out = Vec::new();
+        write_result(&mut out, &id, &serde_json::json!({}));
+        write_error(
+            &mut out,
+            None,
+            &ErrorObject::new(PARSE_ERROR, "Parse error"),
+        );
+        write_notification(
+            &mut out,
+            "notifications/progress",
+            &serde_json::json!({"progress": 1}),
+        );
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "{\"jsonrpc\":\"2.0\",\"id\":\"q\",\"result\":{}}\n\
+             {\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,\"message\":\"Parse error\"}}\n\
+             {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progress\":1}}\n"
+        );
+    }
+}

@@ -1,0 +1,214 @@
+//! Protocol versions and the shaping of results for each: a client is never
+//! sent a field its version does not define.
+
+use std::fmt;
+
+use serde_json::{Map, Value, json};
+
+use crate::content::Content;
+use crate::output::CallToolResult;
+use crate::tool::Tool;
+
+/// A protocol version of the legacy (initialize-based) era.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub enum ProtocolVersion {
+    /// 2024-11-05: the base protocol.
+    V2024_11_05,
+    /// 2025-03-26: tool annotations, audio content, JSON-RPC batches.
+    V2025_03_26,
+    /// 2025-06-18: titles, structured output, resource links; no batches.
+    V2025_06_18,
+    /// 2025-11-25: icons, JSON Schema 2020-12 as the default dialect.
+    V2025_11_25,
+}
+
+impl ProtocolVersion {
+    /// Every version served, oldest first.
+    pub const ALL: [ProtocolVersion; 4] = [
+        ProtocolVersion::V2024_11_05,
+        ProtocolVersion::V2025_03_26,
+        ProtocolVersion::V2025_06_18,
+        ProtocolVersion::V2025_11_25,
+    ];
+
+    /// The newest version served; the answer to a client asking for one we
+    /// do not know.
+    pub const LATEST: ProtocolVersion = ProtocolVersion::V2025_11_25;
+
+    /// The version's name, as sent on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProtocolVersion::V2024_11_05 => "2024-11-05",
+            ProtocolVersion::V2025_03_26 => "2025-03-26",
+            ProtocolVersion::V2025_06_18 => "2025-06-18",
+            ProtocolVersion::V2025_11_25 => "2025-11-25",
+        }
+    }
+
+    /// The version with this name, if served.
+    pub fn parse(name: &str) -> Option<ProtocolVersion> {
+        ProtocolVersion::ALL
+            .into_iter()
+            .find(|v| v.as_str() == name)
+    }
+
+    pub(crate) fn index(self) -> usize {
+        self as usize
+    }
+
+    fn has_tool_annotations(self) -> bool {
+        self >= ProtocolVersion::V2025_03_26
+    }
+
+    fn has_audio(self) -> bool {
+        self >= ProtocolVersion::V2025_03_26
+    }
+
+    /// JSON-RPC batches: only 2025-03-26 defines them.
+    pub(crate) fn accepts_batches(self) -> bool {
+        self == ProtocolVersion::V2025_03_26
+    }
+
+    fn has_structured_output(self) -> bool {
+        self >= ProtocolVersion::V2025_06_18
+    }
+}
+
+impl fmt::Display for ProtocolVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A `tools/list` entry for `version`.
+pub(crate) fn tool_json(tool: &Tool, version: ProtocolVersion) -> Value {
+    let mut out = Map::new();
+    out.insert("name".into(), Value::String(tool.name().to_owned()));
+    if version.has_structured_output()
+        && let Some(title) = tool.title()
+    {
+        out.insert("title".into(), Value::String(title.to_owned()));
+    }
+    out.insert(
+        "description".into(),
+        Value::String(tool.description().to_owned()),
+    );
+    out.insert(
+        "inputSchema".into(),
+        Value::Object(tool.input_schema().clone()),
+    );
+    if version.has_structured_output()
+        && let Some(schema) = tool.output_schema()
+    {
+        out.insert("outputSchema".into(), Value::Object(schema.clone()));
+    }
+    if version.has_tool_annotations()
+        && let Some(annotations) = tool.annotations()
+    {
+        // `annotations.title` is how 2025-03-26 clients see a title.
+        out.insert(
+            "annotations".into(),
+            serde_json::to_value(annotations).unwrap_or_else(|_| json!({})),
+        );
+    }
+    Value::Object(out)
+}
+
+/// A `tools/call` result for `version`: fields and content types the
+/// version lacks are left out or degraded to text.
+pub(crate) fn call_result_json(result: &CallToolResult, version: ProtocolVersion) -> Value {
+    let content: Vec<Value> = result
+        .content
+        .iter()
+        .map(|block| content_json(block, version))
+        .collect();
+    let mut out = Map::new();
+    out.insert("content".into(), Value::Array(content));
+    if version.has_structured_output()
+        && let Some(structured) = &result.structured_content
+    {
+        out.insert("structuredContent".into(), structured.clone());
+    }
+    out.insert("isError".into(), Value::Bool(result.is_error));
+    Value::Object(out)
+}
+
+fn content_json(block: &Content, version: ProtocolVersion) -> Value {
+    let degraded = match block {
+        Content::Audio(audio) if !version.has_audio() => Some(Content::text(format!(
+            "[audio content ({}) is not supported by this client's protocol version]",
+            audio.mime_type
+        ))),
+        Content::ResourceLink(link) if !version.has_structured_output() => {
+            let mut text = format!("Resource: {}", link.uri);
+            if let Some(title) = link.title.as_ref().or(Some(&link.name)) {
+                text = format!("{text} ({title})");
+            }
+            if let Some(description) = &link.description {
+                text = format!("{text}: {description}");
+            }
+            Some(Content::text(text))
+        }
+        _ => None,
+    };
+    let mut value = serde_json::to_value(degraded.as_ref().unwrap_or(block)).unwrap_or_default();
+    // `lastModified` arrived with 2025-06-18.
+    if !version.has_structured_output()
+        && let Some(annotations) = value.get_mut("annotations").and_then(Value::as_object_mut)
+    {
+        annotations.remove("lastModified");
+        if annotations.is_empty()
+            && let Some(block) = value.as_object_mut()
+        {
+            block.remove("annotations");
+        }
+    }
+    value
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::content::Annotations;
+
+    #[test]
+    fn negotiation_names() {
+        for v in ProtocolVersion::ALL {
+            assert_eq!(ProtocolVersion::parse(v.as_str()), Some(v));
+        }
+        assert_eq!(ProtocolVersion::parse("2099-01-01"), None);
+    }
+
+    #[test]
+    fn results_are_shaped_per_version() {
+        let result = CallToolResult {
+            content: vec![
+                Content::audio(b"a", "audio/wav"),
+                Content::resource_link("file:///x", "x"),
+                Content::text("t")
+                    .with_annotations(Annotations::new().last_modified("2025-01-01T00:00:00Z")),
+            ],
+            structured_content: Some(json!({"a": 1})),
+            is_error: false,
+        };
+        let old = call_result_json(&result, ProtocolVersion::V2024_11_05);
+        assert_eq!(old["content"][0]["type"], "text");
+        assert_eq!(
+            old["content"][1],
+            json!({"type": "text", "text": "Resource: file:///x (x)"})
+        );
+        assert_eq!(old["content"][2], json!({"type": "text", "text": "t"}));
+        assert!(old.get("structuredContent").is_none());
+        let mid = call_result_json(&result, ProtocolVersion::V2025_03_26);
+        assert_eq!(mid["content"][0]["type"], "audio");
+        assert_eq!(mid["content"][1]["type"], "text");
+        let new = call_result_json(&result, ProtocolVersion::V2025_06_18);
+        assert_eq!(new["content"][1]["type"], "resource_link");
+        assert_eq!(new["structuredContent"], json!({"a": 1}));
+        assert_eq!(
+            new["content"][2]["annotations"]["lastModified"],
+            "2025-01-01T00:00:00Z"
+        );
+    }
+}

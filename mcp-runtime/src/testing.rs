@@ -1,0 +1,254 @@
+//! Test your tools in process, through the real wire format.
+//!
+//! [`TestClient`] drives a [`Server`] exactly as a client on stdio would:
+//! every message is serialized to a line, parsed by the server, answered,
+//! and the answer parsed back, with no subprocess and no pipes.
+//!
+//! ```standalone_crate
+//! use mcp_runtime::{Server, testing::TestClient, tool, serde_json::json};
+//!
+//! /// Add two numbers.
+//! #[tool]
+//! async fn add(a: i64, b: i64) -> i64 {
+//!     a + b
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! let mut client = TestClient::connect(Server::new("calc", "1.0.0")).await.unwrap();
+//! let result = client.call_tool("add", json!({"a": 2, "b": 3})).await.unwrap();
+//! assert_eq!(result["structuredContent"], json!({"result": 5}));
+//! # }
+//! ```
+
+use std::collections::VecDeque;
+use std::fmt;
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+use crate::connection::{self, Incoming};
+use crate::protocol::ProtocolVersion;
+use crate::registry::RegistryError;
+use crate::server::Server;
+
+/// A JSON-RPC error answered by the server.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RpcError {
+    /// The error code, for example -32602.
+    pub code: i64,
+    /// The message.
+    pub message: String,
+    /// Optional data.
+    pub data: Option<Value>,
+}
+
+impl fmt::Display for RpcError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "JSON-RPC error {}: {}", self.code, self.message)
+    }
+}
+
+impl std::error::Error for RpcError {}
+
+/// An in-process client of a [`Server`].
+///
+/// Requests made through [`TestClient::request`] get fresh integer ids;
+/// anything else the server sends meanwhile (notifications, replies to raw
+/// lines) is kept, in order, for [`TestClient::recv`].
+pub struct TestClient {
+    input: Option<mpsc::Sender<Incoming>>,
+    output: mpsc::Receiver<Vec<u8>>,
+    buffered: VecDeque<Value>,
+    next_id: i64,
+    server: JoinHandle<()>,
+}
+
+impl TestClient {
+    /// Starts the server and initializes it with the newest protocol version.
+    pub async fn connect(server: Server) -> Result<TestClient, RegistryError> {
+        Self::connect_with_version(server, ProtocolVersion::LATEST.as_str()).await
+    }
+
+    /// Starts the server and initializes it, offering `version`.
+    pub async fn connect_with_version(
+        server: Server,
+        version: &str,
+    ) -> Result<TestClient, RegistryError> {
+        let mut client = Self::start(server)?;
+        client
+            .initialize(version)
+            .await
+            .expect("the server refused initialize");
+        Ok(client)
+    }
+
+    /// Starts the server without initializing it, for lifecycle tests.
+    pub fn start(server: Server) -> Result<TestClient, RegistryError> {
+        let core = Arc::new(server.into_core()?);
+        let (input, incoming) = mpsc::channel(256);
+        let (out, output) = mpsc::channel(1024);
+        let server = tokio::spawn(connection::serve(core, incoming, out));
+        Ok(TestClient {
+            input: Some(input),
+            output,
+            buffered: VecDeque::new(),
+            next_id: 1,
+            server,
+        })
+    }
+
+    /// Sends `initialize` offering `version`, then `notifications/initialized`;
+    /// returns the result.
+    pub async fn initialize(&mut self, version: &str) -> Result<Value, RpcError> {
+        let result = self
+            .request(
+                "initialize",
+                json!({
+                    "protocolVersion": version,
+                    "capabilities": {},
+                    "clientInfo": {"name": "mcp-runtime-test-client", "version": "0"}
+                }),
+            )
+            .await?;
+        self.notify("notifications/initialized", json!({})).await;
+        Ok(result)
+    }
+
+    /// Sends a request and waits for its response.
+    pub async fn request(&mut self, method: &str, params: Value) -> Result<Value, RpcError> {
+        let id = self.send_request(method, params).await;
+        self.response(id).await
+    }
+
+    /// Sends a request without waiting; returns its id for [`TestClient::response`].
+    pub async fn send_request(&mut self, method: &str, params: Value) -> i64 {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
+            .await;
+        id
+    }
+
+    /// Waits for the response to request `id`, keeping anything else for
+    /// [`TestClient::recv`].
+    pub async fn response(&mut self, id: i64) -> Result<Value, RpcError> {
+        if let Some(pos) = self.buffered.iter().position(|m| is_response_to(m, id)) {
+            let message = self.buffered.remove(pos).unwrap_or_default();
+            return into_result(message);
+        }
+        loop {
+            let Some(message) = self.read_message().await else {
+                return Err(RpcError {
+                    code: 0,
+                    message: "the server stopped before answering".into(),
+                    data: None,
+                });
+            };
+            if is_response_to(&message, id) {
+                return into_result(message);
+            }
+            self.buffered.push_back(message);
+        }
+    }
+
+    /// Sends a notification.
+    pub async fn notify(&mut self, method: &str, params: Value) {
+        self.send(json!({"jsonrpc": "2.0", "method": method, "params": params}))
+            .await;
+    }
+
+    /// Sends one message as a line.
+    pub async fn send(&mut self, message: Value) {
+        self.send_line(message.to_string()).await;
+    }
+
+    /// Sends one raw line (without its newline), valid JSON or not.
+    pub async fn send_line(&mut self, line: impl Into<Vec<u8>>) {
+        if let Some(input) = &self.input {
+            let _ = input.send(Incoming::Line(line.into())).await;
+        }
+    }
+
+    /// The next message from the server that no [`TestClient::response`]
+    /// call consumed; `None` once the server has stopped.
+    pub async fn recv(&mut self) -> Option<Value> {
+        if let Some(message) = self.buffered.pop_front() {
+            return Some(message);
+        }
+        self.read_message().await
+    }
+
+    /// `tools/list`, following `nextCursor` to the end.
+    pub async fn list_tools(&mut self) -> Result<Vec<Value>, RpcError> {
+        let mut tools = Vec::new();
+        let mut params = json!({});
+        loop {
+            let page = self.request("tools/list", params).await?;
+            if let Some(items) = page["tools"].as_array() {
+                tools.extend(items.iter().cloned());
+            }
+            match page.get("nextCursor").and_then(Value::as_str) {
+                Some(cursor) => params = json!({ "cursor": cursor }),
+                None => return Ok(tools),
+            }
+        }
+    }
+
+    /// `tools/call`; returns the result object as the client receives it.
+    pub async fn call_tool(&mut self, name: &str, arguments: Value) -> Result<Value, RpcError> {
+        self.request("tools/call", json!({"name": name, "arguments": arguments}))
+            .await
+    }
+
+    /// Closes the input (EOF) and waits for the server to finish its calls
+    /// in flight; returns every message it sent meanwhile.
+    pub async fn close(mut self) -> Vec<Value> {
+        self.input = None;
+        let mut rest: Vec<Value> = self.buffered.drain(..).collect();
+        while let Some(message) = self.read_message().await {
+            rest.push(message);
+        }
+        let _ = (&mut self.server).await;
+        rest
+    }
+
+    /// The next message the server wrote (each output chunk is one line).
+    async fn read_message(&mut self) -> Option<Value> {
+        let bytes = self.output.recv().await?;
+        let line = bytes.strip_suffix(b"\n").unwrap_or(&bytes);
+        Some(serde_json::from_slice(line).unwrap_or_else(|e| {
+            panic!(
+                "the server wrote invalid JSON ({e}): {}",
+                String::from_utf8_lossy(line)
+            )
+        }))
+    }
+}
+
+fn is_response_to(message: &Value, id: i64) -> bool {
+    message.get("id").and_then(Value::as_i64) == Some(id)
+        && (message.get("result").is_some() || message.get("error").is_some())
+}
+
+fn into_result(mut message: Value) -> Result<Value, RpcError> {
+    if let Some(error) = message.get_mut("error") {
+        return Err(RpcError {
+            code: error["code"].as_i64().unwrap_or_default(),
+            message: error["message"].as_str().unwrap_or_default().to_owned(),
+            data: error.get("data").cloned(),
+        });
+    }
+    Ok(message
+        .get_mut("result")
+        .map(Value::take)
+        .unwrap_or_default())
+}
+
+impl Drop for TestClient {
+    fn drop(&mut self) {
+        self.server.abort();
+    }
+}

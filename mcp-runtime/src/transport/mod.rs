@@ -1,0 +1,3 @@
+//! Transports: how bytes reach a connection and leave it.
+
+pub(crate) mod stdio;
