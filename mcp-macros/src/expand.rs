@@ -103,8 +103,9 @@ fn generate(args: &ToolArgs, tool: &ToolFn, name: &str, description: &str) -> To
         let doc = param.description.as_ref().map(|d| quote!(#[doc = #d]));
         let serde = serde_field_options(param);
         if serde.custom_deserializer {
-            // The user's `with`/`deserialize_with` function produces the
-            // parameter type itself, so the field cannot be wrapped.
+            // The user's `with`/`deserialize_with`/`default` function
+            // produces the parameter type itself, so the field cannot be
+            // wrapped.
             let ty = &param.ty;
             fields.push(quote!(#doc #(#attrs)* #ident: #ty));
             unwrap.push(quote!());
@@ -154,7 +155,7 @@ fn generate(args: &ToolArgs, tool: &ToolFn, name: &str, description: &str) -> To
             }
         }
     };
-    let kind_probe = quote_spanned!(ret_span=> (&&&#rt::Probe::<#ret_ty>::new()).__mcp_kind());
+    let kind_probe = quote_spanned!(ret_span=> (&&&&#rt::Probe::<#ret_ty>::new()).__mcp_kind());
     let convert = quote_spanned!(ret_span=> #kind_probe.convert(__mcp_output));
     let use_kinds = quote! {
         #[allow(unused_imports)]
@@ -264,7 +265,9 @@ fn option_str(value: Option<String>) -> TokenStream {
 struct SerdeFieldOptions {
     /// A bare `#[serde(default)]`: the field type needs `Default`.
     default: bool,
-    /// `#[serde(with = ...)]` or `#[serde(deserialize_with = ...)]`.
+    /// `#[serde(with = ...)]`, `#[serde(deserialize_with = ...)]` or
+    /// `#[serde(default = ...)]`: user functions that produce the parameter
+    /// type itself.
     custom_deserializer: bool,
 }
 
@@ -279,7 +282,10 @@ fn serde_field_options(param: &Param) -> SerdeFieldOptions {
         let _ = attr.parse_nested_meta(|meta| {
             if meta.input.peek(syn::Token![=]) {
                 let _: syn::Expr = meta.value()?.parse()?;
-                if meta.path.is_ident("with") || meta.path.is_ident("deserialize_with") {
+                if meta.path.is_ident("with")
+                    || meta.path.is_ident("deserialize_with")
+                    || meta.path.is_ident("default")
+                {
                     options.custom_deserializer = true;
                 }
             } else if meta.input.peek(syn::token::Paren) {
@@ -330,6 +336,24 @@ fn param_newtype(param: &Param, needs_default: bool) -> (TokenStream, TokenStrea
                 deserializer: D,
             ) -> ::core::result::Result<Self, D::Error> {
                 ::core::result::Result::map(#vtable.deserialize(deserializer), #name)
+            }
+        }
+
+        impl #rt::serde::Serialize for #name {
+            fn serialize<S: #rt::serde::Serializer>(
+                &self,
+                serializer: S,
+            ) -> ::core::result::Result<S::Ok, S::Error> {
+                #[allow(unused_imports)]
+                use #rt::SerializeFallback as _;
+                match #rt::SerializeProbe(&self.0).__mcp_to_value() {
+                    ::core::result::Result::Ok(value) => {
+                        #rt::serde::Serialize::serialize(&value, serializer)
+                    }
+                    ::core::result::Result::Err(error) => {
+                        ::core::result::Result::Err(<S::Error as #rt::serde::ser::Error>::custom(error))
+                    }
+                }
             }
         }
 

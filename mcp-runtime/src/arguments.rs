@@ -27,24 +27,95 @@ impl ArgumentValidator {
     }
 
     /// Checks `arguments`; on failure returns the text of an `isError` result.
+    ///
+    /// The problems are listed in the order of the tool's parameters (all
+    /// the problems of one argument together), unknown arguments last, so
+    /// the text does not depend on the validator's evaluation order.
     pub(crate) fn validate(&self, tool: &str, arguments: &Value) -> Result<(), String> {
         if self.validator.is_valid(arguments) {
             return Ok(());
         }
-        let mut problems: Vec<String> = self
+        let mut problems: Vec<(usize, String)> = self
             .validator
             .iter_errors(arguments)
-            .map(|error| self.describe(error.instance_path().as_str(), error.kind(), &error))
+            .map(|error| {
+                let path = error.instance_path().as_str();
+                let kind = error.kind();
+                let text = if path.is_empty()
+                    && matches!(kind, ValidationErrorKind::FalseSchema)
+                    && error.schema_path().as_str() == "/additionalProperties"
+                {
+                    // `additionalProperties: false` with no `properties` (a
+                    // tool without arguments): the validator reports only the
+                    // first member's value, so name every unknown one here.
+                    let unexpected: Vec<String> = arguments
+                        .as_object()
+                        .map(|map| {
+                            map.keys()
+                                .filter(|k| !self.names.contains(k))
+                                .cloned()
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    self.unknown_arguments(&unexpected)
+                } else {
+                    self.describe(path, kind, &error)
+                };
+                (self.rank(path, kind), text)
+            })
             .collect();
-        problems.dedup();
+        problems.sort_by_key(|(rank, _)| *rank);
+        let mut seen = std::collections::HashSet::new();
+        problems.retain(|(_, text)| seen.insert(text.clone()));
         let mut text = format!("Invalid arguments for tool `{tool}`:\n");
-        for problem in &problems {
+        for (_, problem) in &problems {
             text.push_str("- ");
             text.push_str(problem);
             text.push('\n');
         }
         text.push_str("Correct the arguments and call the tool again.");
         Err(text)
+    }
+
+    /// Where a problem goes in the list: the position of the argument it is
+    /// about, or after all arguments for problems with the object as a whole.
+    fn rank(&self, path: &str, kind: &ValidationErrorKind) -> usize {
+        let argument = match (path, kind) {
+            ("", ValidationErrorKind::Required { property }) => {
+                property.as_str().map(str::to_owned)
+            }
+            ("", _) => None,
+            _ => path
+                .trim_start_matches('/')
+                .split('/')
+                .next()
+                .map(|segment| segment.replace("~1", "/").replace("~0", "~")),
+        };
+        argument
+            .and_then(|name| self.names.iter().position(|n| *n == name))
+            .unwrap_or(self.names.len())
+    }
+
+    fn unknown_arguments(&self, unexpected: &[String]) -> String {
+        let listed = unexpected
+            .iter()
+            .map(|n| format!("`{n}`"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let noun = if unexpected.len() == 1 { "" } else { "s" };
+        let valid = if self.names.is_empty() {
+            "this tool takes no arguments".to_owned()
+        } else {
+            format!(
+                "valid arguments: {}",
+                self.names
+                    .iter()
+                    .map(|n| format!("`{n}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
+        format!("unknown argument{noun} {listed} ({valid})")
     }
 
     fn describe(
@@ -66,27 +137,14 @@ impl ArgumentValidator {
             }
             ValidationErrorKind::AdditionalProperties { unexpected }
             | ValidationErrorKind::UnevaluatedProperties { unexpected } => {
-                let listed = unexpected
-                    .iter()
-                    .map(|n| format!("`{n}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ");
-                let noun = if unexpected.len() == 1 { "" } else { "s" };
                 if path.is_empty() {
-                    let valid = if self.names.is_empty() {
-                        "this tool takes no arguments".to_owned()
-                    } else {
-                        format!(
-                            "valid arguments: {}",
-                            self.names
-                                .iter()
-                                .map(|n| format!("`{n}`"))
-                                .collect::<Vec<_>>()
-                                .join(", ")
-                        )
-                    };
-                    format!("unknown argument{noun} {listed} ({valid})")
+                    self.unknown_arguments(unexpected)
                 } else {
+                    let listed = unexpected
+                        .iter()
+                        .map(|n| format!("`{n}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ");
                     format!(
                         "`{path}`: unknown propert{} {listed}",
                         if unexpected.len() == 1 { "y" } else { "ies" }
@@ -159,5 +217,36 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("`/opts`: unknown property `y`"), "{text}");
+    }
+
+    #[test]
+    fn problems_follow_the_parameter_order_with_unknown_arguments_last() {
+        let text = validator()
+            .validate("t", &json!({"colour": 1, "opts": {}, "days": 0}))
+            .unwrap_err();
+        assert_eq!(
+            text,
+            "Invalid arguments for tool `t`:\n\
+             - `/city`: missing required argument `city`\n\
+             - `/days`: 0 is less than the minimum of 1\n\
+             - `/opts/x`: missing required property `x`\n\
+             - unknown argument `colour` (valid arguments: `city`, `days`, `opts`)\n\
+             Correct the arguments and call the tool again."
+        );
+    }
+
+    #[test]
+    fn every_unknown_argument_of_a_tool_without_arguments_is_named() {
+        let schema = json!({"type": "object", "additionalProperties": false});
+        let validator = ArgumentValidator::new(schema.as_object().unwrap()).unwrap();
+        assert!(validator.validate("t", &json!({})).is_ok());
+        assert_eq!(
+            validator
+                .validate("t", &json!({"a": 1, "b": null}))
+                .unwrap_err(),
+            "Invalid arguments for tool `t`:\n\
+             - unknown arguments `a`, `b` (this tool takes no arguments)\n\
+             Correct the arguments and call the tool again."
+        );
     }
 }

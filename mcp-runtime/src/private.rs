@@ -85,6 +85,25 @@ impl<T> ParamVTable<T> {
     }
 }
 
+/// Lets a parameter newtype serialize its value when the parameter type is
+/// `Serialize`, so schemars can show `#[serde(default)]` values as
+/// `default`; the inherent method wins over the trait's fallback.
+pub struct SerializeProbe<'a, T>(pub &'a T);
+
+impl<T: serde::Serialize> SerializeProbe<'_, T> {
+    pub fn __mcp_to_value(&self) -> Result<serde_json::Value, String> {
+        serde_json::to_value(self.0).map_err(|e| e.to_string())
+    }
+}
+
+pub trait SerializeFallback {
+    fn __mcp_to_value(&self) -> Result<serde_json::Value, String> {
+        Err("this parameter type is not Serialize".into())
+    }
+}
+
+impl<T> SerializeFallback for SerializeProbe<'_, T> {}
+
 /// Deserializes the validated arguments into the generated struct.
 pub fn parse_arguments<T: serde::de::DeserializeOwned>(
     arguments: serde_json::Value,

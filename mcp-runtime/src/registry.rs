@@ -151,6 +151,8 @@ impl Registry {
             if !all.iter().any(|s| s.name() == name) {
                 let mut known: Vec<&str> = all.iter().map(Source::name).collect();
                 known.sort_unstable();
+                // Two tools may share a name (reported later); list it once.
+                known.dedup();
                 return Err(RegistryError::UnknownFilterName {
                     name: name.clone(),
                     known: known.join(", "),
@@ -180,14 +182,10 @@ impl Registry {
             }
         }
 
-        let mut input_generator = schema::input_generator();
-        let mut output_generator = schema::output_generator();
         let mut tools = Vec::with_capacity(sources.len());
         for source in &sources {
             let tool = match source {
-                Source::Static(def) => {
-                    build_static(def, &state, &mut input_generator, &mut output_generator)?
-                }
+                Source::Static(def) => build_static(def, &state)?,
                 Source::Dynamic(tool) => build_dynamic(tool)?,
             };
             tools.push(tool);
@@ -213,6 +211,15 @@ impl Registry {
     /// The tool with this name.
     pub fn get(&self, name: &str) -> Option<&Tool> {
         self.by_name.get(name).map(|&i| &self.tools[i])
+    }
+
+    /// The position of the tool with this name in [`Registry::tools`].
+    pub(crate) fn index_of(&self, name: &str) -> Option<usize> {
+        self.by_name.get(name).copied()
+    }
+
+    pub(crate) fn state(&self) -> Arc<StateMap> {
+        Arc::clone(&self.state)
     }
 
     /// The number of tools.
@@ -241,7 +248,7 @@ impl Registry {
             _ => return Err(CallError::ArgumentsNotAnObject),
         };
         let ctx = Context::new(&tool.name, Arc::clone(&self.state));
-        Ok(tool.call(arguments, ctx).await)
+        Ok(tool.call(arguments, ctx, None).await)
     }
 }
 
@@ -254,12 +261,7 @@ impl std::fmt::Debug for Registry {
     }
 }
 
-fn build_static(
-    def: &'static ToolDef,
-    state: &StateMap,
-    input_generator: &mut schemars::SchemaGenerator,
-    output_generator: &mut schemars::SchemaGenerator,
-) -> Result<Tool, RegistryError> {
+fn build_static(def: &'static ToolDef, state: &StateMap) -> Result<Tool, RegistryError> {
     let invalid = |which: &'static str, reason: String| RegistryError::InvalidSchema {
         tool: def.name.to_owned(),
         location: def.location,
@@ -275,9 +277,12 @@ fn build_static(
             });
         }
     }
-    let input_schema = schema::finish_input((def.input_schema)(input_generator))
+    // A fresh generator per tool: `root_schema_for` puts every definition
+    // the generator has seen so far into `$defs`, so a shared one would leak
+    // one tool's recursive types into the schemas of the tools after it.
+    let input_schema = schema::finish_input((def.input_schema)(&mut schema::input_generator()))
         .map_err(|r| invalid("input", r))?;
-    let (output_schema, wrap_output) = match (def.output_schema)(output_generator) {
+    let (output_schema, wrap_output) = match (def.output_schema)(&mut schema::output_generator()) {
         Some(schema) => {
             let (schema, wrap) = schema::finish_output(schema).map_err(|r| invalid("output", r))?;
             (Some(schema), wrap)

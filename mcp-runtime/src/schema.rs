@@ -30,6 +30,10 @@ fn generator(contract: Contract) -> SchemaGenerator {
 pub(crate) fn finish_input(schema: Schema) -> Result<Map<String, Value>, String> {
     let mut root = into_object(schema)?;
     clean_root(&mut root);
+    // The generated arguments struct has no doc; a root description can only
+    // come from a `#[serde(flatten)]`ed type, and the tool's own description
+    // is what the model should read.
+    root.remove("description");
     match root.get("type") {
         Some(Value::String(t)) if t == "object" => {}
         None if root.contains_key("properties") => {}
@@ -79,6 +83,10 @@ pub(crate) fn finish_output(schema: Schema) -> Result<(Map<String, Value>, bool)
     if is_object {
         return Ok((root, false));
     }
+    // The type's schema moves to `/properties/result`: references to its
+    // root (`#`, from a recursive type) must follow it; `$defs` move to the
+    // wrapper's root, so `#/$defs/...` stays as it is.
+    rebase_root_refs(&mut root, "#/properties/result");
     let defs = root.remove("$defs");
     let mut wrapper = Map::new();
     wrapper.insert("type".into(), json!("object"));
@@ -91,6 +99,33 @@ pub(crate) fn finish_output(schema: Schema) -> Result<(Map<String, Value>, bool)
         wrapper.insert("$defs".into(), defs);
     }
     Ok((wrapper, true))
+}
+
+/// Rewrites every `$ref` that points into the root schema (other than into
+/// `$defs`) to point below `base` instead.
+fn rebase_root_refs(schema: &mut Map<String, Value>, base: &str) {
+    for (key, value) in schema.iter_mut() {
+        match (key.as_str(), value) {
+            ("$ref", Value::String(target)) => {
+                if target == "#" {
+                    *target = base.to_owned();
+                } else if target.starts_with("#/") && !target.starts_with("#/$defs/") {
+                    *target = format!("{base}{}", &target[1..]);
+                }
+            }
+            // Instance values, not subschemas.
+            ("const" | "enum" | "default" | "examples", _) => {}
+            (_, Value::Object(sub)) => rebase_root_refs(sub, base),
+            (_, Value::Array(list)) => {
+                for item in list {
+                    if let Value::Object(sub) = item {
+                        rebase_root_refs(sub, base);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
 }
 
 /// Checks a hand-written input schema (a dynamic tool's) and applies the same
@@ -299,6 +334,33 @@ mod tests {
                 "properties": {"result": {"type": "array", "items": {"$ref": "#/$defs/Node"}}},
                 "required": ["result"],
                 "$defs": {"Node": {"type": "object"}}
+            })
+        );
+    }
+
+    #[test]
+    fn a_wrapped_recursive_type_still_refers_to_itself() {
+        let (out, wrapped) = finish_output(schema(json!({
+            "oneOf": [
+                {"type": "integer"},
+                {"type": "array", "items": {"$ref": "#"}},
+                {"type": "object", "properties": {"x": {"$ref": "#/$defs/X"}}}
+            ],
+            "$defs": {"X": {"type": "array", "items": {"$ref": "#"}}}
+        })))
+        .unwrap();
+        assert!(wrapped);
+        assert_eq!(
+            Value::Object(out),
+            json!({
+                "type": "object",
+                "properties": {"result": {"oneOf": [
+                    {"type": "integer"},
+                    {"type": "array", "items": {"$ref": "#/properties/result"}},
+                    {"type": "object", "properties": {"x": {"$ref": "#/$defs/X"}}}
+                ]}},
+                "required": ["result"],
+                "$defs": {"X": {"type": "array", "items": {"$ref": "#/properties/result"}}}
             })
         );
     }

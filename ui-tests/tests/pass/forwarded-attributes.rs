@@ -25,8 +25,14 @@ async fn search(
     lang: String,
     #[serde(flatten)]
     paging: Paging,
+    #[serde(default = "default_sort")]
+    sort: String,
 ) -> String {
-    format!("{query} {limit} {lang} {}", paging.page)
+    format!("{query} {limit} {lang} {} {sort}", paging.page)
+}
+
+fn default_sort() -> String {
+    "relevance".into()
 }
 
 fn main() {
@@ -38,9 +44,10 @@ fn main() {
             "type": "object",
             "properties": {
                 "q": {"type": "string", "minLength": 1, "maxLength": 100},
-                "limit": {"type": "integer", "format": "uint8", "minimum": 1, "maximum": 50},
+                "limit": {"type": "integer", "format": "uint8", "minimum": 1, "maximum": 50, "default": 0},
                 "lang": {"type": "string", "pattern": "^[a-z]{2}$"},
-                "page": {"type": "integer", "format": "uint32", "minimum": 0, "description": "Page number."}
+                "page": {"type": "integer", "format": "uint32", "minimum": 0, "description": "Page number."},
+                "sort": {"type": "string", "default": "relevance"}
             },
             "required": ["q", "lang", "page"],
             "additionalProperties": false
