@@ -280,7 +280,8 @@ impl Context {
     /// Reports progress, as `notifications/progress`, if the client asked
     /// for it with a progress token. Never blocks. Values must increase: a
     /// value not above the last one is dropped, as is anything sent after
-    /// the call has been answered. Returns whether a notification was sent.
+    /// the call has been answered or cancelled. Returns whether a
+    /// notification was sent.
     pub fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) -> bool {
         let Some(request) = &self.inner.request else {
             return false;
@@ -291,7 +292,11 @@ impl Context {
         let Ok(mut state) = request.call.state.lock() else {
             return false;
         };
-        if state.done || state.last.is_some_and(|last| progress <= last) || !progress.is_finite() {
+        if state.done
+            || request.cancellation.is_cancelled()
+            || state.last.is_some_and(|last| progress <= last)
+            || !progress.is_finite()
+        {
             return false;
         }
         let mut params = serde_json::Map::new();

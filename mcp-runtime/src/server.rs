@@ -209,23 +209,36 @@ impl std::fmt::Debug for Server {
     }
 }
 
-/// Someone ran the server by hand: say what it is instead of sitting silent.
+/// Someone ran the server by hand: say what it is and how to connect a
+/// client, instead of sitting silent.
 fn print_terminal_hint(core: &ServerCore) {
-    let command = std::env::args().collect::<Vec<_>>().join(" ");
+    let exe = std::env::current_exe()
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|_| "<path to this binary>".into());
+    let args: Vec<String> = std::env::args().skip(1).collect();
     let names: Vec<&str> = core.registry.tools().iter().map(|t| t.name()).collect();
+    let config = serde_json::json!({
+        "mcpServers": { core.name.clone(): { "command": exe, "args": args } }
+    });
+    let config = serde_json::to_string_pretty(&config).unwrap_or_default();
+    let command = std::iter::once(exe.clone())
+        .chain(args)
+        .collect::<Vec<_>>()
+        .join(" ");
     // stderr, never stdout: stdout is the protocol channel.
     eprintln!(
-        "{} {} is an MCP server: it speaks JSON-RPC on stdin/stdout and waits for a client.\n\
-         tools: {}\n\
-         Try it with the MCP Inspector:\n    npx @modelcontextprotocol/inspector {}\n\
+        "{name} {version} is an MCP server: it speaks JSON-RPC on stdin and stdout and is \
+         waiting for a client.\n\
+         Tools: {tools}\n\n\
+         Try it with the MCP Inspector:\n    npx @modelcontextprotocol/inspector {command}\n\n\
+         Or add it to Claude Desktop (claude_desktop_config.json):\n{config}\n\n\
          Press Ctrl-D to stop.",
-        core.name,
-        core.version,
-        if names.is_empty() {
+        name = core.name,
+        version = core.version,
+        tools = if names.is_empty() {
             "(none)".to_owned()
         } else {
             names.join(", ")
         },
-        command,
     );
 }
