@@ -171,16 +171,20 @@ pub(crate) async fn serve(
         permits,
         tasks: JoinSet::new(),
     };
+    let max_message_bytes = connection.core.limits.max_message_bytes;
     while let Some(message) = incoming.recv().await {
         match message {
-            Incoming::Line(line) => connection.handle_line(&line).await,
-            Incoming::TooLarge => {
-                let limit = connection.core.limits.max_message_bytes;
+            // The limit holds whatever the transport (stdio skips such lines
+            // before they get here; the in-process TestClient does not).
+            Incoming::Line(line) if line.len() <= max_message_bytes => {
+                connection.handle_line(&line).await
+            }
+            Incoming::Line(_) | Incoming::TooLarge => {
                 connection
                     .send_error(
                         None,
                         ErrorObject::new(INVALID_REQUEST, "message too large")
-                            .with_data(json!({ "limitBytes": limit })),
+                            .with_data(json!({ "limitBytes": max_message_bytes })),
                     )
                     .await;
             }

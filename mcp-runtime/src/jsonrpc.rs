@@ -125,25 +125,27 @@ fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<&'de Raw
 pub(crate) const MAX_DEPTH: usize = 128;
 
 pub(crate) fn parse_line(line: &[u8]) -> Line<'_> {
-    let Some(first) = line.iter().find(|b| !b.is_ascii_whitespace()) else {
+    // Checked for the whole line up front: serde_json does not check the
+    // bytes of strings it skips (`"\xff"` alone would pass as a string).
+    let Ok(text) = std::str::from_utf8(line) else {
+        return Line::ParseError;
+    };
+    let Some(first) = text.bytes().find(|b| !b.is_ascii_whitespace()) else {
         return Line::Blank;
     };
     if nesting_exceeds(line, MAX_DEPTH) {
         return Line::ParseError;
     }
     match first {
-        b'[' => match serde_json::from_slice::<Vec<&RawValue>>(line) {
+        b'[' => match serde_json::from_str::<Vec<&RawValue>>(text) {
             Ok(items) => Line::Batch(items),
             Err(_) => Line::ParseError,
         },
-        b'{' => match std::str::from_utf8(line) {
-            Ok(text) => match serde_json::from_str::<&RawValue>(text) {
-                Ok(raw) => Line::Single(classify(raw)),
-                Err(_) => Line::ParseError,
-            },
+        b'{' => match serde_json::from_str::<&RawValue>(text) {
+            Ok(raw) => Line::Single(classify(raw)),
             Err(_) => Line::ParseError,
         },
-        _ => match serde_json::from_slice::<serde::de::IgnoredAny>(line) {
+        _ => match serde_json::from_str::<serde::de::IgnoredAny>(text) {
             Ok(_) => Line::Single(Message::Invalid {
                 id: None,
                 reason: "a message must be a JSON object",
@@ -355,6 +357,7 @@ mod tests {
     fn malformed_lines() {
         assert!(matches!(parse_line(b"{oops"), Line::ParseError));
         assert!(matches!(parse_line(b"\xff\xfe"), Line::ParseError));
+        assert!(matches!(parse_line(b"\"\xff\""), Line::ParseError));
         assert!(matches!(parse_line(b"   "), Line::Blank));
         assert!(matches!(parse_line(b"[1,2]"), Line::Batch(v) if v.len() == 2));
         let deep = "[".repeat(1000) + &"]".repeat(1000);

@@ -166,9 +166,29 @@ impl TestClient {
     }
 
     /// Sends one raw line (without its newline), valid JSON or not.
+    ///
+    /// While the server is not reading (its input is full because its
+    /// replies are not being read), what it sends is kept for
+    /// [`TestClient::recv`] and [`TestClient::response`], so a test can send
+    /// any number of requests before reading a single reply.
     pub async fn send_line(&mut self, line: impl Into<Vec<u8>>) {
-        if let Some(input) = &self.input {
-            let _ = input.send(Incoming::Line(line.into())).await;
+        let Some(input) = &self.input else {
+            return;
+        };
+        let send = input.send(Incoming::Line(line.into()));
+        tokio::pin!(send);
+        loop {
+            tokio::select! {
+                biased;
+                _ = &mut send => return,
+                bytes = self.output.recv() => match bytes {
+                    Some(bytes) => self.buffered.push_back(parse_message(&bytes)),
+                    None => {
+                        let _ = send.await;
+                        return;
+                    }
+                },
+            }
         }
     }
 
@@ -218,14 +238,18 @@ impl TestClient {
     /// The next message the server wrote (each output chunk is one line).
     async fn read_message(&mut self) -> Option<Value> {
         let bytes = self.output.recv().await?;
-        let line = bytes.strip_suffix(b"\n").unwrap_or(&bytes);
-        Some(serde_json::from_slice(line).unwrap_or_else(|e| {
-            panic!(
-                "the server wrote invalid JSON ({e}): {}",
-                String::from_utf8_lossy(line)
-            )
-        }))
+        Some(parse_message(&bytes))
     }
+}
+
+fn parse_message(bytes: &[u8]) -> Value {
+    let line = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+    serde_json::from_slice(line).unwrap_or_else(|e| {
+        panic!(
+            "the server wrote invalid JSON ({e}): {}",
+            String::from_utf8_lossy(line)
+        )
+    })
 }
 
 fn is_response_to(message: &Value, id: i64) -> bool {
