@@ -11,6 +11,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 use tokio::sync::{Semaphore, mpsc, oneshot};
 use tokio::task::{AbortHandle, JoinSet};
+use tracing::Instrument;
 
 use crate::context::{CallChannel, Cancellation, ClientInfo, Context, LogLevel, RequestScope};
 use crate::jsonrpc::{
@@ -260,17 +261,33 @@ impl Connection {
                 None
             }
             Message::Request { id, method, params } => {
-                let outcome = self.handle_request(&id, &method, params, batch_slot).await;
+                let span = tracing::debug_span!("request", %method, %id);
+                let started = Instant::now();
+                let outcome = self
+                    .handle_request(&id, &method, params, batch_slot)
+                    .instrument(span.clone())
+                    .await;
+                let elapsed_us = started.elapsed().as_micros() as u64;
                 match outcome {
                     Ok(Some(result)) => {
+                        span.in_scope(|| tracing::debug!(elapsed_us, outcome = "ok", "answered"));
                         let mut reply = Vec::new();
                         jsonrpc::write_result(&mut reply, &id, &result);
                         reply.pop(); // the newline
                         Some(reply)
                     }
+                    // A call: its task reports when it ends.
                     Ok(None) => None,
                     Err(error) => {
-                        tracing::debug!(%id, %method, code = error.code, message = %error.message, "request refused");
+                        span.in_scope(|| {
+                            tracing::debug!(
+                                elapsed_us,
+                                outcome = "error",
+                                code = error.code,
+                                message = %error.message,
+                                "answered"
+                            )
+                        });
                         Some(error_bytes(Some(&id), error))
                     }
                 }
@@ -489,40 +506,48 @@ impl Connection {
         let Ok(mut map) = self.in_flight.lock() else {
             return Err(ErrorObject::new(INTERNAL_ERROR, "internal error"));
         };
-        let abort = self.tasks.spawn(async move {
-            let _permit = permit;
-            let tool = &core.registry.tools()[index];
-            let started = Instant::now();
-            let result = tool.call(arguments, ctx, core.limits.default_timeout).await;
-            let mut reply = Vec::new();
-            jsonrpc::write_result(
-                &mut reply,
-                &id,
-                &protocol::call_result_json(&result, version),
-            );
-            call.finish();
-            let wanted = in_flight
-                .lock()
-                .is_ok_and(|mut m| m.remove(&task_key).is_some());
-            tracing::debug!(
-                %id,
-                tool = tool.name(),
-                elapsed_us = started.elapsed().as_micros() as u64,
-                is_error = result.is_error,
-                cancelled = !wanted,
-                "tools/call"
-            );
-            match route {
-                Route::Direct if wanted => {
-                    let _ = out.send(reply).await;
-                }
-                Route::Direct => {}
-                Route::Batch(sender) => {
-                    reply.pop();
-                    let _ = sender.send(wanted.then_some(reply));
+        // A root span: the call outlives the dispatch span it was started under.
+        let span =
+            tracing::debug_span!(parent: None, "request", method = "tools/call", %id, tool = %name);
+        let abort = self.tasks.spawn(
+            async move {
+                let _permit = permit;
+                let tool = &core.registry.tools()[index];
+                let started = Instant::now();
+                let result = tool.call(arguments, ctx, core.limits.default_timeout).await;
+                let mut reply = Vec::new();
+                jsonrpc::write_result(
+                    &mut reply,
+                    &id,
+                    &protocol::call_result_json(&result, version),
+                );
+                call.finish();
+                let wanted = in_flight
+                    .lock()
+                    .is_ok_and(|mut m| m.remove(&task_key).is_some());
+                let outcome = match (wanted, result.is_error) {
+                    (false, _) => "cancelled",
+                    (true, true) => "tool error",
+                    (true, false) => "ok",
+                };
+                tracing::debug!(
+                    elapsed_us = started.elapsed().as_micros() as u64,
+                    outcome,
+                    "answered"
+                );
+                match route {
+                    Route::Direct if wanted => {
+                        let _ = out.send(reply).await;
+                    }
+                    Route::Direct => {}
+                    Route::Batch(sender) => {
+                        reply.pop();
+                        let _ = sender.send(wanted.then_some(reply));
+                    }
                 }
             }
-        });
+            .instrument(span),
+        );
         map.insert(
             key,
             InFlight {
