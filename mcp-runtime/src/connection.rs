@@ -519,7 +519,10 @@ impl Connection {
                 jsonrpc::write_result(
                     &mut reply,
                     &id,
-                    &protocol::call_result_json(&result, version),
+                    &protocol::ShapedCallResult {
+                        result: &result,
+                        version,
+                    },
                 );
                 call.finish();
                 let wanted = in_flight
@@ -561,13 +564,19 @@ impl Connection {
     fn handle_notification(&self, method: &str, params: Option<&RawValue>) {
         match method {
             "notifications/cancelled" => {
-                let Ok(params) = params_object(params) else {
+                // The id as sent: parsed into a `Value`, an integer beyond
+                // 64 bits would be rounded and could name another call.
+                #[derive(serde::Deserialize)]
+                struct Cancelled<'a> {
+                    #[serde(rename = "requestId", borrow)]
+                    request_id: &'a RawValue,
+                }
+                let Some(Ok(Cancelled { request_id })) =
+                    params.map(|raw| serde_json::from_str::<Cancelled<'_>>(raw.get()))
+                else {
                     return;
                 };
-                let Some(request_id) = params.get("requestId") else {
-                    return;
-                };
-                let key = jsonrpc::canonical_id(&request_id.to_string());
+                let key = jsonrpc::canonical_id(request_id.get());
                 let entry = self.in_flight.lock().ok().and_then(|mut m| m.remove(&key));
                 if let Some(entry) = entry {
                     tracing::debug!(request_id = %request_id, "call cancelled by the client");

@@ -45,12 +45,22 @@ impl RequestId {
     }
 }
 
-/// The comparison key of an id given as a JSON value (as in
+/// The comparison key of an id given as raw JSON text (as in
 /// `notifications/cancelled`).
 pub(crate) fn canonical_id(raw_json: &str) -> String {
+    // Integers by their digits: parsed as a number, one beyond 64 bits
+    // would be rounded to a float, merging distinct ids.
+    let digits = raw_json.strip_prefix('-').unwrap_or(raw_json);
+    if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+        let sign = if digits.bytes().any(|b| b != b'0') && digits.len() < raw_json.len() {
+            "-"
+        } else {
+            ""
+        };
+        return format!("n:{sign}{digits}");
+    }
     match serde_json::from_str::<serde_json::Value>(raw_json) {
         Ok(serde_json::Value::String(s)) => format!("s:{s}"),
-        Ok(serde_json::Value::Number(n)) => format!("n:{n}"),
         _ => format!("r:{raw_json}"),
     }
 }
@@ -130,7 +140,11 @@ pub(crate) fn parse_line(line: &[u8]) -> Line<'_> {
     let Ok(text) = std::str::from_utf8(line) else {
         return Line::ParseError;
     };
-    let Some(first) = text.bytes().find(|b| !b.is_ascii_whitespace()) else {
+    // JSON's whitespace only: a form feed is not blank, it is not JSON.
+    let Some(first) = text
+        .bytes()
+        .find(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+    else {
         return Line::Blank;
     };
     if nesting_exceeds(line, MAX_DEPTH) {
@@ -343,6 +357,24 @@ mod tests {
     }
 
     #[test]
+    fn id_keys_keep_integers_beyond_64_bits_apart() {
+        assert_ne!(
+            canonical_id("18446744073709551616"),
+            canonical_id("18446744073709551617")
+        );
+        assert_ne!(
+            canonical_id("-123456789012345678901234567890"),
+            canonical_id("-123456789012345678901234567891")
+        );
+        assert_eq!(canonical_id("7"), canonical_id("7"));
+        assert_eq!(canonical_id("-0"), canonical_id("0"));
+        assert_ne!(canonical_id("-7"), canonical_id("7"));
+        assert_ne!(canonical_id("7"), canonical_id("\"7\""));
+        assert_eq!(canonical_id("\"a\""), canonical_id("\"\\u0061\""));
+        assert_ne!(canonical_id("7"), canonical_id("7.0"));
+    }
+
+    #[test]
     fn invalid_ids_are_refused() {
         for raw in ["null", "1.5", "true", "{}", "[]", "1e3"] {
             let line = format!(r#"{{"jsonrpc":"2.0","id":{raw},"method":"ping"}}"#);
@@ -359,6 +391,10 @@ mod tests {
         assert!(matches!(parse_line(b"\xff\xfe"), Line::ParseError));
         assert!(matches!(parse_line(b"\"\xff\""), Line::ParseError));
         assert!(matches!(parse_line(b"   "), Line::Blank));
+        assert!(matches!(parse_line(b" \t\r"), Line::Blank));
+        // Not JSON whitespace, so not a blank line either.
+        assert!(matches!(parse_line(b"\x0c"), Line::ParseError));
+        assert!(matches!(parse_line(b" \x0b "), Line::ParseError));
         assert!(matches!(parse_line(b"[1,2]"), Line::Batch(v) if v.len() == 2));
         let deep = "[".repeat(1000) + &"]".repeat(1000);
         assert!(matches!(parse_line(deep.as_bytes()), Line::ParseError));

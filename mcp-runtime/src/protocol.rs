@@ -3,6 +3,8 @@
 
 use std::fmt;
 
+use serde::ser::{SerializeMap, SerializeSeq};
+use serde::{Serialize, Serializer};
 use serde_json::{Map, Value, json};
 
 use crate::content::Content;
@@ -117,21 +119,75 @@ pub(crate) fn tool_json(tool: &Tool, version: ProtocolVersion) -> Value {
 
 /// A `tools/call` result for `version`: fields and content types the
 /// version lacks are left out or degraded to text.
+#[cfg(test)]
 pub(crate) fn call_result_json(result: &CallToolResult, version: ProtocolVersion) -> Value {
-    let content: Vec<Value> = result
-        .content
-        .iter()
-        .map(|block| content_json(block, version))
-        .collect();
-    let mut out = Map::new();
-    out.insert("content".into(), Value::Array(content));
-    if version.has_structured_output()
-        && let Some(structured) = &result.structured_content
-    {
-        out.insert("structuredContent".into(), structured.clone());
+    serde_json::to_value(ShapedCallResult { result, version }).unwrap_or_default()
+}
+
+/// A `tools/call` result serialized for `version` straight from the
+/// result, without building an intermediate JSON tree.
+pub(crate) struct ShapedCallResult<'a> {
+    pub(crate) result: &'a CallToolResult,
+    pub(crate) version: ProtocolVersion,
+}
+
+impl Serialize for ShapedCallResult<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let structured = self
+            .result
+            .structured_content
+            .as_ref()
+            .filter(|_| self.version.has_structured_output());
+        let mut map = serializer.serialize_map(Some(2 + usize::from(structured.is_some())))?;
+        map.serialize_entry(
+            "content",
+            &ShapedContents {
+                blocks: &self.result.content,
+                version: self.version,
+            },
+        )?;
+        if let Some(structured) = structured {
+            map.serialize_entry("structuredContent", structured)?;
+        }
+        map.serialize_entry("isError", &self.result.is_error)?;
+        map.end()
     }
-    out.insert("isError".into(), Value::Bool(result.is_error));
-    Value::Object(out)
+}
+
+struct ShapedContents<'a> {
+    blocks: &'a [Content],
+    version: ProtocolVersion,
+}
+
+impl Serialize for ShapedContents<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(Some(self.blocks.len()))?;
+        for block in self.blocks {
+            if needs_shaping(block, self.version) {
+                seq.serialize_element(&content_json(block, self.version))?;
+            } else {
+                seq.serialize_element(block)?;
+            }
+        }
+        seq.end()
+    }
+}
+
+/// Whether a block has something `version` does not define.
+fn needs_shaping(block: &Content, version: ProtocolVersion) -> bool {
+    if version.has_structured_output() {
+        return false;
+    }
+    let annotations = match block {
+        Content::Audio(_) if !version.has_audio() => return true,
+        Content::ResourceLink(_) => return true,
+        Content::Text(c) => &c.annotations,
+        Content::Image(c) | Content::Audio(c) => &c.annotations,
+        Content::Resource(c) => &c.annotations,
+    };
+    annotations
+        .as_ref()
+        .is_some_and(|a| a.last_modified.is_some())
 }
 
 fn content_json(block: &Content, version: ProtocolVersion) -> Value {
