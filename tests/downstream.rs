@@ -4,7 +4,9 @@
 //! inside the workspace, for example by naming a crate the user never added.
 //!
 //! It has its own lock file and target directory (`target/downstream`), so
-//! it never waits on the lock of the main build.
+//! it never waits on the lock of the main build. Its server binary, with
+//! tools from its library, from its second library crate (`extra/`) and
+//! from `src/main.rs`, is driven by a real client in `tests/interop/run`.
 
 use std::path::Path;
 use std::process::Command;
