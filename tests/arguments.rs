@@ -243,7 +243,6 @@ fn validation_keywords_are_forwarded() {
                 "guests": {
                     "description": "Number of guests.",
                     "type": "integer",
-                    "format": "uint8",
                     "minimum": 1,
                     "maximum": 7
                 },
@@ -362,7 +361,6 @@ fn optional_parameters_are_not_required_and_not_nullable() {
                 "limit": {
                     "description": "How many results (default 0: all).",
                     "type": "integer",
-                    "format": "uint32",
                     "minimum": 0
                 },
                 "direct": {"description": "Direct trains only.", "type": "boolean"}
@@ -390,7 +388,7 @@ fn a_serde_default_is_shown_as_the_default() {
         json!({
             "type": "object",
             "properties": {
-                "size": {"type": "integer", "format": "uint32", "minimum": 0, "default": 0},
+                "size": {"type": "integer", "minimum": 0, "default": 0},
                 "label": {"type": "string", "default": ""},
                 "flags": {"type": "array", "items": {"type": "boolean"}, "default": []}
             },
@@ -436,7 +434,6 @@ fn doc_comments_and_an_arguments_section_become_descriptions() {
                 "days": {
                     "description": "Number of days, 1 to 7.",
                     "type": "integer",
-                    "format": "uint8",
                     "minimum": 1,
                     "maximum": 7
                 },
@@ -466,7 +463,6 @@ fn nested_structs_are_inlined() {
                         "number": {
                             "description": "The house number.",
                             "type": "integer",
-                            "format": "uint32",
                             "minimum": 1
                         },
                         "unit": {"description": "Flat or floor.", "type": "string"}
@@ -492,10 +488,9 @@ fn a_flattened_struct_becomes_top_level_properties() {
                 "page": {
                     "description": "The page, from 1.",
                     "type": "integer",
-                    "format": "uint32",
                     "minimum": 1
                 },
-                "per_page": {"description": "Items per page.", "type": "integer", "format": "uint32", "minimum": 0}
+                "per_page": {"description": "Items per page.", "type": "integer", "minimum": 0}
             },
             "required": ["page"],
             "additionalProperties": false

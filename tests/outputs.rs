@@ -399,8 +399,8 @@ const POINT_SCHEMA: fn() -> Value = || {
         "description": "A point on the plane.",
         "type": "object",
         "properties": {
-            "x": {"description": "Horizontal.", "type": "integer", "format": "int32"},
-            "y": {"description": "Vertical.", "type": "integer", "format": "int32"},
+            "x": {"description": "Horizontal.", "type": "integer"},
+            "y": {"description": "Vertical.", "type": "integer"},
             "label": {"type": ["string", "null"]}
         },
         "required": ["x", "y", "label"]
@@ -445,7 +445,7 @@ async fn a_number_is_wrapped_as_result() {
         output_schema(&registry, "number"),
         Some(json!({
             "type": "object",
-            "properties": {"result": {"type": "integer", "format": "int64"}},
+            "properties": {"result": {"type": "integer"}},
             "required": ["result"]
         }))
     );
@@ -559,7 +559,7 @@ fn structured_output_is_listed_with_its_schema() {
             "inputSchema": {"type": "object", "additionalProperties": false},
             "outputSchema": {
                 "type": "object",
-                "properties": {"result": {"type": "integer", "format": "int64"}},
+                "properties": {"result": {"type": "integer"}},
                 "required": ["result"]
             }
         })

@@ -30,10 +30,11 @@ fn generator(contract: Contract) -> SchemaGenerator {
 pub(crate) fn finish_input(schema: Schema) -> Result<Map<String, Value>, String> {
     let mut root = into_object(schema)?;
     clean_root(&mut root);
+    drop_nonstandard_formats(&mut root);
     // The generated arguments struct has no doc; a root description can only
     // come from a `#[serde(flatten)]`ed type, and the tool's own description
     // is what the model should read.
-    root.remove("description");
+    root.shift_remove("description");
     match root.get("type") {
         Some(Value::String(t)) if t == "object" => {}
         None if root.contains_key("properties") => {}
@@ -51,14 +52,14 @@ pub(crate) fn finish_input(schema: Schema) -> Result<Map<String, Value>, String>
         .and_then(Value::as_object)
         .is_some_and(Map::is_empty)
     {
-        root.remove("properties");
+        root.shift_remove("properties");
     }
     if root
         .get("required")
         .and_then(Value::as_array)
         .is_some_and(Vec::is_empty)
     {
-        root.remove("required");
+        root.shift_remove("required");
     }
     // With combinators at the root (a flattened enum), properties live in
     // subschemas, which `additionalProperties` does not see.
@@ -79,6 +80,7 @@ pub(crate) fn finish_input(schema: Schema) -> Result<Map<String, Value>, String>
 pub(crate) fn finish_output(schema: Schema) -> Result<(Map<String, Value>, bool), String> {
     let mut root = into_object(schema)?;
     clean_root(&mut root);
+    drop_nonstandard_formats(&mut root);
     let is_object = matches!(root.get("type"), Some(Value::String(t)) if t == "object");
     if is_object {
         return Ok((root, false));
@@ -87,7 +89,7 @@ pub(crate) fn finish_output(schema: Schema) -> Result<(Map<String, Value>, bool)
     // root (`#`, from a recursive type) must follow it; `$defs` move to the
     // wrapper's root, so `#/$defs/...` stays as it is.
     rebase_root_refs(&mut root, "#/properties/result");
-    let defs = root.remove("$defs");
+    let defs = root.shift_remove("$defs");
     let mut wrapper = Map::new();
     wrapper.insert("type".into(), json!("object"));
     wrapper.insert(
@@ -149,15 +151,52 @@ fn into_object(schema: Schema) -> Result<Map<String, Value>, String> {
 }
 
 fn clean_root(root: &mut Map<String, Value>) {
-    root.remove("$schema");
-    root.remove("title");
+    root.shift_remove("$schema");
+    root.shift_remove("title");
     if root
         .get("$defs")
         .and_then(Value::as_object)
         .is_some_and(Map::is_empty)
     {
-        root.remove("$defs");
+        root.shift_remove("$defs");
     }
+}
+
+/// The `format` values JSON Schema 2020-12 defines.
+const STANDARD_FORMATS: &[&str] = &[
+    "date-time",
+    "date",
+    "time",
+    "duration",
+    "email",
+    "idn-email",
+    "hostname",
+    "idn-hostname",
+    "ipv4",
+    "ipv6",
+    "uri",
+    "uri-reference",
+    "iri",
+    "iri-reference",
+    "uuid",
+    "uri-template",
+    "json-pointer",
+    "relative-json-pointer",
+    "regex",
+];
+
+/// Removes schemars' own formats (`uint8`, `int32`, `double`...): they say
+/// nothing `minimum`/`maximum` and `type` do not, and validators in clients
+/// (Ajv in the TypeScript SDK and the Inspector) warn about every one.
+fn drop_nonstandard_formats(schema: &mut Map<String, Value>) {
+    if schema
+        .get("format")
+        .and_then(Value::as_str)
+        .is_some_and(|f| !STANDARD_FORMATS.contains(&f))
+    {
+        schema.shift_remove("format");
+    }
+    for_each_subschema(schema, &mut |sub| drop_nonstandard_formats(sub));
 }
 
 /// Removes `null` from the schemas of properties that are not required, at
@@ -197,7 +236,7 @@ fn strip_null(schema: &mut Map<String, Value>) {
         values.retain(|v| !v.is_null());
     }
     if schema.get("default").is_some_and(Value::is_null) {
-        schema.remove("default");
+        schema.shift_remove("default");
     }
     for key in ["anyOf", "oneOf"] {
         let Some(Value::Array(alternatives)) = schema.get_mut(key) else {
@@ -207,7 +246,7 @@ fn strip_null(schema: &mut Map<String, Value>) {
         if alternatives.len() == 1
             && let Some(Value::Object(only)) = alternatives.pop()
         {
-            schema.remove(key);
+            schema.shift_remove(key);
             // The property's own keys (its description) win over the inner type's.
             for (k, v) in only {
                 schema.entry(k).or_insert(v);
@@ -298,6 +337,31 @@ mod tests {
                     "d": {"type": ["string", "null"]}
                 },
                 "required": ["d"],
+                "additionalProperties": false
+            })
+        );
+    }
+
+    #[test]
+    fn only_standard_formats_are_kept() {
+        let out = finish_input(schema(json!({
+            "type": "object",
+            "properties": {
+                "n": {"type": "integer", "format": "uint8", "minimum": 0, "maximum": 255},
+                "when": {"type": "string", "format": "date-time"},
+                "list": {"type": "array", "items": {"type": "number", "format": "double"}}
+            }
+        })))
+        .unwrap();
+        assert_eq!(
+            Value::Object(out),
+            json!({
+                "type": "object",
+                "properties": {
+                    "n": {"type": "integer", "minimum": 0, "maximum": 255},
+                    "when": {"type": "string", "format": "date-time"},
+                    "list": {"type": "array", "items": {"type": "number"}}
+                },
                 "additionalProperties": false
             })
         );

@@ -23,15 +23,15 @@ fn both_modules_tools_are_listed_with_their_schemas() {
             "inputSchema": {
                 "type": "object",
                 "properties": {
-                    "a": {"type": "integer", "format": "int64", "description": "The first term."},
-                    "b": {"type": "integer", "format": "int64", "description": "The second term, 0 if left out."}
+                    "a": {"type": "integer", "description": "The first term."},
+                    "b": {"type": "integer", "description": "The second term, 0 if left out."}
                 },
                 "required": ["a"],
                 "additionalProperties": false
             },
             "outputSchema": {
                 "type": "object",
-                "properties": {"result": {"type": "integer", "format": "int64"}},
+                "properties": {"result": {"type": "integer"}},
                 "required": ["result"]
             },
             "annotations": {"readOnlyHint": true}
@@ -72,7 +72,6 @@ fn both_modules_tools_are_listed_with_their_schemas() {
             "properties": {
                 "count": {
                     "type": "integer",
-                    "format": "uint",
                     "minimum": 0,
                     "description": "The number of notes after saving."
                 }

@@ -40,8 +40,8 @@ fn main() {
     let expected = json!({
         "type": "object",
         "properties": {
-            "x": {"type": "integer", "format": "int32"},
-            "y": {"type": "integer", "format": "int32"}
+            "x": {"type": "integer"},
+            "y": {"type": "integer"}
         },
         "required": ["x", "y"]
     });

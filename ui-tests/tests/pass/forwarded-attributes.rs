@@ -44,9 +44,9 @@ fn main() {
             "type": "object",
             "properties": {
                 "q": {"type": "string", "minLength": 1, "maxLength": 100},
-                "limit": {"type": "integer", "format": "uint8", "minimum": 1, "maximum": 50, "default": 0},
+                "limit": {"type": "integer", "minimum": 1, "maximum": 50, "default": 0},
                 "lang": {"type": "string", "pattern": "^[a-z]{2}$"},
-                "page": {"type": "integer", "format": "uint32", "minimum": 0, "description": "Page number."},
+                "page": {"type": "integer", "minimum": 0, "description": "Page number."},
                 "sort": {"type": "string", "default": "relevance"}
             },
             "required": ["q", "lang", "page"],

@@ -16,7 +16,7 @@ fn main() {
         json!({
             "type": "object",
             "properties": {
-                "from": {"type": "integer", "format": "uint32", "minimum": 0},
+                "from": {"type": "integer", "minimum": 0},
                 "label": {"type": "string"}
             },
             "additionalProperties": false
