@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
+use std::task::Poll;
 use std::time::{Duration, Instant};
 
 use serde_json::value::RawValue;
@@ -126,7 +127,8 @@ struct Session {
 }
 
 struct InFlight {
-    abort: AbortHandle,
+    /// `None` while the call is being polled inline by the dispatcher.
+    abort: Option<AbortHandle>,
     cancellation: Arc<Cancellation>,
 }
 
@@ -503,13 +505,10 @@ impl Connection {
         let out = self.out.clone();
         let id = id.clone();
         let task_key = key.clone();
-        let Ok(mut map) = self.in_flight.lock() else {
-            return Err(ErrorObject::new(INTERNAL_ERROR, "internal error"));
-        };
         // A root span: the call outlives the dispatch span it was started under.
         let span =
             tracing::debug_span!(parent: None, "request", method = "tools/call", %id, tool = %name);
-        let abort = self.tasks.spawn(
+        let mut call_future = Box::pin(
             async move {
                 let _permit = permit;
                 let tool = &core.registry.tools()[index];
@@ -551,13 +550,34 @@ impl Connection {
             }
             .instrument(span),
         );
-        map.insert(
-            key,
-            InFlight {
-                abort,
-                cancellation,
-            },
-        );
+        match self.in_flight.lock() {
+            Ok(mut map) => {
+                map.insert(
+                    key.clone(),
+                    InFlight {
+                        abort: None,
+                        cancellation,
+                    },
+                );
+            }
+            Err(_) => return Err(ErrorObject::new(INTERNAL_ERROR, "internal error")),
+        }
+        // Most calls complete without waiting on anything: poll once here,
+        // and only a call that has to wait becomes a task of its own. This
+        // saves a spawn and a hand-over between threads per call.
+        let finished =
+            std::future::poll_fn(|cx| Poll::Ready(call_future.as_mut().poll(cx).is_ready())).await;
+        if !finished {
+            // Held while spawning, so the task cannot finish (and remove its
+            // entry) before the entry knows how to abort it.
+            let Ok(mut map) = self.in_flight.lock() else {
+                return Err(ErrorObject::new(INTERNAL_ERROR, "internal error"));
+            };
+            let abort = self.tasks.spawn(call_future);
+            if let Some(entry) = map.get_mut(&key) {
+                entry.abort = Some(abort);
+            }
+        }
         Ok(())
     }
 
@@ -581,7 +601,9 @@ impl Connection {
                 if let Some(entry) = entry {
                     tracing::debug!(request_id = %request_id, "call cancelled by the client");
                     entry.cancellation.cancel();
-                    entry.abort.abort();
+                    if let Some(abort) = entry.abort {
+                        abort.abort();
+                    }
                 }
             }
             "notifications/initialized" => tracing::debug!("client sent notifications/initialized"),

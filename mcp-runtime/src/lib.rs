@@ -38,6 +38,10 @@ mod transport;
 #[path = "private.rs"]
 pub mod __private;
 
+#[doc(hidden)]
+#[path = "fuzzing.rs"]
+pub mod __fuzz;
+
 pub use content::{
     Annotations, Content, EmbeddedResource, MediaContent, ResourceContents, ResourceLink, Role,
     TextContent,

@@ -4,6 +4,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::{Context as TaskContext, Poll};
 
 pub use inventory;
@@ -108,11 +109,60 @@ impl<T> SerializeFallback for SerializeProbe<'_, T> {}
 pub fn parse_arguments<T: serde::de::DeserializeOwned>(
     arguments: serde_json::Value,
 ) -> Result<T, RawOutput> {
-    serde_json::from_value(arguments).map_err(|error| {
+    // JSON Schema counts `3.0` and `1e2` as integers, so they pass
+    // validation, but serde refuses a float for an integer type. Only when
+    // such numbers are present (rarely) and only if serde refuses them as
+    // they are, read them as the integers they are.
+    let parsed = if has_integral_float(&arguments) {
+        T::deserialize(&arguments)
+            .or_else(|_| serde_json::from_value(integral_floats_as_integers(arguments)))
+    } else {
+        serde_json::from_value(arguments)
+    };
+    parsed.map_err(|error| {
         RawOutput::Done(CallToolResult::error(format!(
             "Invalid arguments: {error}. Correct the arguments and call the tool again."
         )))
     })
+}
+
+/// A float with no fractional part that fits an `i64` or a `u64`.
+fn as_integer(number: &serde_json::Number) -> Option<serde_json::Number> {
+    let f = number.as_f64().filter(|_| number.is_f64())?;
+    // 2^63 and 2^64 are exact as floats; the casts below are in range.
+    if f.fract() != 0.0
+        || !(-9_223_372_036_854_775_808.0..18_446_744_073_709_551_616.0).contains(&f)
+    {
+        return None;
+    }
+    Some(if f < 0.0 {
+        (f as i64).into()
+    } else {
+        (f as u64).into()
+    })
+}
+
+fn has_integral_float(value: &serde_json::Value) -> bool {
+    match value {
+        serde_json::Value::Number(n) => as_integer(n).is_some(),
+        serde_json::Value::Array(items) => items.iter().any(has_integral_float),
+        serde_json::Value::Object(map) => map.values().any(has_integral_float),
+        _ => false,
+    }
+}
+
+fn integral_floats_as_integers(value: serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    match value {
+        Value::Number(n) => Value::Number(as_integer(&n).unwrap_or(n)),
+        Value::Array(items) => items.into_iter().map(integral_floats_as_integers).collect(),
+        Value::Object(map) => Value::Object(
+            map.into_iter()
+                .map(|(k, v)| (k, integral_floats_as_integers(v)))
+                .collect(),
+        ),
+        other => other,
+    }
 }
 
 /// Requires the user's future to be `Send`; the call is spanned at the fn
@@ -138,6 +188,31 @@ impl<F: Future> Future for AssertSend<F> {
     }
 }
 
+/// Synchronous tool calls running on the blocking pool right now. Unlike
+/// async calls they cannot be stopped, and a Tokio runtime waits for them
+/// when it is dropped; the stdio transport checks this at shutdown.
+static BLOCKING_CALLS: AtomicUsize = AtomicUsize::new(0);
+
+pub(crate) fn blocking_calls_running() -> usize {
+    BLOCKING_CALLS.load(Ordering::SeqCst)
+}
+
+/// Counts one running synchronous call, until dropped (returned or panicked).
+struct RunningBlocking;
+
+impl RunningBlocking {
+    fn start() -> Self {
+        BLOCKING_CALLS.fetch_add(1, Ordering::SeqCst);
+        RunningBlocking
+    }
+}
+
+impl Drop for RunningBlocking {
+    fn drop(&mut self) {
+        BLOCKING_CALLS.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
 /// Runs a synchronous tool on Tokio's blocking pool. A panic is resumed on
 /// the calling task, where the runtime turns it into an error result.
 pub async fn run_blocking<F, R>(f: F) -> Result<R, RawOutput>
@@ -145,11 +220,70 @@ where
     F: FnOnce() -> R + Send + 'static,
     R: Send + 'static,
 {
-    match tokio::task::spawn_blocking(f).await {
+    let task = move || {
+        let _running = RunningBlocking::start();
+        f()
+    };
+    match tokio::task::spawn_blocking(task).await {
         Ok(value) => Ok(value),
         Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
         Err(_) => Err(RawOutput::Done(CallToolResult::error(
             "the tool was cancelled because the server is shutting down",
         ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{Value, json};
+
+    #[test]
+    fn integral_floats_become_integers_only_when_they_fit() {
+        let n = |v: Value| match v {
+            Value::Number(n) => n,
+            _ => unreachable!(),
+        };
+        assert_eq!(as_integer(&n(json!(3.0))), Some(3.into()));
+        assert_eq!(as_integer(&n(json!(-0.0))), Some(0.into()));
+        assert_eq!(as_integer(&n(json!(-2.0))), Some((-2).into()));
+        assert_eq!(
+            as_integer(&n(json!(1e19))),
+            Some(10_000_000_000_000_000_000u64.into())
+        );
+        assert_eq!(
+            as_integer(&n(json!(-(2f64.powi(63))))),
+            Some(i64::MIN.into())
+        );
+        assert_eq!(as_integer(&n(json!(2f64.powi(64)))), None);
+        assert_eq!(as_integer(&n(json!(2.5))), None);
+        assert_eq!(as_integer(&n(json!(3))), None); // already an integer
+        assert!(has_integral_float(&json!({"a": [1, {"b": 7.0}]})));
+        assert!(!has_integral_float(
+            &json!({"a": [1, {"b": 7.5}], "c": "3.0"})
+        ));
+        assert_eq!(
+            integral_floats_as_integers(json!({"a": [2.0, 2.5], "b": 1e2})),
+            json!({"a": [2, 2.5], "b": 100})
+        );
+    }
+
+    #[test]
+    fn integral_floats_are_read_as_integers_only_where_needed() {
+        #[derive(serde::Deserialize, Debug, PartialEq)]
+        struct Args {
+            n: u8,
+            x: f64,
+            raw: Value,
+        }
+        let parsed: Args = parse_arguments(json!({"n": 3.0, "x": 2.0, "raw": 1.0}))
+            .unwrap_or_else(|_| panic!("refused"));
+        assert_eq!(parsed.n, 3);
+        assert_eq!(parsed.x, 2.0);
+        // A float where a float is fine stays a float.
+        let parsed: Args = parse_arguments(json!({"n": 3, "x": 2.0, "raw": 1.0}))
+            .unwrap_or_else(|_| panic!("refused"));
+        assert_eq!(parsed.raw, json!(1.0));
+        assert!(parse_arguments::<Args>(json!({"n": 3.5, "x": 2.0, "raw": 1})).is_err());
     }
 }

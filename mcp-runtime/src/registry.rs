@@ -280,8 +280,10 @@ fn build_static(def: &'static ToolDef, state: &StateMap) -> Result<Tool, Registr
     // A fresh generator per tool: `root_schema_for` puts every definition
     // the generator has seen so far into `$defs`, so a shared one would leak
     // one tool's recursive types into the schemas of the tools after it.
-    let input_schema = schema::finish_input((def.input_schema)(&mut schema::input_generator()))
-        .map_err(|r| invalid("input", r))?;
+    let raw_input = (def.input_schema)(&mut schema::input_generator());
+    let checked_input =
+        schema::finish_input_for_validation(raw_input.clone()).map_err(|r| invalid("input", r))?;
+    let input_schema = schema::finish_input(raw_input).map_err(|r| invalid("input", r))?;
     let (output_schema, wrap_output) = match (def.output_schema)(&mut schema::output_generator()) {
         Some(schema) => {
             let (schema, wrap) = schema::finish_output(schema).map_err(|r| invalid("output", r))?;
@@ -289,7 +291,7 @@ fn build_static(def: &'static ToolDef, state: &StateMap) -> Result<Tool, Registr
         }
         None => (None, false),
     };
-    let validator = ArgumentValidator::new(&input_schema).map_err(|r| invalid("input", r))?;
+    let validator = ArgumentValidator::new(&checked_input).map_err(|r| invalid("input", r))?;
     Ok(Tool {
         name: def.name.to_owned(),
         title: def.title.map(str::to_owned),

@@ -28,8 +28,26 @@ fn generator(contract: Contract) -> SchemaGenerator {
 
 /// Finishes a tool's input schema.
 pub(crate) fn finish_input(schema: Schema) -> Result<Map<String, Value>, String> {
+    finish_input_with(schema, false)
+}
+
+/// The schema a tool's arguments are validated against: its input schema
+/// plus the range of every integer type that schemars leaves open (`i32`,
+/// `u32`, `i64`, `u64`, `isize`, `usize`, 128-bit), so that a number the
+/// parameter cannot hold is reported with its path like any other
+/// violation, instead of failing afterwards in deserialization. Clients get
+/// the schema without these bounds (`maximum: 18446744073709551615` on
+/// every integer would only be noise to them).
+pub(crate) fn finish_input_for_validation(schema: Schema) -> Result<Map<String, Value>, String> {
+    finish_input_with(schema, true)
+}
+
+fn finish_input_with(schema: Schema, bound_integers: bool) -> Result<Map<String, Value>, String> {
     let mut root = into_object(schema)?;
     clean_root(&mut root);
+    if bound_integers {
+        bound_integer_formats(&mut root);
+    }
     drop_nonstandard_formats(&mut root);
     // The generated arguments struct has no doc; a root description can only
     // come from a `#[serde(flatten)]`ed type, and the tool's own description
@@ -199,6 +217,41 @@ fn drop_nonstandard_formats(schema: &mut Map<String, Value>) {
     for_each_subschema(schema, &mut |sub| drop_nonstandard_formats(sub));
 }
 
+/// Adds the range of the Rust integer type named by schemars' `format`
+/// where schemars gives none (it does for 8- and 16-bit types only).
+fn bound_integer_formats(schema: &mut Map<String, Value>) {
+    let integer = match schema.get("type") {
+        Some(Value::String(t)) => t == "integer",
+        Some(Value::Array(types)) => types.iter().any(|t| t == "integer"),
+        _ => false,
+    };
+    let bounds = schema
+        .get("format")
+        .and_then(Value::as_str)
+        .and_then(integer_bounds);
+    if let (true, Some((min, max))) = (integer, bounds) {
+        schema.entry("minimum").or_insert(min);
+        schema.entry("maximum").or_insert(max);
+    }
+    for_each_subschema(schema, &mut |sub| bound_integer_formats(sub));
+}
+
+fn integer_bounds(format: &str) -> Option<(Value, Value)> {
+    Some(match format {
+        "int32" => (i32::MIN.into(), i32::MAX.into()),
+        "uint32" => (0.into(), u32::MAX.into()),
+        "int64" => (i64::MIN.into(), i64::MAX.into()),
+        "uint64" => (0.into(), u64::MAX.into()),
+        "int" => ((isize::MIN as i64).into(), (isize::MAX as i64).into()),
+        "uint" => (0.into(), (usize::MAX as u64).into()),
+        // Arguments pass through serde_json's `Value`, which holds no
+        // integer beyond 64 bits: a 128-bit parameter takes what fits.
+        "int128" => (i64::MIN.into(), u64::MAX.into()),
+        "uint128" => (0.into(), u64::MAX.into()),
+        _ => return None,
+    })
+}
+
 /// Removes `null` from the schemas of properties that are not required, at
 /// every level: an absent property already means `None`, and many clients
 /// break on `["string", "null"]` unions.
@@ -365,6 +418,45 @@ mod tests {
                 "additionalProperties": false
             })
         );
+    }
+
+    #[test]
+    fn integers_are_bounded_by_their_type_for_validation_only() {
+        let raw = schema(json!({
+            "type": "object",
+            "properties": {
+                "a": {"type": "integer", "format": "uint32", "minimum": 0},
+                "b": {"type": ["integer", "null"], "format": "int64"},
+                "c": {"type": "array", "items": {"type": "integer", "format": "uint64", "minimum": 5}},
+                "d": {"type": "integer", "format": "uint8", "minimum": 0, "maximum": 255},
+                "e": {"type": "number", "format": "double"}
+            },
+            "required": ["a", "c", "d", "e"]
+        }));
+        let published = finish_input(raw.clone()).unwrap();
+        assert_eq!(
+            published["properties"]["a"],
+            json!({"type": "integer", "minimum": 0})
+        );
+        assert_eq!(published["properties"]["b"], json!({"type": "integer"}));
+        let checked = finish_input_for_validation(raw).unwrap();
+        assert_eq!(
+            checked["properties"]["a"],
+            json!({"type": "integer", "minimum": 0, "maximum": 4294967295u32})
+        );
+        assert_eq!(
+            checked["properties"]["b"],
+            json!({"type": "integer", "minimum": i64::MIN, "maximum": i64::MAX})
+        );
+        assert_eq!(
+            checked["properties"]["c"]["items"],
+            json!({"type": "integer", "minimum": 5, "maximum": u64::MAX})
+        );
+        assert_eq!(
+            checked["properties"]["d"],
+            json!({"type": "integer", "minimum": 0, "maximum": 255})
+        );
+        assert_eq!(checked["properties"]["e"], json!({"type": "number"}));
     }
 
     #[test]

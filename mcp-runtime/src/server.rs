@@ -131,7 +131,10 @@ impl Server {
     }
 
     /// How long calls in flight may take to finish once the client closes
-    /// stdin (default 5 s).
+    /// stdin (default 5 s). Async calls still running then are dropped.
+    /// Synchronous tools (plain `fn`s) cannot be stopped: if one is still
+    /// running, the process exits (code 0) one more grace period after
+    /// [`Server::serve_stdio`] returns, instead of waiting for it.
     pub fn shutdown_grace(mut self, grace: Duration) -> Self {
         self.limits.shutdown_grace = grace;
         self

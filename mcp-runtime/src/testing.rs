@@ -29,7 +29,7 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use crate::connection::{self, Incoming};
+use crate::connection::{self, Incoming, ServerCore};
 use crate::protocol::ProtocolVersion;
 use crate::registry::RegistryError;
 use crate::server::Server;
@@ -87,17 +87,22 @@ impl TestClient {
 
     /// Starts the server without initializing it, for lifecycle tests.
     pub fn start(server: Server) -> Result<TestClient, RegistryError> {
-        let core = Arc::new(server.into_core()?);
+        Ok(Self::start_core(Arc::new(server.into_core()?)))
+    }
+
+    /// Starts a connection to a server already built (the fuzz targets
+    /// build one and connect to it many times).
+    pub(crate) fn start_core(core: Arc<ServerCore>) -> TestClient {
         let (input, incoming) = mpsc::channel(256);
         let (out, output) = mpsc::channel(1024);
         let server = tokio::spawn(connection::serve(core, incoming, out));
-        Ok(TestClient {
+        TestClient {
             input: Some(input),
             output,
             buffered: VecDeque::new(),
             next_id: 1,
             server,
-        })
+        }
     }
 
     /// Sends `initialize` offering `version`, then `notifications/initialized`;

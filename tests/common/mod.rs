@@ -18,6 +18,14 @@ pub fn progress_binary() -> PathBuf {
     PATH.get_or_init(|| example_binary("progress")).clone()
 }
 
+/// The path of the `hostile_target` example binary (echo, fail, panic,
+/// slow and unserializable-output tools, for the hostile-client battery).
+pub fn hostile_target_binary() -> PathBuf {
+    static PATH: OnceLock<PathBuf> = OnceLock::new();
+    PATH.get_or_init(|| example_binary("hostile_target"))
+        .clone()
+}
+
 /// Builds an example (test targets cannot depend on examples, so the test
 /// asks cargo) and returns its executable.
 fn example_binary(name: &str) -> PathBuf {
@@ -51,23 +59,32 @@ fn example_binary(name: &str) -> PathBuf {
     }
 }
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, ChildStdin, Stdio};
-use std::sync::mpsc;
-use std::time::Duration;
+use std::sync::{Arc, Mutex, mpsc};
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-/// A server process driven over real pipes.
+/// A server process driven over real pipes. stderr is read as it comes (so
+/// a chatty server never blocks on a full pipe) and returned by `finish`.
 pub struct Process {
     pub child: Child,
     stdin: Option<ChildStdin>,
     lines: mpsc::Receiver<String>,
+    stderr: Arc<Mutex<Vec<u8>>>,
+    stderr_reader: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Process {
     pub fn spawn(binary: &std::path::Path) -> Process {
+        Self::spawn_with_env(binary, &[])
+    }
+
+    /// Spawns with extra environment variables.
+    pub fn spawn_with_env(binary: &std::path::Path, env: &[(&str, &str)]) -> Process {
         let mut child = Command::new(binary)
+            .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -83,11 +100,127 @@ impl Process {
                 }
             }
         });
+        let stderr = Arc::new(Mutex::new(Vec::new()));
+        let mut pipe = child.stderr.take().expect("stderr");
+        let sink = Arc::clone(&stderr);
+        let stderr_reader = std::thread::spawn(move || {
+            let mut buf = [0u8; 8192];
+            while let Ok(n) = pipe.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                sink.lock().unwrap().extend_from_slice(&buf[..n]);
+            }
+        });
         let stdin = child.stdin.take();
         Process {
             child,
             stdin,
             lines,
+            stderr,
+            stderr_reader: Some(stderr_reader),
+        }
+    }
+
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// The server's stdin, for writing raw bytes.
+    pub fn stdin(&mut self) -> &mut ChildStdin {
+        self.stdin.as_mut().expect("stdin is open")
+    }
+
+    /// Takes the server's stdin (for a writer thread); dropping it is EOF.
+    pub fn take_stdin(&mut self) -> ChildStdin {
+        self.stdin.take().expect("stdin is open")
+    }
+
+    /// Closes stdin (EOF) without waiting for anything.
+    pub fn close_stdin(&mut self) {
+        drop(self.stdin.take());
+    }
+
+    /// Writes raw bytes, as they are (no newline added).
+    pub fn send_bytes(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin();
+        stdin.write_all(bytes).expect("write");
+        stdin.flush().expect("flush");
+    }
+
+    /// The next line from stdout as it was written; panics after 20 s.
+    pub fn recv_raw(&mut self) -> String {
+        self.lines
+            .recv_timeout(Duration::from_secs(20))
+            .expect("the server answered within 20 s")
+    }
+
+    /// The next line from stdout, parsed, if one comes within `timeout`.
+    pub fn try_recv(&mut self, timeout: Duration) -> Option<Value> {
+        let line = self.lines.recv_timeout(timeout).ok()?;
+        Some(
+            serde_json::from_str(&line)
+                .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {line}")),
+        )
+    }
+
+    /// Every message up to and including the response with this id.
+    pub fn recv_until(&mut self, id: &Value) -> Vec<Value> {
+        let mut messages = Vec::new();
+        loop {
+            let message = self.recv();
+            let done = message.get("id") == Some(id)
+                && (message.get("result").is_some() || message.get("error").is_some());
+            messages.push(message);
+            if done {
+                return messages;
+            }
+        }
+    }
+
+    /// Sends a ping and checks that the next response is its answer, with
+    /// nothing but notifications before it; returns what came before.
+    pub fn assert_alive(&mut self, id: &str) -> Vec<Value> {
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": "ping"}));
+        let mut before = self.recv_until(&json!(id));
+        let pong = before.pop().expect("the pong");
+        assert_eq!(pong["result"], json!({}), "{pong}");
+        before
+    }
+
+    /// The stderr written so far.
+    pub fn stderr_so_far(&self) -> String {
+        String::from_utf8_lossy(&self.stderr.lock().unwrap()).into_owned()
+    }
+
+    /// A `kB` field of /proc/PID/status, such as `VmRSS` or `VmHWM`.
+    pub fn status_kb(&self, field: &str) -> Option<u64> {
+        status_kb(self.pid(), field)
+    }
+
+    /// Waits up to `timeout` for the process to exit on its own (after the
+    /// client went away); returns its exit code and stderr, or kills it and
+    /// panics.
+    pub fn wait_exit(mut self, timeout: Duration) -> (Option<i32>, String) {
+        drop(self.stdin.take());
+        let deadline = Instant::now() + timeout;
+        loop {
+            if let Some(status) = self.child.try_wait().expect("try_wait") {
+                if let Some(reader) = self.stderr_reader.take() {
+                    let _ = reader.join();
+                }
+                return (status.code(), self.stderr_so_far());
+            }
+            if Instant::now() > deadline {
+                let _ = self.child.kill();
+                let _ = self.child.wait();
+                panic!(
+                    "the server did not exit within {timeout:?}; stderr:\n{}",
+                    self.stderr_so_far()
+                );
+            }
+            std::thread::sleep(Duration::from_millis(10));
         }
     }
 
@@ -142,10 +275,28 @@ impl Process {
             rest.push(serde_json::from_str(&line).expect("stdout is JSON"));
         }
         let status = self.child.wait().expect("wait");
-        let mut stderr = String::new();
-        if let Some(mut err) = self.child.stderr.take() {
-            let _ = std::io::Read::read_to_string(&mut err, &mut stderr);
+        if let Some(reader) = self.stderr_reader.take() {
+            let _ = reader.join();
         }
-        (status.code(), rest, stderr)
+        (status.code(), rest, self.stderr_so_far())
     }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        // A test that failed half-way leaves no server behind.
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// A `kB` field of /proc/PID/status, such as `VmRSS` or `VmHWM`.
+pub fn status_kb(pid: u32, field: &str) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status.lines().find_map(|line| {
+        let rest = line.strip_prefix(field)?.strip_prefix(':')?;
+        rest.trim().strip_suffix("kB")?.trim().parse().ok()
+    })
 }

@@ -31,11 +31,36 @@ pub(crate) async fn serve(core: Arc<ServerCore>) -> io::Result<()> {
         .spawn(move || {
             let _ = done_tx.send(write_lines(io::stdout().lock(), out_rx));
         })?;
+    let grace = core.limits.shutdown_grace;
     connection::serve(core, in_rx, out_tx).await;
-    match done_rx.await {
+    let result = match done_rx.await {
         Ok(Err(error)) if error.kind() != io::ErrorKind::BrokenPipe => Err(error),
         _ => Ok(()),
+    };
+    exit_despite_stuck_blocking_calls(grace);
+    result
+}
+
+/// Synchronous calls abandoned after the grace period cannot be stopped, and
+/// the Tokio runtime waits for them when `main` returns and drops it, so a
+/// stuck one would keep the process alive after its client has gone. Give
+/// the program one more grace period to finish, then exit.
+fn exit_despite_stuck_blocking_calls(grace: std::time::Duration) {
+    let stuck = crate::__private::blocking_calls_running();
+    if stuck == 0 {
+        return;
     }
+    tracing::warn!(
+        calls = stuck,
+        "synchronous tool calls are still running after the client went away; \
+         the process exits in {grace:?} without waiting for them"
+    );
+    let _ = std::thread::Builder::new()
+        .name("mcp-exit".into())
+        .spawn(move || {
+            std::thread::sleep(grace);
+            std::process::exit(0);
+        });
 }
 
 /// Splits input into lines (`\n`, tolerating `\r\n`). A line longer than
@@ -55,12 +80,16 @@ pub(crate) fn read_lines<R: BufRead>(mut reader: R, max: usize, tx: &mpsc::Sende
             }
         };
         if buf.is_empty() {
-            if !line.is_empty() && !too_large {
+            // A last line without its newline is still a message, and one
+            // over the limit is still answered "message too large".
+            if too_large {
+                let _ = tx.blocking_send(Incoming::TooLarge);
+            } else if !line.is_empty() {
                 let _ = tx.blocking_send(Incoming::Line(finish(line)));
             }
             return;
         }
-        let (chunk, end) = match buf.iter().position(|&b| b == b'\n') {
+        let (chunk, end) = match memchr::memchr(b'\n', buf) {
             Some(pos) => (&buf[..pos], Some(pos + 1)),
             None => (buf, None),
         };
@@ -134,5 +163,13 @@ mod tests {
             })
             .collect();
         assert_eq!(shown, ["ab", "<too large>", "c", "last"]);
+    }
+
+    #[test]
+    fn an_unterminated_last_line_over_the_limit_is_reported() {
+        let got = lines(b"ok\n0123456789abc", 8);
+        assert_eq!(got.len(), 2);
+        assert!(matches!(&got[0], Incoming::Line(l) if l == b"ok"));
+        assert!(matches!(got[1], Incoming::TooLarge));
     }
 }
