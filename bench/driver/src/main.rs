@@ -1,0 +1,179 @@
+//! The benchmark driver. `bench/run` calls it; see bench/README.md.
+//!
+//! ```text
+//! driver meta      --out DIR --bench-dir D --commit C --date D --mode M --rounds N [--in-flight K]
+//! driver suite     --out DIR --bin-dir D [--peers a,b] [--workloads a,b] [--rounds N] [--quick] [--in-flight K]
+//! driver buildcost --out DIR --bench-dir D [--rounds N] [--tools 1,100] [--no-clean | --clean-all]
+//! driver report    DIR
+//! ```
+
+mod buildcost;
+mod load;
+mod process;
+mod report;
+mod suite;
+mod workloads;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+struct Args {
+    flags: HashMap<String, String>,
+    positional: Vec<String>,
+}
+
+impl Args {
+    fn parse(raw: impl Iterator<Item = String>) -> Args {
+        let mut flags = HashMap::new();
+        let mut positional = Vec::new();
+        let mut raw = raw.peekable();
+        while let Some(arg) = raw.next() {
+            if let Some(name) = arg.strip_prefix("--") {
+                let takes_value = !matches!(name, "quick" | "no-clean" | "clean-all");
+                let value = if takes_value {
+                    raw.next().unwrap_or_default()
+                } else {
+                    String::new()
+                };
+                flags.insert(name.to_string(), value);
+            } else {
+                positional.push(arg);
+            }
+        }
+        Args { flags, positional }
+    }
+
+    fn get(&self, name: &str) -> Option<&str> {
+        self.flags.get(name).map(String::as_str)
+    }
+
+    fn path(&self, name: &str) -> Result<PathBuf, String> {
+        self.get(name)
+            .map(PathBuf::from)
+            .ok_or_else(|| format!("--{name} is required"))
+    }
+
+    fn number<T: std::str::FromStr>(&self, name: &str, default: T) -> Result<T, String> {
+        match self.get(name) {
+            None => Ok(default),
+            Some(v) => v
+                .parse()
+                .map_err(|_| format!("--{name}: not a number: {v}")),
+        }
+    }
+
+    fn list(&self, name: &str) -> Vec<String> {
+        self.get(name)
+            .map(|v| {
+                v.split(',')
+                    .map(str::trim)
+                    .filter(|s| !s.is_empty())
+                    .map(String::from)
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}
+
+fn main() -> ExitCode {
+    let mut raw = std::env::args().skip(1);
+    let command = raw.next().unwrap_or_default();
+    let args = Args::parse(raw);
+    match run(&command, &args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("driver {command}: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(command: &str, args: &Args) -> Result<(), String> {
+    let quick = args.get("quick").is_some();
+    let in_flight = args.number("in-flight", 64u64)?;
+    match command {
+        "meta" => report::write_meta(
+            &args.path("out")?,
+            &args.path("bench-dir")?,
+            args.get("commit").unwrap_or("?"),
+            args.get("date").unwrap_or("?"),
+            args.get("mode").unwrap_or("?"),
+            args.number("rounds", 0)?,
+            in_flight,
+        )
+        .map_err(|e| e.to_string()),
+        "suite" => {
+            let wanted = args.list("peers");
+            let wanted = if wanted.is_empty() {
+                suite::known_peers().into_iter().map(|p| p.name).collect()
+            } else {
+                wanted
+            };
+            let known = suite::known_peers();
+            let peers = wanted
+                .iter()
+                .map(|name| {
+                    known
+                        .iter()
+                        .find(|p| &p.name == name)
+                        .cloned()
+                        .ok_or_else(|| {
+                            let names: Vec<_> = known.iter().map(|p| p.name.as_str()).collect();
+                            format!("unknown peer {name}; known: {}", names.join(", "))
+                        })
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            let options = suite::Options {
+                bin_dir: args.path("bin-dir")?,
+                out_dir: args.path("out")?,
+                peers,
+                workloads: args.list("workloads"),
+                rounds: args.number("rounds", if quick { 2 } else { 5 })?,
+                quick,
+                in_flight,
+            };
+            suite::run(&options).map_err(|e| e.to_string())
+        }
+        "buildcost" => {
+            let tools = args.list("tools");
+            let tool_counts = if tools.is_empty() {
+                vec![1, 100]
+            } else {
+                tools
+                    .iter()
+                    .map(|t| t.parse().map_err(|_| format!("--tools: not a number: {t}")))
+                    .collect::<Result<_, _>>()?
+            };
+            // A clean build takes minutes: by default only the smallest
+            // server gets one, and the report derives the others from it.
+            let clean_for = if args.get("no-clean").is_some() {
+                vec![]
+            } else if args.get("clean-all").is_some() {
+                tool_counts.clone()
+            } else {
+                tool_counts.iter().min().into_iter().copied().collect()
+            };
+            let options = buildcost::Options {
+                bench_dir: args.path("bench-dir")?,
+                out_dir: args.path("out")?,
+                rounds: args.number("rounds", if quick { 1 } else { 2 })?,
+                clean_for,
+                tool_counts,
+            };
+            buildcost::run(&options).map_err(|e| e.to_string())
+        }
+        "report" => {
+            let dir = args
+                .positional
+                .first()
+                .map(PathBuf::from)
+                .ok_or("report needs the results directory")?;
+            let text = report::report(&dir);
+            std::fs::write(dir.join("RESULTS.md"), &text).map_err(|e| e.to_string())?;
+            print!("{text}");
+            Ok(())
+        }
+        _ => Err("usage: driver meta|suite|buildcost|report ... (see bench/README.md)".to_string()),
+    }
+}

@@ -1,0 +1,185 @@
+//! The server under test as a process: spawning it, reading its CPU time and
+//! memory from /proc while it runs, and reaping it with its rusage.
+
+use std::fs::File;
+use std::io;
+use std::path::Path;
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A spawned server with its pipes.
+pub struct Server {
+    pub pid: i32,
+    pub stdin: Option<ChildStdin>,
+    pub stdout: Option<ChildStdout>,
+    pub spawned_at: Instant,
+    /// Kept so that std does not close anything early; never waited on
+    /// through std (we reap with wait4 to get the rusage).
+    _child: Child,
+}
+
+/// What wait4 tells about a finished server.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Exit {
+    /// User + system CPU time over the whole life of the process, all threads.
+    pub cpu_us: u64,
+    /// Peak resident set size (ru_maxrss), KiB.
+    pub maxrss_kib: u64,
+    /// Whether it exited with status 0 by itself.
+    pub clean: bool,
+    /// Whether it had to be killed (it did not exit after stdin closed).
+    pub killed: bool,
+}
+
+impl Server {
+    /// Spawns `program args..` with piped stdin/stdout and stderr sent to
+    /// `stderr_log`. `RUST_LOG` is removed so no peer logs more than its default.
+    pub fn spawn(program: &Path, args: &[String], stderr_log: &Path) -> io::Result<Server> {
+        let stderr = File::create(stderr_log)?;
+        let spawned_at = Instant::now();
+        let mut child = Command::new(program)
+            .args(args)
+            .env_remove("RUST_LOG")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::from(stderr))
+            .spawn()?;
+        let pid = i32::try_from(child.id()).map_err(io::Error::other)?;
+        Ok(Server {
+            pid,
+            stdin: child.stdin.take(),
+            stdout: child.stdout.take(),
+            spawned_at,
+            _child: child,
+        })
+    }
+
+    /// CPU time of all the server's threads so far, in nanoseconds, from
+    /// /proc/PID/task/*/schedstat (nanosecond resolution; /proc/PID/stat
+    /// only has clock ticks). Threads that exited are not counted, so
+    /// this is read around phases during which the servers' threads persist.
+    pub fn cpu_ns(&self) -> u64 {
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{}/task", self.pid)) else {
+            return 0;
+        };
+        tasks
+            .flatten()
+            .filter_map(|task| std::fs::read_to_string(task.path().join("schedstat")).ok())
+            .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+            .sum()
+    }
+
+    /// utime + stime of the process from /proc/PID/stat, in nanoseconds
+    /// (clock-tick resolution, but includes threads that exited).
+    pub fn cpu_ticks_ns(&self) -> u64 {
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{}/stat", self.pid)) else {
+            return 0;
+        };
+        // Fields after the command name, which is in parentheses and may hold spaces.
+        let Some(rest) = stat.rfind(')').map(|i| &stat[i + 1..]) else {
+            return 0;
+        };
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        // utime and stime are fields 14 and 15 of the whole line; `rest`
+        // starts at field 3.
+        let ticks: u64 = [11, 12]
+            .iter()
+            .filter_map(|&i| fields.get(i)?.parse::<u64>().ok())
+            .sum();
+        // SAFETY: sysconf has no preconditions.
+        let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as u64;
+        ticks * 1_000_000_000 / hz
+    }
+
+    /// The peak resident set size so far (VmHWM), KiB.
+    pub fn vm_hwm_kib(&self) -> Option<u64> {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid)).ok()?;
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmHWM:"))?
+            .split_whitespace()
+            .next()?
+            .parse()
+            .ok()
+    }
+
+    /// Sends SIGKILL.
+    pub fn kill(&self) {
+        // SAFETY: kill has no memory-safety preconditions; the pid is our
+        // unreaped child, so it cannot have been reused.
+        unsafe {
+            libc::kill(self.pid, libc::SIGKILL);
+        }
+    }
+
+    /// Closes stdin, waits up to `grace` for the server to exit (then kills
+    /// it), and reaps it with its rusage.
+    pub fn finish(mut self, grace: Duration) -> Exit {
+        drop(self.stdin.take());
+        drop(self.stdout.take());
+        let deadline = Instant::now() + grace;
+        let mut killed = false;
+        loop {
+            let flags = if killed { 0 } else { libc::WNOHANG };
+            let mut status = 0;
+            // SAFETY: all-zero is a valid rusage.
+            let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+            // SAFETY: valid pointers to local variables; pid is our child.
+            let reaped = unsafe { libc::wait4(self.pid, &mut status, flags, &mut usage) };
+            if reaped == self.pid {
+                let tv = |t: libc::timeval| t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64;
+                return Exit {
+                    cpu_us: tv(usage.ru_utime) + tv(usage.ru_stime),
+                    maxrss_kib: usage.ru_maxrss.max(0) as u64,
+                    clean: !killed && libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+                    killed,
+                };
+            }
+            if reaped < 0 {
+                return Exit::default();
+            }
+            if Instant::now() >= deadline {
+                self.kill();
+                killed = true;
+            } else {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        }
+    }
+}
+
+/// Kills the server unless disarmed before `limit`: a hung server ends its
+/// run (its reader sees EOF) instead of the whole benchmark.
+pub struct Watchdog {
+    disarm: Option<std::sync::mpsc::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<bool>>,
+}
+
+impl Watchdog {
+    pub fn arm(pid: i32, limit: Duration) -> Watchdog {
+        let (tx, rx) = std::sync::mpsc::channel::<()>();
+        let thread = std::thread::spawn(move || {
+            if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = rx.recv_timeout(limit) {
+                // SAFETY: as in Server::kill; the run still holds the unreaped child.
+                unsafe {
+                    libc::kill(pid, libc::SIGKILL);
+                }
+                return true;
+            }
+            false
+        });
+        Watchdog {
+            disarm: Some(tx),
+            thread: Some(thread),
+        }
+    }
+
+    /// Stops the watchdog; returns whether it had fired.
+    pub fn disarm(mut self) -> bool {
+        drop(self.disarm.take());
+        self.thread
+            .take()
+            .map(|t| t.join().unwrap_or(false))
+            .unwrap_or(false)
+    }
+}
