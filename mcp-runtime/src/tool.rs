@@ -178,29 +178,7 @@ impl Tool {
     /// The tool as a `tools/list` entry, with every field the newest
     /// protocol version defines.
     pub fn to_json(&self) -> Value {
-        let mut tool = Map::new();
-        tool.insert("name".into(), Value::String(self.name.clone()));
-        if let Some(title) = &self.title {
-            tool.insert("title".into(), Value::String(title.clone()));
-        }
-        tool.insert(
-            "description".into(),
-            Value::String(self.description.clone()),
-        );
-        tool.insert(
-            "inputSchema".into(),
-            Value::Object(self.input_schema.clone()),
-        );
-        if let Some(schema) = &self.output_schema {
-            tool.insert("outputSchema".into(), Value::Object(schema.clone()));
-        }
-        if let Some(annotations) = self.annotations() {
-            tool.insert(
-                "annotations".into(),
-                serde_json::to_value(annotations).unwrap_or_default(),
-            );
-        }
-        Value::Object(tool)
+        crate::protocol::tool_json(self, crate::protocol::ProtocolVersion::LATEST)
     }
 
     /// Validates and runs one call. Never panics: a panicking tool, a timeout
