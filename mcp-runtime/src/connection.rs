@@ -239,8 +239,8 @@ impl Connection {
     }
 
     async fn send_error(&self, id: Option<&RequestId>, error: ErrorObject) {
-        let mut reply = Vec::new();
-        jsonrpc::write_error(&mut reply, id, &error);
+        let mut reply = error_bytes(id, error);
+        reply.push(b'\n');
         let _ = self.out.send(reply).await;
     }
 
@@ -275,7 +275,6 @@ impl Connection {
                         span.in_scope(|| tracing::debug!(elapsed_us, outcome = "ok", "answered"));
                         let mut reply = Vec::new();
                         jsonrpc::write_result(&mut reply, &id, &result);
-                        reply.pop(); // the newline
                         Some(reply)
                     }
                     // A call: its task reports when it ends.
@@ -539,11 +538,11 @@ impl Connection {
                 );
                 match route {
                     Route::Direct if wanted => {
+                        reply.push(b'\n');
                         let _ = out.send(reply).await;
                     }
                     Route::Direct => {}
                     Route::Batch(sender) => {
-                        reply.pop();
                         let _ = sender.send(wanted.then_some(reply));
                     }
                 }
@@ -695,7 +694,6 @@ impl Connection {
 fn error_bytes(id: Option<&RequestId>, error: ErrorObject) -> Vec<u8> {
     let mut reply = Vec::new();
     jsonrpc::write_error(&mut reply, id, &error);
-    reply.pop();
     reply
 }
 

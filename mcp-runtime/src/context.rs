@@ -312,6 +312,7 @@ impl Context {
         }
         let mut line = Vec::new();
         jsonrpc::write_notification(&mut line, "notifications/progress", &params);
+        line.push(b'\n');
         // Sent while the lock is held, so it cannot overtake the response.
         if request.call.out.try_send(line).is_ok() {
             state.last = Some(progress);
@@ -341,6 +342,7 @@ impl Context {
         });
         let mut line = Vec::new();
         jsonrpc::write_notification(&mut line, "notifications/message", &params);
+        line.push(b'\n');
         request.call.out.try_send(line).is_ok()
     }
 }

@@ -280,7 +280,8 @@ fn classify_envelope(envelope: Envelope<'_>) -> Message<'_> {
     }
 }
 
-/// Appends `{"jsonrpc":"2.0","id":ID,"result":RESULT}\n`.
+/// Appends `{"jsonrpc":"2.0","id":ID,"result":RESULT}` (no newline: a
+/// message is a line, or an element of a batch).
 pub(crate) fn write_result(out: &mut Vec<u8>, id: &RequestId, result: &impl Serialize) {
     out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
     out.extend_from_slice(id.as_json().as_bytes());
@@ -288,7 +289,7 @@ pub(crate) fn write_result(out: &mut Vec<u8>, id: &RequestId, result: &impl Seri
     if serde_json::to_writer(&mut *out, result).is_err() {
         out.extend_from_slice(b"{}");
     }
-    out.extend_from_slice(b"}\n");
+    out.push(b'}');
 }
 
 /// A JSON-RPC error object.
@@ -323,10 +324,10 @@ pub(crate) fn write_error(out: &mut Vec<u8>, id: Option<&RequestId>, error: &Err
     if serde_json::to_writer(&mut *out, error).is_err() {
         out.extend_from_slice(b"{\"code\":-32603,\"message\":\"internal error\"}");
     }
-    out.extend_from_slice(b"}\n");
+    out.push(b'}');
 }
 
-/// Appends `{"jsonrpc":"2.0","method":METHOD,"params":PARAMS}\n`.
+/// Appends `{"jsonrpc":"2.0","method":METHOD,"params":PARAMS}` (no newline).
 pub(crate) fn write_notification(out: &mut Vec<u8>, method: &str, params: &impl Serialize) {
     out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"method\":");
     let _ = serde_json::to_writer(&mut *out, method);
@@ -334,7 +335,7 @@ pub(crate) fn write_notification(out: &mut Vec<u8>, method: &str, params: &impl 
     if serde_json::to_writer(&mut *out, params).is_err() {
         out.extend_from_slice(b"{}");
     }
-    out.extend_from_slice(b"}\n");
+    out.push(b'}');
 }
 
 #[cfg(test)]
@@ -453,23 +454,26 @@ mod tests {
     fn writing() {
         let id =
             RequestId::parse(&serde_json::from_str::<Box<RawValue>>("\"q\"").unwrap()).unwrap();
-        let mut out = Vec::new();
-        write_result(&mut out, &id, &serde_json::json!({}));
-        write_error(
-            &mut out,
-            None,
-            &ErrorObject::new(PARSE_ERROR, "Parse error"),
-        );
-        write_notification(
-            &mut out,
-            "notifications/progress",
-            &serde_json::json!({"progress": 1}),
+        let written = |write: &dyn Fn(&mut Vec<u8>)| {
+            let mut out = Vec::new();
+            write(&mut out);
+            String::from_utf8(out).unwrap()
+        };
+        assert_eq!(
+            written(&|out| write_result(out, &id, &serde_json::json!({}))),
+            "{\"jsonrpc\":\"2.0\",\"id\":\"q\",\"result\":{}}"
         );
         assert_eq!(
-            String::from_utf8(out).unwrap(),
-            "{\"jsonrpc\":\"2.0\",\"id\":\"q\",\"result\":{}}\n\
-             {\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,\"message\":\"Parse error\"}}\n\
-             {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progress\":1}}\n"
+            written(&|out| write_error(out, None, &ErrorObject::new(PARSE_ERROR, "Parse error"))),
+            "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,\"message\":\"Parse error\"}}"
+        );
+        assert_eq!(
+            written(&|out| write_notification(
+                out,
+                "notifications/progress",
+                &serde_json::json!({"progress": 1})
+            )),
+            "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progress\":1}}"
         );
     }
 }
