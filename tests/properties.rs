@@ -23,50 +23,7 @@ use proptest::test_runner::TestCaseError;
 use serde_json::{Value, json};
 
 // ---------------------------------------------------------------------------
-// Tools: all fast, so an exchange takes well under a millisecond.
-
-/// Echo the text back.
-#[tool]
-async fn echo(
-    /// The text.
-    text: String,
-) -> String {
-    text
-}
-
-/// Fail with the message.
-#[tool]
-async fn fail(
-    /// The error text.
-    message: String,
-) -> Result<String, String> {
-    Err(message)
-}
-
-/// Panic.
-#[tool]
-async fn explode() -> String {
-    panic!("deliberate panic from a property test")
-}
-
-/// Yield to the scheduler `n` times, so calls overlap and can be cancelled.
-#[tool]
-async fn yielding(
-    /// How many times, at most 50.
-    #[schemars(range(max = 50))]
-    n: u8,
-) -> String {
-    for _ in 0..n {
-        tokio::task::yield_now().await;
-    }
-    format!("yielded {n} times")
-}
-
-/// Add two numbers (structured output).
-#[tool]
-async fn add(a: i64, b: i64) -> i64 {
-    a.wrapping_add(b)
-}
+// Tools: the shared ones are in `tests/oracle/tools.rs`; `nap` is only here.
 
 /// Sleep for `ms` milliseconds (not called by the generators: for the
 /// regression tests below).

@@ -17,51 +17,8 @@ use std::time::Duration;
 
 use libfuzzer_sys::fuzz_target;
 use mcp_runtime::__fuzz::{Prepared, connect, prepare};
-use mcp_runtime::{Server, tool};
+use mcp_runtime::Server;
 use serde_json::json;
-
-/// Echo the text back.
-#[tool]
-async fn echo(
-    /// The text.
-    text: String,
-) -> String {
-    text
-}
-
-/// Fail with the message.
-#[tool]
-async fn fail(
-    /// The error text.
-    message: String,
-) -> Result<String, String> {
-    Err(message)
-}
-
-/// Panic.
-#[tool]
-async fn explode() -> String {
-    panic!("deliberate panic from the dispatch fuzz target")
-}
-
-/// Yield `n` times, so calls overlap and can be cancelled mid-way.
-#[tool]
-async fn yielding(
-    /// At most 50.
-    #[schemars(range(max = 50))]
-    n: u8,
-) -> String {
-    for _ in 0..n {
-        tokio::task::yield_now().await;
-    }
-    format!("yielded {n} times")
-}
-
-/// Add two numbers (structured output).
-#[tool]
-async fn add(a: i64, b: i64) -> i64 {
-    a.wrapping_add(b)
-}
 
 const VERSIONS: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
 const FINAL_PING: &str = r#"{"jsonrpc":"2.0","id":"final-ping","method":"ping"}"#;

@@ -11,6 +11,9 @@
 
 #![allow(dead_code)]
 
+/// The tools both users serve (collected by inventory once linked).
+pub mod tools;
+
 use std::collections::BTreeMap;
 use std::fmt;
 
