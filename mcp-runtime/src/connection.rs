@@ -2,15 +2,17 @@
 //! calls (bounded, cancellable), batches, and shutdown. Transports feed it
 //! lines and drain its output; it never touches stdin or stdout itself.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::task::Poll;
 use std::time::{Duration, Instant};
 
+use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
-use tokio::sync::{Semaphore, mpsc, oneshot};
+use tokio::sync::{Notify, mpsc, oneshot};
 use tokio::task::{AbortHandle, JoinSet};
 use tracing::Instrument;
 
@@ -19,6 +21,8 @@ use crate::jsonrpc::{
     self, ErrorObject, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, Line, METHOD_NOT_FOUND,
     Message, PARSE_ERROR, RequestId,
 };
+use crate::outbox::Outbox;
+use crate::output::CallToolResult;
 use crate::protocol::{self, ProtocolVersion};
 use crate::registry::Registry;
 
@@ -27,8 +31,44 @@ use crate::registry::Registry;
 pub(crate) enum Incoming {
     /// One line, without its terminator.
     Line(Vec<u8>),
+    /// Whole lines, each ended by `\n` (the last one may lack it at EOF).
+    Lines(Vec<u8>),
     /// A line longer than the limit; its bytes were skipped, not buffered.
     TooLarge,
+}
+
+/// The lines of `block` (see [`Incoming::Lines`]), without their `\n`
+/// (a `\r` before it is still there: it counts towards the size limit).
+pub(crate) fn lines_of(block: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let mut rest = block;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let (line, next) = match memchr::memchr(b'\n', rest) {
+            Some(end) => (&rest[..end], &rest[end + 1..]),
+            None => (rest, &rest[rest.len()..]),
+        };
+        rest = next;
+        Some(line)
+    })
+}
+
+/// Calls `f` with each message of `incoming` as the connection sees it:
+/// `None` for one over `max` bytes.
+pub(crate) fn for_each_line(incoming: &Incoming, max: usize, mut f: impl FnMut(Option<&[u8]>)) {
+    fn checked(line: &[u8], max: usize) -> Option<&[u8]> {
+        (line.len() <= max).then(|| without_cr(line))
+    }
+    match incoming {
+        Incoming::Line(line) => f(checked(line, max)),
+        Incoming::Lines(block) => lines_of(block).for_each(|line| f(checked(line, max))),
+        Incoming::TooLarge => f(None),
+    }
+}
+
+fn without_cr(line: &[u8]) -> &[u8] {
+    line.strip_suffix(b"\r").unwrap_or(line)
 }
 
 /// Tunables of a server, set on the builder.
@@ -126,13 +166,13 @@ struct Session {
     log_level: Arc<AtomicU8>,
 }
 
+/// A call that had to wait, running as a task of its own.
 struct InFlight {
-    /// `None` while the call is being polled inline by the dispatcher.
-    abort: Option<AbortHandle>,
-    cancellation: Arc<Cancellation>,
+    abort: AbortHandle,
+    ctx: Context,
 }
 
-/// Where the response to a call goes.
+/// Where the response to a spawned call goes.
 enum Route {
     /// Straight to the output.
     Direct,
@@ -145,12 +185,73 @@ enum BatchPart {
     Pending(oneshot::Receiver<Option<Vec<u8>>>),
 }
 
+/// What a request handler did.
+enum Answer {
+    /// The reply was written.
+    Written,
+    /// A call is running as a task: it replies when it ends.
+    Later,
+}
+
+/// Counts the calls running as tasks, against `max_in_flight`. A call that
+/// completes when first polled never becomes a task and needs no slot of
+/// its own, beyond the one it occupies while the dispatcher polls it.
+struct Slots {
+    running: AtomicUsize,
+    freed: Notify,
+    max: usize,
+}
+
+impl Slots {
+    /// Waits until one more call may run.
+    async fn wait(&self) {
+        loop {
+            let freed = self.freed.notified();
+            tokio::pin!(freed);
+            freed.as_mut().enable();
+            if self.running.load(Ordering::Acquire) < self.max {
+                return;
+            }
+            freed.await;
+        }
+    }
+
+    fn has_room(&self) -> bool {
+        self.running.load(Ordering::Acquire) < self.max
+    }
+}
+
+/// One running task's slot, given back when the task ends or is aborted.
+struct Slot(Arc<Slots>);
+
+impl Slot {
+    fn take(slots: &Arc<Slots>) -> Slot {
+        slots.running.fetch_add(1, Ordering::AcqRel);
+        Slot(Arc::clone(slots))
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        if self.0.running.fetch_sub(1, Ordering::AcqRel) == self.0.max {
+            self.0.freed.notify_one();
+        }
+    }
+}
+
+/// Replies gathered beyond this many bytes are sent at once rather than at
+/// the end of the block of input.
+const FLUSH_AT: usize = 64 * 1024;
+
 struct Connection {
     core: Arc<ServerCore>,
-    out: mpsc::Sender<Vec<u8>>,
+    out: Outbox,
+    /// Replies produced while handling the current block of input, sent
+    /// together when it is done.
+    replies: Vec<u8>,
     session: Session,
     in_flight: Arc<Mutex<HashMap<String, InFlight>>>,
-    permits: Arc<Semaphore>,
+    slots: Arc<Slots>,
     tasks: JoinSet<()>,
 }
 
@@ -159,39 +260,37 @@ struct Connection {
 pub(crate) async fn serve(
     core: Arc<ServerCore>,
     mut incoming: mpsc::Receiver<Incoming>,
-    out: mpsc::Sender<Vec<u8>>,
+    out: Outbox,
 ) {
-    let permits = Arc::new(Semaphore::new(core.limits.max_in_flight.max(1)));
+    let slots = Arc::new(Slots {
+        running: AtomicUsize::new(0),
+        freed: Notify::new(),
+        max: core.limits.max_in_flight.max(1),
+    });
     let mut connection = Connection {
         core,
         out,
+        replies: Vec::new(),
         session: Session {
             version: OnceLock::new(),
             client: OnceLock::new(),
             log_level: Arc::new(AtomicU8::new(LogLevel::Info as u8)),
         },
         in_flight: Arc::default(),
-        permits,
+        slots,
         tasks: JoinSet::new(),
     };
-    let max_message_bytes = connection.core.limits.max_message_bytes;
     while let Some(message) = incoming.recv().await {
         match message {
-            // The limit holds whatever the transport (stdio skips such lines
-            // before they get here; the in-process TestClient does not).
-            Incoming::Line(line) if line.len() <= max_message_bytes => {
-                connection.handle_line(&line).await
+            Incoming::Line(line) => connection.handle_line(&line).await,
+            Incoming::Lines(block) => {
+                for line in lines_of(&block) {
+                    connection.handle_line(line).await;
+                }
             }
-            Incoming::Line(_) | Incoming::TooLarge => {
-                connection
-                    .send_error(
-                        None,
-                        ErrorObject::new(INVALID_REQUEST, "message too large")
-                            .with_data(json!({ "limitBytes": max_message_bytes })),
-                    )
-                    .await;
-            }
+            Incoming::TooLarge => connection.too_large(),
         }
+        connection.flush().await;
         while connection.tasks.try_join_next().is_some() {}
         if connection.out.is_closed() {
             tracing::debug!("output closed; stopping");
@@ -218,92 +317,126 @@ pub(crate) async fn serve(
 }
 
 impl Connection {
+    async fn flush(&mut self) {
+        self.out.send_buf(&mut self.replies).await;
+    }
+
+    fn too_large(&mut self) {
+        let max_message_bytes = self.core.limits.max_message_bytes;
+        jsonrpc::write_error(
+            &mut self.replies,
+            None,
+            &ErrorObject::new(INVALID_REQUEST, "message too large")
+                .with_data(json!({ "limitBytes": max_message_bytes })),
+        );
+        self.replies.push(b'\n');
+    }
+
     async fn handle_line(&mut self, line: &[u8]) {
-        match jsonrpc::parse_line(line) {
-            Line::Blank => {}
-            Line::ParseError => {
-                self.send_error(
-                    None,
-                    ErrorObject::new(PARSE_ERROR, "Parse error: the message is not valid JSON"),
-                )
-                .await
-            }
-            Line::Single(message) => {
-                if let Some(mut reply) = self.handle_message(message, &mut None).await {
-                    reply.push(b'\n');
-                    let _ = self.out.send(reply).await;
+        // The limit holds whatever the transport (stdio skips lines that
+        // outgrow it before they end, but one can arrive whole in a block;
+        // the in-process TestClient does not check at all).
+        if line.len() > self.core.limits.max_message_bytes {
+            self.too_large();
+        } else {
+            match jsonrpc::parse_line(without_cr(line)) {
+                Line::Blank => {}
+                Line::ParseError => {
+                    jsonrpc::write_error(
+                        &mut self.replies,
+                        None,
+                        &ErrorObject::new(
+                            PARSE_ERROR,
+                            "Parse error: the message is not valid JSON",
+                        ),
+                    );
+                    self.replies.push(b'\n');
                 }
+                Line::Single(message) => {
+                    let mut replies = std::mem::take(&mut self.replies);
+                    if self.handle_message(message, &mut None, &mut replies).await {
+                        replies.push(b'\n');
+                    }
+                    self.replies = replies;
+                }
+                Line::Batch(items) => self.handle_batch(items).await,
             }
-            Line::Batch(items) => self.handle_batch(items).await,
+        }
+        if self.replies.len() >= FLUSH_AT {
+            self.flush().await;
         }
     }
 
-    async fn send_error(&self, id: Option<&RequestId>, error: ErrorObject) {
-        let mut reply = error_bytes(id, error);
-        reply.push(b'\n');
-        let _ = self.out.send(reply).await;
-    }
-
-    /// Handles one message; returns the reply (without its newline) when
-    /// there is one to send now. A call's reply is sent by its task, to the
-    /// batch when `batch_slot` holds a sender (which it then takes).
+    /// Handles one message; appends its reply (without a newline) to
+    /// `reply` and returns `true` when there is one to send now. A call
+    /// that has to wait replies from its task, to the batch when
+    /// `batch_slot` holds a sender (which it then takes).
     async fn handle_message(
         &mut self,
         message: Message<'_>,
         batch_slot: &mut Option<oneshot::Sender<Option<Vec<u8>>>>,
-    ) -> Option<Vec<u8>> {
+        reply: &mut Vec<u8>,
+    ) -> bool {
         match message {
-            Message::Response => None,
-            Message::Invalid { id, reason } => Some(error_bytes(
-                id.as_ref(),
-                ErrorObject::new(INVALID_REQUEST, format!("Invalid request: {reason}")),
-            )),
+            Message::Response => false,
+            Message::Invalid { id, reason } => {
+                jsonrpc::write_error(
+                    reply,
+                    id.as_ref(),
+                    &ErrorObject::new(INVALID_REQUEST, format!("Invalid request: {reason}")),
+                );
+                true
+            }
             Message::Notification { method, params } => {
                 self.handle_notification(&method, params);
-                None
+                false
             }
             Message::Request { id, method, params } => {
                 let span = tracing::debug_span!("request", %method, %id);
-                let started = Instant::now();
+                let started = (!span.is_disabled()).then(Instant::now);
                 let outcome = self
-                    .handle_request(&id, &method, params, batch_slot)
+                    .handle_request(&id, &method, params, batch_slot, reply)
                     .instrument(span.clone())
                     .await;
-                let elapsed_us = started.elapsed().as_micros() as u64;
+                let elapsed_us = || started.map_or(0, |s| s.elapsed().as_micros() as u64);
                 match outcome {
-                    Ok(Some(result)) => {
-                        span.in_scope(|| tracing::debug!(elapsed_us, outcome = "ok", "answered"));
-                        let mut reply = Vec::new();
-                        jsonrpc::write_result(&mut reply, &id, &result);
-                        Some(reply)
+                    Ok(Answer::Written) => {
+                        span.in_scope(|| {
+                            tracing::debug!(elapsed_us = elapsed_us(), outcome = "ok", "answered")
+                        });
+                        true
                     }
-                    // A call: its task reports when it ends.
-                    Ok(None) => None,
+                    Ok(Answer::Later) => false,
                     Err(error) => {
                         span.in_scope(|| {
                             tracing::debug!(
-                                elapsed_us,
+                                elapsed_us = elapsed_us(),
                                 outcome = "error",
                                 code = error.code,
                                 message = %error.message,
                                 "answered"
                             )
                         });
-                        Some(error_bytes(Some(&id), error))
+                        jsonrpc::write_error(reply, Some(&id), &error);
+                        true
                     }
                 }
             }
         }
     }
 
-    /// `Ok(None)`: the reply will come from a spawned call.
     async fn handle_request(
         &mut self,
         id: &RequestId,
         method: &str,
         params: Option<&RawValue>,
         batch_slot: &mut Option<oneshot::Sender<Option<Vec<u8>>>>,
-    ) -> Result<Option<Box<RawValue>>, ErrorObject> {
+        reply: &mut Vec<u8>,
+    ) -> Result<Answer, ErrorObject> {
+        let write = |reply: &mut Vec<u8>, result: &RawValue| {
+            jsonrpc::write_result(reply, id, &result);
+            Answer::Written
+        };
         match method {
             "server/discover" => {
                 return Err(ErrorObject::new(
@@ -312,8 +445,8 @@ impl Connection {
                 )
                 .with_data(json!({ "method": method })));
             }
-            "initialize" => return self.initialize(params).map(Some),
-            "ping" => return Ok(Some(raw("{}"))),
+            "initialize" => return Ok(write(reply, &self.initialize(params)?)),
+            "ping" => return Ok(write(reply, &raw("{}"))),
             _ => {}
         }
         let Some(&version) = self.session.version.get() else {
@@ -323,11 +456,12 @@ impl Connection {
             ));
         };
         match method {
-            "tools/list" => self.list_tools(params, version).map(Some),
-            "tools/call" => self
-                .call_tool(id, params, version, batch_slot)
-                .await
-                .map(|()| None),
+            "tools/call" => self.call_tool(id, params, version, batch_slot, reply).await,
+            "tools/list" => {
+                let core = Arc::clone(&self.core);
+                let page = list_tools(&core, params, version)?;
+                Ok(write(reply, page))
+            }
             "logging/setLevel" => {
                 let params = params_object(params)?;
                 let name = params
@@ -341,7 +475,7 @@ impl Connection {
                     )
                 })?;
                 self.session.log_level.store(level as u8, Ordering::Relaxed);
-                Ok(Some(raw("{}")))
+                Ok(write(reply, &raw("{}")))
             }
             _ => Err(
                 ErrorObject::new(METHOD_NOT_FOUND, format!("Method not found: {method}"))
@@ -405,179 +539,120 @@ impl Connection {
             .map_err(|_| ErrorObject::new(INTERNAL_ERROR, "internal error"))
     }
 
-    fn list_tools(
-        &self,
-        params: Option<&RawValue>,
-        version: ProtocolVersion,
-    ) -> Result<Box<RawValue>, ErrorObject> {
-        let params = params_object(params)?;
-        let pages = &self.core.pages[version.index()];
-        let page = match params.get("cursor") {
-            None | Some(Value::Null) => 0,
-            Some(Value::String(c)) => match parse_cursor(c) {
-                Some(i) if i > 0 && i < pages.len() => i,
-                _ => {
-                    return Err(ErrorObject::new(
-                        INVALID_PARAMS,
-                        format!("Invalid cursor: {c:?}"),
-                    ));
-                }
-            },
-            Some(_) => {
-                return Err(ErrorObject::new(
-                    INVALID_PARAMS,
-                    "`cursor` must be a string",
-                ));
-            }
-        };
-        Ok(pages[page].clone())
-    }
-
     async fn call_tool(
         &mut self,
         id: &RequestId,
         params: Option<&RawValue>,
         version: ProtocolVersion,
         batch_slot: &mut Option<oneshot::Sender<Option<Vec<u8>>>>,
-    ) -> Result<(), ErrorObject> {
-        let mut params = params_object(params)?;
-        let name = match params.get("name") {
-            Some(Value::String(name)) => name.clone(),
-            _ => {
-                return Err(ErrorObject::new(
-                    INVALID_PARAMS,
-                    "tools/call needs `name`, the name of a tool (see tools/list)",
-                ));
-            }
-        };
-        let arguments = match params.remove("arguments") {
-            None | Some(Value::Null) => Value::Object(Map::new()),
-            Some(Value::Object(map)) => Value::Object(map),
-            Some(_) => {
-                return Err(ErrorObject::new(
-                    INVALID_PARAMS,
-                    "`arguments` must be an object",
-                ));
-            }
-        };
-        let Some(index) = self.core.registry.index_of(&name) else {
+        reply: &mut Vec<u8>,
+    ) -> Result<Answer, ErrorObject> {
+        let params = CallParams::parse(params)?;
+        let Some(index) = self.core.registry.index_of(&params.name) else {
             return Err(ErrorObject::new(
                 INVALID_PARAMS,
-                format!("Unknown tool: {name}"),
+                format!("Unknown tool: {}", params.name),
             ));
         };
-        let progress_token = params
-            .get("_meta")
-            .and_then(|meta| meta.get("progressToken"))
-            .filter(|t| t.is_string() || t.is_i64() || t.is_u64())
-            .cloned();
-        let key = id.key();
-        if self.in_flight.lock().is_ok_and(|m| m.contains_key(&key)) {
+        // Most of the time nothing is in flight, and the id is not looked
+        // up (nor its key built) at all.
+        let in_use = self
+            .in_flight
+            .lock()
+            .is_ok_and(|m| !m.is_empty() && m.contains_key(&id.key()));
+        if in_use {
             return Err(ErrorObject::new(
                 INVALID_REQUEST,
                 format!("request id {id} is already in use by a call in progress"),
             ));
         }
-        // Backpressure: with every permit taken, reading stops here.
-        let Ok(permit) = Arc::clone(&self.permits).acquire_owned().await else {
-            return Err(ErrorObject::new(INTERNAL_ERROR, "internal error"));
-        };
-        let cancellation = Arc::new(Cancellation::default());
-        let call = Arc::new(CallChannel::new(self.out.clone()));
-        let client = self.session.client.get().cloned().unwrap_or_default();
+        // Backpressure: with every slot taken, reading stops here. What is
+        // answered already goes out first.
+        if !self.slots.has_room() {
+            self.flush().await;
+            self.slots.wait().await;
+        }
+        let tool_name = Arc::clone(&self.core.registry.tools()[index].name);
         let scope = RequestScope {
             id: id.clone(),
             version,
-            client,
-            progress_token,
-            cancellation: Arc::clone(&cancellation),
-            call: Arc::clone(&call),
+            client: self.session.client.get().cloned().unwrap_or_default(),
+            progress_token: params.progress_token,
+            cancellation: Cancellation::default(),
+            call: CallChannel::new(self.out.clone()),
             log_level: Arc::clone(&self.session.log_level),
         };
+        let ctx = Context::for_request(tool_name, self.core.registry.state(), scope);
         let core = Arc::clone(&self.core);
-        let ctx = Context::for_request(&name, core.registry.state(), scope);
+        let call_ctx = ctx.clone();
+        let arguments = params.arguments;
+        let mut call = Box::pin(async move {
+            let tool = &core.registry.tools()[index];
+            tool.call(arguments, call_ctx, core.limits.default_timeout)
+                .await
+        });
+        // Most calls complete without waiting on anything: poll once here,
+        // and only a call that has to wait becomes a task of its own. This
+        // saves a spawn and a hand-over between threads per call.
+        let first = std::future::poll_fn(|cx| Poll::Ready(call.as_mut().poll(cx))).await;
+        if let Poll::Ready(result) = first {
+            ctx.finish();
+            write_call_result(reply, id, &result, version);
+            return Ok(Answer::Written);
+        }
         let route = match batch_slot.take() {
             Some(sender) => Route::Batch(sender),
             None => Route::Direct,
         };
+        let key = id.key();
+        let task_key = key.clone();
         let in_flight = Arc::clone(&self.in_flight);
         let out = self.out.clone();
         let id = id.clone();
-        let task_key = key.clone();
+        let slot = Slot::take(&self.slots);
+        let task_ctx = ctx.clone();
         // A root span: the call outlives the dispatch span it was started under.
-        let span =
-            tracing::debug_span!(parent: None, "request", method = "tools/call", %id, tool = %name);
-        let mut call_future = Box::pin(
-            async move {
-                let _permit = permit;
-                let tool = &core.registry.tools()[index];
-                let started = Instant::now();
-                let result = tool.call(arguments, ctx, core.limits.default_timeout).await;
-                let mut reply = Vec::new();
-                jsonrpc::write_result(
-                    &mut reply,
-                    &id,
-                    &protocol::ShapedCallResult {
-                        result: &result,
-                        version,
-                    },
-                );
-                call.finish();
-                let wanted = in_flight
-                    .lock()
-                    .is_ok_and(|mut m| m.remove(&task_key).is_some());
-                let outcome = match (wanted, result.is_error) {
-                    (false, _) => "cancelled",
-                    (true, true) => "tool error",
-                    (true, false) => "ok",
-                };
-                tracing::debug!(
-                    elapsed_us = started.elapsed().as_micros() as u64,
-                    outcome,
-                    "answered"
-                );
-                match route {
-                    Route::Direct if wanted => {
-                        reply.push(b'\n');
-                        let _ = out.send(reply).await;
-                    }
-                    Route::Direct => {}
-                    Route::Batch(sender) => {
-                        let _ = sender.send(wanted.then_some(reply));
-                    }
+        let span = tracing::debug_span!(parent: None, "request", method = "tools/call", %id, tool = %ctx.tool_name());
+        let task = async move {
+            let _slot = slot;
+            let started = Instant::now();
+            let result = call.await;
+            task_ctx.finish();
+            let wanted = in_flight
+                .lock()
+                .is_ok_and(|mut m| m.remove(&task_key).is_some());
+            let outcome = match (wanted, result.is_error) {
+                (false, _) => "cancelled",
+                (true, true) => "tool error",
+                (true, false) => "ok",
+            };
+            tracing::debug!(
+                elapsed_us = started.elapsed().as_micros() as u64,
+                outcome,
+                "answered"
+            );
+            let mut reply = Vec::new();
+            write_call_result(&mut reply, &id, &result, version);
+            match route {
+                Route::Direct if wanted => {
+                    reply.push(b'\n');
+                    out.send(reply).await;
+                }
+                Route::Direct => {}
+                Route::Batch(sender) => {
+                    let _ = sender.send(wanted.then_some(reply));
                 }
             }
-            .instrument(span),
-        );
-        match self.in_flight.lock() {
-            Ok(mut map) => {
-                map.insert(
-                    key.clone(),
-                    InFlight {
-                        abort: None,
-                        cancellation,
-                    },
-                );
-            }
-            Err(_) => return Err(ErrorObject::new(INTERNAL_ERROR, "internal error")),
         }
-        // Most calls complete without waiting on anything: poll once here,
-        // and only a call that has to wait becomes a task of its own. This
-        // saves a spawn and a hand-over between threads per call.
-        let finished =
-            std::future::poll_fn(|cx| Poll::Ready(call_future.as_mut().poll(cx).is_ready())).await;
-        if !finished {
-            // Held while spawning, so the task cannot finish (and remove its
-            // entry) before the entry knows how to abort it.
-            let Ok(mut map) = self.in_flight.lock() else {
-                return Err(ErrorObject::new(INTERNAL_ERROR, "internal error"));
-            };
-            let abort = self.tasks.spawn(call_future);
-            if let Some(entry) = map.get_mut(&key) {
-                entry.abort = Some(abort);
-            }
-        }
-        Ok(())
+        .instrument(span);
+        // Held while spawning, so the task cannot finish (and look for its
+        // entry) before the entry is there.
+        let Ok(mut map) = self.in_flight.lock() else {
+            return Err(ErrorObject::new(INTERNAL_ERROR, "internal error"));
+        };
+        let abort = self.tasks.spawn(task);
+        map.insert(key, InFlight { abort, ctx });
+        Ok(Answer::Later)
     }
 
     fn handle_notification(&self, method: &str, params: Option<&RawValue>) {
@@ -599,10 +674,8 @@ impl Connection {
                 let entry = self.in_flight.lock().ok().and_then(|mut m| m.remove(&key));
                 if let Some(entry) = entry {
                     tracing::debug!(request_id = %request_id, "call cancelled by the client");
-                    entry.cancellation.cancel();
-                    if let Some(abort) = entry.abort {
-                        abort.abort();
-                    }
+                    entry.ctx.cancel();
+                    entry.abort.abort();
                 }
             }
             "notifications/initialized" => tracing::debug!("client sent notifications/initialized"),
@@ -622,22 +695,20 @@ impl Connection {
                 .version
                 .get()
                 .map_or("(not initialized)", |v| v.as_str());
-            self.send_error(
-                None,
-                ErrorObject::new(
-                    INVALID_REQUEST,
-                    format!("Invalid request: JSON-RPC batches are not supported in protocol version {version}"),
+            let error = ErrorObject::new(
+                INVALID_REQUEST,
+                format!(
+                    "Invalid request: JSON-RPC batches are not supported in protocol version {version}"
                 ),
-            )
-            .await;
+            );
+            jsonrpc::write_error(&mut self.replies, None, &error);
+            self.replies.push(b'\n');
             return;
         }
         if items.is_empty() {
-            self.send_error(
-                None,
-                ErrorObject::new(INVALID_REQUEST, "Invalid request: empty batch"),
-            )
-            .await;
+            let error = ErrorObject::new(INVALID_REQUEST, "Invalid request: empty batch");
+            jsonrpc::write_error(&mut self.replies, None, &error);
+            self.replies.push(b'\n');
             return;
         }
         let mut parts = Vec::new();
@@ -657,10 +728,11 @@ impl Connection {
             }
             let (sender, receiver) = oneshot::channel();
             let mut slot = Some(sender);
-            match self.handle_message(message, &mut slot).await {
-                Some(reply) => parts.push(BatchPart::Ready(reply)),
-                None if slot.is_none() => parts.push(BatchPart::Pending(receiver)),
-                None => {}
+            let mut reply = Vec::new();
+            if self.handle_message(message, &mut slot, &mut reply).await {
+                parts.push(BatchPart::Ready(reply));
+            } else if slot.is_none() {
+                parts.push(BatchPart::Pending(receiver));
             }
         }
         if parts.is_empty() {
@@ -685,9 +757,188 @@ impl Connection {
             }
             if !empty {
                 body.extend_from_slice(b"]\n");
-                let _ = out.send(body).await;
+                out.send(body).await;
             }
         });
+    }
+}
+
+fn write_call_result(
+    reply: &mut Vec<u8>,
+    id: &RequestId,
+    result: &CallToolResult,
+    version: ProtocolVersion,
+) {
+    jsonrpc::write_result(reply, id, &protocol::ShapedCallResult { result, version });
+}
+
+fn list_tools<'a>(
+    core: &'a ServerCore,
+    params: Option<&RawValue>,
+    version: ProtocolVersion,
+) -> Result<&'a RawValue, ErrorObject> {
+    let params = params_object(params)?;
+    let pages = &core.pages[version.index()];
+    let page = match params.get("cursor") {
+        None | Some(Value::Null) => 0,
+        Some(Value::String(c)) => match parse_cursor(c) {
+            Some(i) if i > 0 && i < pages.len() => i,
+            _ => {
+                return Err(ErrorObject::new(
+                    INVALID_PARAMS,
+                    format!("Invalid cursor: {c:?}"),
+                ));
+            }
+        },
+        Some(_) => {
+            return Err(ErrorObject::new(
+                INVALID_PARAMS,
+                "`cursor` must be a string",
+            ));
+        }
+    };
+    Ok(&pages[page])
+}
+
+/// The `params` of `tools/call`, read without building a tree of values
+/// for anything but the arguments.
+struct CallParams<'a> {
+    name: Cow<'a, str>,
+    arguments: Value,
+    progress_token: Option<Value>,
+}
+
+impl<'a> CallParams<'a> {
+    fn parse(params: Option<&'a RawValue>) -> Result<CallParams<'a>, ErrorObject> {
+        /// The members that matter; others are skipped unread. A repeated
+        /// member keeps its last value, as a JSON object would.
+        struct Members<'a> {
+            name: Option<&'a RawValue>,
+            arguments: Option<&'a RawValue>,
+            meta: Option<&'a RawValue>,
+        }
+        impl<'de> Deserialize<'de> for Members<'de> {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct Visit;
+                impl<'de> serde::de::Visitor<'de> for Visit {
+                    type Value = Members<'de>;
+                    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                        f.write_str("an object")
+                    }
+                    fn visit_map<A: serde::de::MapAccess<'de>>(
+                        self,
+                        mut map: A,
+                    ) -> Result<Members<'de>, A::Error> {
+                        let mut members = Members {
+                            name: None,
+                            arguments: None,
+                            meta: None,
+                        };
+                        while let Some(key) = map.next_key::<Key>()? {
+                            let slot = match key {
+                                Key::Name => &mut members.name,
+                                Key::Arguments => &mut members.arguments,
+                                Key::Meta => &mut members.meta,
+                                Key::Other => {
+                                    map.next_value::<serde::de::IgnoredAny>()?;
+                                    continue;
+                                }
+                            };
+                            *slot = Some(map.next_value()?);
+                        }
+                        Ok(members)
+                    }
+                    fn visit_unit<E>(self) -> Result<Members<'de>, E> {
+                        Ok(Members {
+                            name: None,
+                            arguments: None,
+                            meta: None,
+                        })
+                    }
+                }
+                d.deserialize_any(Visit)
+            }
+        }
+
+        /// A member's name, recognized without being copied.
+        enum Key {
+            Name,
+            Arguments,
+            Meta,
+            Other,
+        }
+        impl<'de> Deserialize<'de> for Key {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct Visit;
+                impl serde::de::Visitor<'_> for Visit {
+                    type Value = Key;
+                    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                        f.write_str("a member name")
+                    }
+                    fn visit_str<E>(self, name: &str) -> Result<Key, E> {
+                        Ok(match name {
+                            "name" => Key::Name,
+                            "arguments" => Key::Arguments,
+                            "_meta" => Key::Meta,
+                            _ => Key::Other,
+                        })
+                    }
+                }
+                d.deserialize_identifier(Visit)
+            }
+        }
+
+        let members = match params {
+            None => None,
+            Some(raw) => Some(
+                serde_json::from_str::<Members<'a>>(raw.get())
+                    .map_err(|_| ErrorObject::new(INVALID_PARAMS, "`params` must be an object"))?,
+            ),
+        };
+        let name = members
+            .as_ref()
+            .and_then(|m| m.name)
+            .and_then(|raw| {
+                // Borrowed unless it has escapes to undo.
+                serde_json::from_str::<&'a str>(raw.get())
+                    .map(Cow::Borrowed)
+                    .or_else(|_| serde_json::from_str::<String>(raw.get()).map(Cow::Owned))
+                    .ok()
+            })
+            .ok_or_else(|| {
+                ErrorObject::new(
+                    INVALID_PARAMS,
+                    "tools/call needs `name`, the name of a tool (see tools/list)",
+                )
+            })?;
+        let arguments = match members.as_ref().and_then(|m| m.arguments) {
+            None => Value::Object(Map::new()),
+            Some(raw) => match serde_json::from_str::<Value>(raw.get()) {
+                Ok(Value::Null) => Value::Object(Map::new()),
+                Ok(object @ Value::Object(_)) => object,
+                _ => {
+                    return Err(ErrorObject::new(
+                        INVALID_PARAMS,
+                        "`arguments` must be an object",
+                    ));
+                }
+            },
+        };
+        #[derive(Deserialize)]
+        struct Meta {
+            #[serde(rename = "progressToken")]
+            progress_token: Option<Value>,
+        }
+        let progress_token = members
+            .and_then(|m| m.meta)
+            .and_then(|raw| serde_json::from_str::<Meta>(raw.get()).ok())
+            .and_then(|meta| meta.progress_token)
+            .filter(|t| t.is_string() || t.is_i64() || t.is_u64());
+        Ok(CallParams {
+            name,
+            arguments,
+            progress_token,
+        })
     }
 }
 

@@ -9,9 +9,10 @@ use std::sync::{Arc, Mutex};
 
 use serde::Serialize;
 use serde_json::Value;
-use tokio::sync::{Notify, mpsc};
+use tokio::sync::Notify;
 
 use crate::jsonrpc::{self, RequestId};
+use crate::outbox::Outbox;
 use crate::output::{CallToolResult, RawOutput};
 use crate::protocol::ProtocolVersion;
 
@@ -70,7 +71,7 @@ pub struct Context {
 }
 
 struct ContextInner {
-    tool_name: String,
+    tool_name: Arc<str>,
     state: Arc<StateMap>,
     /// Absent when a tool is called in process through [`Registry::call`](crate::Registry::call).
     request: Option<RequestScope>,
@@ -82,8 +83,8 @@ pub(crate) struct RequestScope {
     pub(crate) version: ProtocolVersion,
     pub(crate) client: Arc<ClientInfo>,
     pub(crate) progress_token: Option<Value>,
-    pub(crate) cancellation: Arc<Cancellation>,
-    pub(crate) call: Arc<CallChannel>,
+    pub(crate) cancellation: Cancellation,
+    pub(crate) call: CallChannel,
     pub(crate) log_level: Arc<AtomicU8>,
 }
 
@@ -183,7 +184,7 @@ impl Cancellation {
 /// The path from one call to the client: notifications while it runs, and
 /// nothing once its response is on its way.
 pub(crate) struct CallChannel {
-    out: mpsc::Sender<Vec<u8>>,
+    out: Outbox,
     state: Mutex<CallProgress>,
 }
 
@@ -194,7 +195,7 @@ struct CallProgress {
 }
 
 impl CallChannel {
-    pub(crate) fn new(out: mpsc::Sender<Vec<u8>>) -> Self {
+    pub(crate) fn new(out: Outbox) -> Self {
         CallChannel {
             out,
             state: Mutex::new(CallProgress::default()),
@@ -210,10 +211,10 @@ impl CallChannel {
 }
 
 impl Context {
-    pub(crate) fn new(tool_name: &str, state: Arc<StateMap>) -> Self {
+    pub(crate) fn new(tool_name: Arc<str>, state: Arc<StateMap>) -> Self {
         Context {
             inner: Arc::new(ContextInner {
-                tool_name: tool_name.to_owned(),
+                tool_name,
                 state,
                 request: None,
             }),
@@ -221,16 +222,30 @@ impl Context {
     }
 
     pub(crate) fn for_request(
-        tool_name: &str,
+        tool_name: Arc<str>,
         state: Arc<StateMap>,
         request: RequestScope,
     ) -> Self {
         Context {
             inner: Arc::new(ContextInner {
-                tool_name: tool_name.to_owned(),
+                tool_name,
                 state,
                 request: Some(request),
             }),
+        }
+    }
+
+    /// Cancels the call (the client sent `notifications/cancelled`).
+    pub(crate) fn cancel(&self) {
+        if let Some(request) = &self.inner.request {
+            request.cancellation.cancel();
+        }
+    }
+
+    /// Marks the call answered: later progress is dropped.
+    pub(crate) fn finish(&self) {
+        if let Some(request) = &self.inner.request {
+            request.call.finish();
         }
     }
 
@@ -314,7 +329,7 @@ impl Context {
         jsonrpc::write_notification(&mut line, "notifications/progress", &params);
         line.push(b'\n');
         // Sent while the lock is held, so it cannot overtake the response.
-        if request.call.out.try_send(line).is_ok() {
+        if request.call.out.try_send(line) {
             state.last = Some(progress);
             true
         } else {
@@ -337,13 +352,13 @@ impl Context {
         };
         let params = serde_json::json!({
             "level": level.as_str(),
-            "logger": self.inner.tool_name,
+            "logger": &*self.inner.tool_name,
             "data": data,
         });
         let mut line = Vec::new();
         jsonrpc::write_notification(&mut line, "notifications/message", &params);
         line.push(b'\n');
-        request.call.out.try_send(line).is_ok()
+        request.call.out.try_send(line)
     }
 }
 

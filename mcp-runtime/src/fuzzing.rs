@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 
 use crate::arguments::ArgumentValidator;
-use crate::connection::{Incoming, ServerCore};
+use crate::connection::ServerCore;
 use crate::jsonrpc::{self, Line, Message};
 use crate::registry::RegistryError;
 use crate::server::Server;
@@ -22,14 +22,12 @@ pub fn split_lines(input: &[u8], buffer: usize, max: usize) -> Vec<Option<Vec<u8
     // Every line and one more message fit: the reader never waits.
     let capacity = input.iter().filter(|&&b| b == b'\n').count() + 2;
     let (tx, mut rx) = mpsc::channel(capacity);
-    let reader = std::io::BufReader::with_capacity(buffer.max(1), input);
-    crate::transport::stdio::read_lines(reader, max, &tx);
+    crate::transport::stdio::read_blocks(input, buffer.max(1), max, &tx);
     drop(tx);
     let mut lines = Vec::new();
     while let Ok(incoming) = rx.try_recv() {
-        lines.push(match incoming {
-            Incoming::Line(line) => Some(line),
-            Incoming::TooLarge => None,
+        crate::connection::for_each_line(&incoming, max, |line| {
+            lines.push(line.map(<[u8]>::to_vec));
         });
     }
     lines

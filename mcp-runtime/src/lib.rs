@@ -25,6 +25,7 @@ mod content;
 mod context;
 mod dynamic;
 mod jsonrpc;
+mod outbox;
 mod output;
 mod protocol;
 mod registry;

@@ -193,7 +193,7 @@ impl Registry {
         let by_name = tools
             .iter()
             .enumerate()
-            .map(|(i, t)| (t.name.clone(), i))
+            .map(|(i, t)| (t.name.to_string(), i))
             .collect();
         tracing::debug!(tools = tools.len(), "tool registry built");
         Ok(Registry {
@@ -247,7 +247,7 @@ impl Registry {
             Value::Object(map) => Value::Object(map),
             _ => return Err(CallError::ArgumentsNotAnObject),
         };
-        let ctx = Context::new(&tool.name, Arc::clone(&self.state));
+        let ctx = Context::new(Arc::clone(&tool.name), Arc::clone(&self.state));
         Ok(tool.call(arguments, ctx, None).await)
     }
 }
@@ -293,7 +293,7 @@ fn build_static(def: &'static ToolDef, state: &StateMap) -> Result<Tool, Registr
     };
     let validator = ArgumentValidator::new(&checked_input).map_err(|r| invalid("input", r))?;
     Ok(Tool {
-        name: def.name.to_owned(),
+        name: Arc::from(def.name),
         title: def.title.map(str::to_owned),
         description: def.description.to_owned(),
         hints: def.hints,
@@ -337,7 +337,7 @@ fn build_dynamic(tool: &DynamicTool) -> Result<Tool, RegistryError> {
     };
     let validator = ArgumentValidator::new(&input_schema).map_err(|r| invalid("input", r))?;
     Ok(Tool {
-        name: tool.name.clone(),
+        name: Arc::from(tool.name.as_str()),
         title: tool.title.clone(),
         description: tool.description.clone(),
         hints: tool.hints,

@@ -95,7 +95,11 @@ impl TestClient {
     pub(crate) fn start_core(core: Arc<ServerCore>) -> TestClient {
         let (input, incoming) = mpsc::channel(256);
         let (out, output) = mpsc::channel(1024);
-        let server = tokio::spawn(connection::serve(core, incoming, out));
+        let server = tokio::spawn(connection::serve(
+            core,
+            incoming,
+            crate::outbox::Outbox::Channel(out),
+        ));
         TestClient {
             input: Some(input),
             output,

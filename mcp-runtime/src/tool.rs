@@ -106,7 +106,7 @@ pub(crate) enum Handler {
 
 /// A tool as served: its metadata, schemas and compiled validator.
 pub struct Tool {
-    pub(crate) name: String,
+    pub(crate) name: Arc<str>,
     pub(crate) title: Option<String>,
     pub(crate) description: String,
     pub(crate) hints: Hints,

@@ -1,38 +1,47 @@
 //! The stdio transport: one JSON message per line on stdin and stdout.
 //!
-//! Reading and writing run on two dedicated threads that own the locked
-//! handles, rather than on Tokio's blocking pool, whose per-operation
-//! hand-off would sit on the hot path of every message. The writer drains
-//! everything ready before each flush, so a burst of responses costs one
-//! `write` call.
+//! A dedicated thread reads stdin in large blocks and hands the dispatcher
+//! whole lines, many at a time, so a burst of requests costs one hand-over
+//! rather than one per message. Output goes through an [`Outbox`]: written
+//! directly when the pipe has room, queued for a writer thread when it does
+//! not. Neither side uses Tokio's blocking pool, whose per-operation hand-off
+//! would sit on the hot path of every message.
+//!
+//! On Unix the protocol's output is moved off descriptor 1 before serving,
+//! and stderr is put in its place: a stray `println!` in a tool then lands
+//! in the log instead of corrupting the protocol stream.
 
-use std::io::{self, BufRead, BufWriter, Write};
+use std::io::{self, Read};
 use std::sync::Arc;
 
 use tokio::sync::{mpsc, oneshot};
 
 use crate::connection::{self, Incoming, ServerCore};
+use crate::outbox::{Outbox, Stream};
 
-/// Lines read ahead of the dispatcher; beyond this the reader thread waits.
-const READ_AHEAD: usize = 256;
-/// Replies queued for the writer; beyond this, calls wait to answer.
-const WRITE_QUEUE: usize = 1024;
+/// Blocks of lines read ahead of the dispatcher; beyond this the reader
+/// thread waits.
+const READ_AHEAD: usize = 8;
+/// The size of one read from stdin.
+const READ_SIZE: usize = 64 * 1024;
 
 pub(crate) async fn serve(core: Arc<ServerCore>) -> io::Result<()> {
     let (in_tx, in_rx) = mpsc::channel(READ_AHEAD);
-    let (out_tx, out_rx) = mpsc::channel(WRITE_QUEUE);
     let max = core.limits.max_message_bytes;
+    let stream = Stream::new(sink::take_stdout()?);
     std::thread::Builder::new()
         .name("mcp-stdin".into())
-        .spawn(move || read_lines(io::stdin().lock(), max, &in_tx))?;
+        .spawn(move || read_blocks(io::stdin().lock(), READ_SIZE, max, &in_tx))?;
     let (done_tx, done_rx) = oneshot::channel();
+    let writer = Arc::clone(&stream);
     std::thread::Builder::new()
         .name("mcp-stdout".into())
         .spawn(move || {
-            let _ = done_tx.send(write_lines(io::stdout().lock(), out_rx));
+            let _ = done_tx.send(writer.run_writer());
         })?;
     let grace = core.limits.shutdown_grace;
-    connection::serve(core, in_rx, out_tx).await;
+    connection::serve(core, in_rx, Outbox::Stream(Arc::clone(&stream))).await;
+    stream.finish();
     let result = match done_rx.await {
         Ok(Err(error)) if error.kind() != io::ErrorKind::BrokenPipe => Err(error),
         _ => Ok(()),
@@ -63,113 +72,286 @@ fn exit_despite_stuck_blocking_calls(grace: std::time::Duration) {
         });
 }
 
-/// Splits input into lines (`\n`, tolerating `\r\n`). A line longer than
-/// `max` is skipped as it streams past, never held whole, and reported as
-/// [`Incoming::TooLarge`]. Returns at EOF, on a read error, or when the
-/// connection stops listening.
-pub(crate) fn read_lines<R: BufRead>(mut reader: R, max: usize, tx: &mpsc::Sender<Incoming>) {
-    let mut line = Vec::new();
-    let mut too_large = false;
+/// Reads `reader` in blocks of up to `read_size` bytes and sends the
+/// complete lines of each as one [`Incoming::Lines`]; the dispatcher splits
+/// them. A line growing past `max` bytes without its newline is skipped as
+/// it streams past, never held whole, and reported as
+/// [`Incoming::TooLarge`]. (A complete line over `max` can arrive within
+/// one block; the dispatcher refuses it by its length.) Returns at EOF, on
+/// a read error, or when the connection stops listening.
+pub(crate) fn read_blocks<R: Read>(
+    mut reader: R,
+    read_size: usize,
+    max: usize,
+    tx: &mpsc::Sender<Incoming>,
+) {
+    let mut block = vec![0u8; read_size.max(1)];
+    // The start of the line that has not ended yet.
+    let mut partial: Vec<u8> = Vec::new();
+    let mut skipping = false;
     loop {
-        let buf = match reader.fill_buf() {
-            Ok(buf) => buf,
+        let n = match reader.read(&mut block) {
+            Ok(n) => n,
             Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
             Err(error) => {
                 tracing::error!(%error, "reading stdin failed; stopping");
                 return;
             }
         };
-        if buf.is_empty() {
+        if n == 0 {
             // A last line without its newline is still a message, and one
             // over the limit is still answered "message too large".
-            if too_large {
+            if skipping {
                 let _ = tx.blocking_send(Incoming::TooLarge);
-            } else if !line.is_empty() {
-                let _ = tx.blocking_send(Incoming::Line(finish(line)));
+            } else if !partial.is_empty() {
+                let _ = tx.blocking_send(Incoming::Lines(partial));
             }
             return;
         }
-        let (chunk, end) = match memchr::memchr(b'\n', buf) {
-            Some(pos) => (&buf[..pos], Some(pos + 1)),
-            None => (buf, None),
-        };
-        if !too_large {
-            if line.len() + chunk.len() > max {
-                too_large = true;
-                line = Vec::new();
-            } else {
-                line.extend_from_slice(chunk);
-            }
-        }
-        let consumed = end.unwrap_or(buf.len());
-        reader.consume(consumed);
-        if end.is_some() {
-            let message = if too_large {
-                Incoming::TooLarge
-            } else {
-                Incoming::Line(finish(std::mem::take(&mut line)))
+        let mut data = &block[..n];
+        if skipping {
+            let Some(end) = memchr::memchr(b'\n', data) else {
+                continue;
             };
-            too_large = false;
-            if tx.blocking_send(message).is_err() {
+            skipping = false;
+            if tx.blocking_send(Incoming::TooLarge).is_err() {
                 return;
             }
+            data = &data[end + 1..];
+        }
+        let rest = match memchr::memrchr(b'\n', data) {
+            Some(last) => {
+                let mut lines = std::mem::take(&mut partial);
+                lines.extend_from_slice(&data[..=last]);
+                if tx.blocking_send(Incoming::Lines(lines)).is_err() {
+                    return;
+                }
+                &data[last + 1..]
+            }
+            None => data,
+        };
+        if partial.len() + rest.len() > max {
+            partial = Vec::new();
+            skipping = true;
+        } else {
+            partial.extend_from_slice(rest);
         }
     }
 }
 
-fn finish(mut line: Vec<u8>) -> Vec<u8> {
-    if line.last() == Some(&b'\r') {
-        line.pop();
+#[cfg(unix)]
+mod sink {
+    //! The protocol's output as a file descriptor, written without
+    //! blocking when the kind of file allows knowing that it will not.
+
+    use std::fs::File;
+    use std::io::{self, Write};
+    use std::os::fd::{AsRawFd, FromRawFd};
+
+    use crate::outbox::DirectWrite;
+
+    /// Room kept free in a pipe beyond the bytes written: pipes store
+    /// data in pages, and a partly read or partly filled page holds less.
+    const PIPE_SLACK: usize = 8 * 1024;
+
+    enum Kind {
+        /// A pipe of this capacity: room is capacity minus unread bytes.
+        Pipe { capacity: usize },
+        /// A socket: `send` can be told not to wait.
+        Socket,
+        /// A regular file: writes do not wait on anyone.
+        File,
+        /// A terminal or anything else: left to the writer thread.
+        Other,
     }
-    line
+
+    pub(super) struct FdSink {
+        file: File,
+        kind: Kind,
+    }
+
+    /// Takes the protocol's output off descriptor 1, onto a descriptor of
+    /// its own, and points descriptor 1 at stderr.
+    pub(super) fn take_stdout() -> io::Result<Box<dyn DirectWrite>> {
+        // Anything already printed through `std::io::stdout` goes first.
+        let _ = io::stdout().flush();
+        // SAFETY: fcntl on a descriptor number; the result is checked.
+        let fd = unsafe { libc::fcntl(1, libc::F_DUPFD_CLOEXEC, 3) };
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: `fd` was just created by F_DUPFD_CLOEXEC and is owned here.
+        let file = unsafe { File::from_raw_fd(fd) };
+        // SAFETY: dup2 on descriptor numbers; failure leaves fd 1 as it was.
+        if unsafe { libc::dup2(2, 1) } < 0 {
+            tracing::debug!(
+                error = %io::Error::last_os_error(),
+                "could not point descriptor 1 at stderr"
+            );
+        }
+        let kind = kind_of(&file);
+        Ok(Box::new(FdSink { file, kind }))
+    }
+
+    fn kind_of(file: &File) -> Kind {
+        let Ok(metadata) = file.metadata() else {
+            return Kind::Other;
+        };
+        use std::os::unix::fs::FileTypeExt;
+        let file_type = metadata.file_type();
+        if file_type.is_fifo() {
+            pipe_capacity(file).map_or(Kind::Other, |capacity| Kind::Pipe { capacity })
+        } else if file_type.is_socket() {
+            Kind::Socket
+        } else if file_type.is_file() {
+            Kind::File
+        } else {
+            Kind::Other
+        }
+    }
+
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    fn pipe_capacity(file: &File) -> Option<usize> {
+        // SAFETY: fcntl on an open descriptor; the result is checked.
+        let capacity = unsafe { libc::fcntl(file.as_raw_fd(), libc::F_GETPIPE_SZ) };
+        usize::try_from(capacity).ok().filter(|&c| c > 0)
+    }
+
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    fn pipe_capacity(_: &File) -> Option<usize> {
+        None
+    }
+
+    #[cfg(target_os = "linux")]
+    const SEND_FLAGS: libc::c_int = libc::MSG_DONTWAIT | libc::MSG_NOSIGNAL;
+    #[cfg(not(target_os = "linux"))]
+    const SEND_FLAGS: libc::c_int = libc::MSG_DONTWAIT;
+
+    impl DirectWrite for FdSink {
+        fn try_write(&self, bytes: &[u8]) -> io::Result<usize> {
+            loop {
+                let result = match self.kind {
+                    Kind::Pipe { capacity } => {
+                        let mut unread: libc::c_int = 0;
+                        // SAFETY: FIONREAD writes one int through the pointer.
+                        let ok = unsafe {
+                            libc::ioctl(self.file.as_raw_fd(), libc::FIONREAD, &mut unread)
+                        } == 0;
+                        let unread = usize::try_from(unread).unwrap_or(usize::MAX);
+                        if !ok || unread.saturating_add(bytes.len() + PIPE_SLACK) > capacity {
+                            return Ok(0);
+                        }
+                        (&self.file).write(bytes)
+                    }
+                    Kind::Socket => {
+                        // SAFETY: `bytes` is valid for `len` bytes.
+                        let sent = unsafe {
+                            libc::send(
+                                self.file.as_raw_fd(),
+                                bytes.as_ptr().cast(),
+                                bytes.len(),
+                                SEND_FLAGS,
+                            )
+                        };
+                        if sent < 0 {
+                            Err(io::Error::last_os_error())
+                        } else {
+                            Ok(sent.unsigned_abs())
+                        }
+                    }
+                    Kind::File => (&self.file).write_all(bytes).map(|()| bytes.len()),
+                    Kind::Other => return Ok(0),
+                };
+                return match result {
+                    Ok(n) => Ok(n),
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => Ok(0),
+                    Err(e) => Err(e),
+                };
+            }
+        }
+
+        fn write_all(&self, bytes: &[u8]) -> io::Result<()> {
+            (&self.file).write_all(bytes)
+        }
+    }
 }
 
-/// Writes replies as they come, flushing once nothing more is ready.
-pub(crate) fn write_lines<W: Write>(output: W, mut rx: mpsc::Receiver<Vec<u8>>) -> io::Result<()> {
-    let mut writer = BufWriter::with_capacity(64 * 1024, output);
-    while let Some(first) = rx.blocking_recv() {
-        writer.write_all(&first)?;
-        while let Ok(more) = rx.try_recv() {
-            writer.write_all(&more)?;
-        }
-        writer.flush()?;
+#[cfg(not(unix))]
+mod sink {
+    //! Elsewhere, stdout as it is, written by the writer thread only.
+
+    use std::io::{self, Write};
+
+    use crate::outbox::DirectWrite;
+
+    struct Stdout;
+
+    pub(super) fn take_stdout() -> io::Result<Box<dyn DirectWrite>> {
+        Ok(Box::new(Stdout))
     }
-    writer.flush()
+
+    impl DirectWrite for Stdout {
+        fn try_write(&self, _: &[u8]) -> io::Result<usize> {
+            Ok(0)
+        }
+
+        fn write_all(&self, bytes: &[u8]) -> io::Result<()> {
+            let mut out = io::stdout().lock();
+            out.write_all(bytes)?;
+            out.flush()
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn lines(input: &[u8], max: usize) -> Vec<Incoming> {
-        let (tx, mut rx) = mpsc::channel(64);
-        read_lines(std::io::BufReader::with_capacity(4, input), max, &tx);
+    /// Reads `input` in blocks of `read_size` and splits what arrives the
+    /// way the connection does.
+    fn lines(input: &[u8], read_size: usize, max: usize) -> Vec<String> {
+        let (tx, mut rx) = mpsc::channel(1024);
+        read_blocks(input, read_size, max, &tx);
         drop(tx);
         let mut out = Vec::new();
         while let Ok(m) = rx.try_recv() {
-            out.push(m);
+            connection::for_each_line(&m, max, |line| {
+                out.push(match line {
+                    Some(l) => String::from_utf8_lossy(l).into_owned(),
+                    None => "<too large>".into(),
+                })
+            });
         }
         out
     }
 
     #[test]
     fn splits_lines_and_skips_oversized_ones() {
-        let got = lines(b"ab\r\n0123456789abc\nc\nlast", 8);
-        let shown: Vec<String> = got
-            .iter()
-            .map(|m| match m {
-                Incoming::Line(l) => String::from_utf8_lossy(l).into_owned(),
-                Incoming::TooLarge => "<too large>".into(),
-            })
-            .collect();
-        assert_eq!(shown, ["ab", "<too large>", "c", "last"]);
+        for read_size in [1, 2, 3, 4, 7, 64] {
+            let got = lines(b"ab\r\n0123456789abc\nc\n\nlast", read_size, 8);
+            assert_eq!(
+                got,
+                ["ab", "<too large>", "c", "", "last"],
+                "read size {read_size}"
+            );
+        }
     }
 
     #[test]
     fn an_unterminated_last_line_over_the_limit_is_reported() {
-        let got = lines(b"ok\n0123456789abc", 8);
-        assert_eq!(got.len(), 2);
-        assert!(matches!(&got[0], Incoming::Line(l) if l == b"ok"));
-        assert!(matches!(got[1], Incoming::TooLarge));
+        for read_size in [1, 4, 64] {
+            let got = lines(b"ok\n0123456789abc", read_size, 8);
+            assert_eq!(got, ["ok", "<too large>"], "read size {read_size}");
+        }
+    }
+
+    #[test]
+    fn a_long_line_is_not_held_whole() {
+        // Read 4 bytes at a time, the skipped line never grows `partial`
+        // past the limit, and the line after it arrives intact.
+        let mut input = b"x".repeat(10_000);
+        input.extend_from_slice(b"\n{}\n");
+        assert_eq!(lines(&input, 4, 16), ["<too large>", "{}"]);
     }
 }
