@@ -2,21 +2,20 @@
 //! calls (bounded, cancellable), batches, and shutdown. Transports feed it
 //! lines and drain its output; it never touches stdin or stdout itself.
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::task::Poll;
 use std::time::{Duration, Instant};
 
-use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 use tokio::sync::{Notify, mpsc, oneshot};
 use tokio::task::{AbortHandle, JoinSet};
 use tracing::Instrument;
 
-use crate::context::{CallChannel, Cancellation, ClientInfo, Context, LogLevel, RequestScope};
+use crate::call_params::{self, CallParams};
+use crate::context::{Cancellation, ClientInfo, Context, LogLevel, RequestScope, SessionShared};
 use crate::jsonrpc::{
     self, ErrorObject, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, Line, METHOD_NOT_FOUND,
     Message, PARSE_ERROR, RequestId,
@@ -159,13 +158,6 @@ fn parse_cursor(cursor: &str) -> Option<usize> {
     cursor.strip_prefix("page-")?.parse().ok()
 }
 
-/// The lifecycle state of one connection.
-struct Session {
-    version: OnceLock<ProtocolVersion>,
-    client: OnceLock<Arc<ClientInfo>>,
-    log_level: Arc<AtomicU8>,
-}
-
 /// A call that had to wait, running as a task of its own.
 struct InFlight {
     abort: AbortHandle,
@@ -241,15 +233,16 @@ impl Drop for Slot {
 
 /// Replies gathered beyond this many bytes are sent at once rather than at
 /// the end of the block of input.
-const FLUSH_AT: usize = 64 * 1024;
+const FLUSH_AT: usize = 16 * 1024;
 
-struct Connection {
+pub(crate) struct Connection {
     core: Arc<ServerCore>,
     out: Outbox,
     /// Replies produced while handling the current block of input, sent
     /// together when it is done.
     replies: Vec<u8>,
-    session: Session,
+    /// Set by `initialize`.
+    session: Option<Arc<SessionShared>>,
     in_flight: Arc<Mutex<HashMap<String, InFlight>>>,
     slots: Arc<Slots>,
     tasks: JoinSet<()>,
@@ -262,57 +255,75 @@ pub(crate) async fn serve(
     mut incoming: mpsc::Receiver<Incoming>,
     out: Outbox,
 ) {
-    let slots = Arc::new(Slots {
-        running: AtomicUsize::new(0),
-        freed: Notify::new(),
-        max: core.limits.max_in_flight.max(1),
-    });
-    let mut connection = Connection {
-        core,
-        out,
-        replies: Vec::new(),
-        session: Session {
-            version: OnceLock::new(),
-            client: OnceLock::new(),
-            log_level: Arc::new(AtomicU8::new(LogLevel::Info as u8)),
-        },
-        in_flight: Arc::default(),
-        slots,
-        tasks: JoinSet::new(),
-    };
+    let mut connection = Connection::new(core, out);
     while let Some(message) = incoming.recv().await {
-        match message {
-            Incoming::Line(line) => connection.handle_line(&line).await,
-            Incoming::Lines(block) => {
-                for line in lines_of(&block) {
-                    connection.handle_line(line).await;
-                }
-            }
-            Incoming::TooLarge => connection.too_large(),
-        }
-        connection.flush().await;
-        while connection.tasks.try_join_next().is_some() {}
-        if connection.out.is_closed() {
-            tracing::debug!("output closed; stopping");
-            connection.tasks.abort_all();
+        if !connection.handle(message).await {
             return;
         }
     }
-    tracing::debug!(
-        in_flight = connection.tasks.len(),
-        "input ended; finishing calls in flight"
-    );
-    let grace = connection.core.limits.shutdown_grace;
-    let drained = tokio::time::timeout(grace, async {
-        while connection.tasks.join_next().await.is_some() {}
-    })
-    .await;
-    if drained.is_err() {
-        tracing::warn!(
-            abandoned = connection.tasks.len(),
-            "calls still running after the shutdown grace period were abandoned"
+    connection.finish().await;
+}
+
+impl Connection {
+    pub(crate) fn new(core: Arc<ServerCore>, out: Outbox) -> Connection {
+        let slots = Arc::new(Slots {
+            running: AtomicUsize::new(0),
+            freed: Notify::new(),
+            max: core.limits.max_in_flight.max(1),
+        });
+        Connection {
+            core,
+            out,
+            replies: Vec::new(),
+            session: None,
+            in_flight: Arc::default(),
+            slots,
+            tasks: JoinSet::new(),
+        }
+    }
+
+    /// Handles one piece of input and sends its replies. Returns `false`
+    /// once the output is closed: the calls in flight were dropped and the
+    /// connection is over.
+    pub(crate) async fn handle(&mut self, message: Incoming) -> bool {
+        match message {
+            Incoming::Line(line) => self.handle_line(&line).await,
+            Incoming::Lines(block) => {
+                for line in lines_of(&block) {
+                    self.handle_line(line).await;
+                }
+            }
+            Incoming::TooLarge => self.too_large(),
+        }
+        self.flush().await;
+        while self.tasks.try_join_next().is_some() {}
+        if self.out.is_closed() {
+            tracing::debug!("output closed; stopping");
+            self.tasks.abort_all();
+            return false;
+        }
+        true
+    }
+
+    /// The input ended: calls in flight get the grace period to finish and
+    /// answer, then are dropped.
+    pub(crate) async fn finish(mut self) {
+        tracing::debug!(
+            in_flight = self.tasks.len(),
+            "input ended; finishing calls in flight"
         );
-        connection.tasks.abort_all();
+        let grace = self.core.limits.shutdown_grace;
+        let drained = tokio::time::timeout(grace, async {
+            while self.tasks.join_next().await.is_some() {}
+        })
+        .await;
+        if drained.is_err() {
+            tracing::warn!(
+                abandoned = self.tasks.len(),
+                "calls still running after the shutdown grace period were abandoned"
+            );
+            self.tasks.abort_all();
+        }
     }
 }
 
@@ -391,13 +402,21 @@ impl Connection {
                 self.handle_notification(&method, params);
                 false
             }
-            Message::Request { id, method, params } => {
+            Message::Request {
+                id,
+                method,
+                params,
+                call,
+            } => {
                 let span = tracing::debug_span!("request", %method, %id);
                 let started = (!span.is_disabled()).then(Instant::now);
-                let outcome = self
-                    .handle_request(&id, &method, params, batch_slot, reply)
-                    .instrument(span.clone())
-                    .await;
+                let handling = self.handle_request(&id, &method, params, call, batch_slot, reply);
+                // Wrapping moves the whole future: only when it is logged.
+                let outcome = if started.is_some() {
+                    handling.instrument(span.clone()).await
+                } else {
+                    handling.await
+                };
                 let elapsed_us = || started.map_or(0, |s| s.elapsed().as_micros() as u64);
                 match outcome {
                     Ok(Answer::Written) => {
@@ -430,6 +449,7 @@ impl Connection {
         id: &RequestId,
         method: &str,
         params: Option<&RawValue>,
+        call: Option<call_params::Checked<'_>>,
         batch_slot: &mut Option<oneshot::Sender<Option<Vec<u8>>>>,
         reply: &mut Vec<u8>,
     ) -> Result<Answer, ErrorObject> {
@@ -449,17 +469,20 @@ impl Connection {
             "ping" => return Ok(write(reply, &raw("{}"))),
             _ => {}
         }
-        let Some(&version) = self.session.version.get() else {
+        let Some(session) = self.session.clone() else {
             return Err(ErrorObject::new(
                 INVALID_REQUEST,
                 "server not initialized: send initialize first",
             ));
         };
         match method {
-            "tools/call" => self.call_tool(id, params, version, batch_slot, reply).await,
+            "tools/call" => {
+                let params = call.unwrap_or_else(|| call_params::parse(params))?;
+                self.call_tool(id, params, session, batch_slot, reply).await
+            }
             "tools/list" => {
                 let core = Arc::clone(&self.core);
-                let page = list_tools(&core, params, version)?;
+                let page = list_tools(&core, params, session.version)?;
                 Ok(write(reply, page))
             }
             "logging/setLevel" => {
@@ -474,7 +497,7 @@ impl Connection {
                         format!("unknown log level {name:?}; expected one of debug, info, notice, warning, error, critical, alert, emergency"),
                     )
                 })?;
-                self.session.log_level.store(level as u8, Ordering::Relaxed);
+                session.log_level.store(level as u8, Ordering::Relaxed);
                 Ok(write(reply, &raw("{}")))
             }
             _ => Err(
@@ -484,8 +507,8 @@ impl Connection {
         }
     }
 
-    fn initialize(&self, params: Option<&RawValue>) -> Result<Box<RawValue>, ErrorObject> {
-        if self.session.version.get().is_some() {
+    fn initialize(&mut self, params: Option<&RawValue>) -> Result<Box<RawValue>, ErrorObject> {
+        if self.session.is_some() {
             return Err(ErrorObject::new(
                 INVALID_REQUEST,
                 "already initialized: initialize may be sent only once per connection",
@@ -522,8 +545,13 @@ impl Connection {
             negotiated = %version,
             "client initialized"
         );
-        let _ = self.session.client.set(Arc::new(client));
-        let _ = self.session.version.set(version);
+        self.session = Some(Arc::new(SessionShared {
+            core: Arc::clone(&self.core),
+            version,
+            client,
+            log_level: AtomicU8::new(LogLevel::Info as u8),
+            out: self.out.clone(),
+        }));
         let mut result = json!({
             "protocolVersion": version.as_str(),
             "capabilities": {
@@ -542,24 +570,25 @@ impl Connection {
     async fn call_tool(
         &mut self,
         id: &RequestId,
-        params: Option<&RawValue>,
-        version: ProtocolVersion,
+        params: CallParams<'_>,
+        session: Arc<SessionShared>,
         batch_slot: &mut Option<oneshot::Sender<Option<Vec<u8>>>>,
         reply: &mut Vec<u8>,
     ) -> Result<Answer, ErrorObject> {
-        let params = CallParams::parse(params)?;
         let Some(index) = self.core.registry.index_of(&params.name) else {
             return Err(ErrorObject::new(
                 INVALID_PARAMS,
                 format!("Unknown tool: {}", params.name),
             ));
         };
-        // Most of the time nothing is in flight, and the id is not looked
-        // up (nor its key built) at all.
-        let in_use = self
-            .in_flight
-            .lock()
-            .is_ok_and(|m| !m.is_empty() && m.contains_key(&id.key()));
+        // Most of the time no call is running as a task, and the id is not
+        // looked up (nor its key built) at all. (A task's entry is removed
+        // before its slot is given back.)
+        let in_use = self.slots.running.load(Ordering::Acquire) > 0
+            && self
+                .in_flight
+                .lock()
+                .is_ok_and(|m| m.contains_key(&id.key()));
         if in_use {
             return Err(ErrorObject::new(
                 INVALID_REQUEST,
@@ -572,23 +601,21 @@ impl Connection {
             self.flush().await;
             self.slots.wait().await;
         }
-        let tool_name = Arc::clone(&self.core.registry.tools()[index].name);
-        let scope = RequestScope {
+        let version = session.version;
+        let ctx = Context::for_request(RequestScope {
+            session: Arc::clone(&session),
+            tool: index,
             id: id.clone(),
-            version,
-            client: self.session.client.get().cloned().unwrap_or_default(),
             progress_token: params.progress_token,
             cancellation: Cancellation::default(),
-            call: CallChannel::new(self.out.clone()),
-            log_level: Arc::clone(&self.session.log_level),
-        };
-        let ctx = Context::for_request(tool_name, self.core.registry.state(), scope);
-        let core = Arc::clone(&self.core);
+            progress: Mutex::default(),
+        });
         let call_ctx = ctx.clone();
         let arguments = params.arguments;
         let mut call = Box::pin(async move {
-            let tool = &core.registry.tools()[index];
-            tool.call(arguments, call_ctx, core.limits.default_timeout)
+            let core = &session.core;
+            core.registry.tools()[index]
+                .call(arguments, call_ctx, core.limits.default_timeout)
                 .await
         });
         // Most calls complete without waiting on anything: poll once here,
@@ -684,17 +711,9 @@ impl Connection {
     }
 
     async fn handle_batch(&mut self, items: Vec<&RawValue>) {
-        let accepts = self
-            .session
-            .version
-            .get()
-            .is_some_and(|v| v.accepts_batches());
-        if !accepts {
-            let version = self
-                .session
-                .version
-                .get()
-                .map_or("(not initialized)", |v| v.as_str());
+        let version = self.session.as_ref().map(|s| s.version);
+        if !version.is_some_and(ProtocolVersion::accepts_batches) {
+            let version = version.map_or("(not initialized)", ProtocolVersion::as_str);
             let error = ErrorObject::new(
                 INVALID_REQUEST,
                 format!(
@@ -798,148 +817,6 @@ fn list_tools<'a>(
         }
     };
     Ok(&pages[page])
-}
-
-/// The `params` of `tools/call`, read without building a tree of values
-/// for anything but the arguments.
-struct CallParams<'a> {
-    name: Cow<'a, str>,
-    arguments: Value,
-    progress_token: Option<Value>,
-}
-
-impl<'a> CallParams<'a> {
-    fn parse(params: Option<&'a RawValue>) -> Result<CallParams<'a>, ErrorObject> {
-        /// The members that matter; others are skipped unread. A repeated
-        /// member keeps its last value, as a JSON object would.
-        struct Members<'a> {
-            name: Option<&'a RawValue>,
-            arguments: Option<&'a RawValue>,
-            meta: Option<&'a RawValue>,
-        }
-        impl<'de> Deserialize<'de> for Members<'de> {
-            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                struct Visit;
-                impl<'de> serde::de::Visitor<'de> for Visit {
-                    type Value = Members<'de>;
-                    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                        f.write_str("an object")
-                    }
-                    fn visit_map<A: serde::de::MapAccess<'de>>(
-                        self,
-                        mut map: A,
-                    ) -> Result<Members<'de>, A::Error> {
-                        let mut members = Members {
-                            name: None,
-                            arguments: None,
-                            meta: None,
-                        };
-                        while let Some(key) = map.next_key::<Key>()? {
-                            let slot = match key {
-                                Key::Name => &mut members.name,
-                                Key::Arguments => &mut members.arguments,
-                                Key::Meta => &mut members.meta,
-                                Key::Other => {
-                                    map.next_value::<serde::de::IgnoredAny>()?;
-                                    continue;
-                                }
-                            };
-                            *slot = Some(map.next_value()?);
-                        }
-                        Ok(members)
-                    }
-                    fn visit_unit<E>(self) -> Result<Members<'de>, E> {
-                        Ok(Members {
-                            name: None,
-                            arguments: None,
-                            meta: None,
-                        })
-                    }
-                }
-                d.deserialize_any(Visit)
-            }
-        }
-
-        /// A member's name, recognized without being copied.
-        enum Key {
-            Name,
-            Arguments,
-            Meta,
-            Other,
-        }
-        impl<'de> Deserialize<'de> for Key {
-            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                struct Visit;
-                impl serde::de::Visitor<'_> for Visit {
-                    type Value = Key;
-                    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                        f.write_str("a member name")
-                    }
-                    fn visit_str<E>(self, name: &str) -> Result<Key, E> {
-                        Ok(match name {
-                            "name" => Key::Name,
-                            "arguments" => Key::Arguments,
-                            "_meta" => Key::Meta,
-                            _ => Key::Other,
-                        })
-                    }
-                }
-                d.deserialize_identifier(Visit)
-            }
-        }
-
-        let members = match params {
-            None => None,
-            Some(raw) => Some(
-                serde_json::from_str::<Members<'a>>(raw.get())
-                    .map_err(|_| ErrorObject::new(INVALID_PARAMS, "`params` must be an object"))?,
-            ),
-        };
-        let name = members
-            .as_ref()
-            .and_then(|m| m.name)
-            .and_then(|raw| {
-                // Borrowed unless it has escapes to undo.
-                serde_json::from_str::<&'a str>(raw.get())
-                    .map(Cow::Borrowed)
-                    .or_else(|_| serde_json::from_str::<String>(raw.get()).map(Cow::Owned))
-                    .ok()
-            })
-            .ok_or_else(|| {
-                ErrorObject::new(
-                    INVALID_PARAMS,
-                    "tools/call needs `name`, the name of a tool (see tools/list)",
-                )
-            })?;
-        let arguments = match members.as_ref().and_then(|m| m.arguments) {
-            None => Value::Object(Map::new()),
-            Some(raw) => match serde_json::from_str::<Value>(raw.get()) {
-                Ok(Value::Null) => Value::Object(Map::new()),
-                Ok(object @ Value::Object(_)) => object,
-                _ => {
-                    return Err(ErrorObject::new(
-                        INVALID_PARAMS,
-                        "`arguments` must be an object",
-                    ));
-                }
-            },
-        };
-        #[derive(Deserialize)]
-        struct Meta {
-            #[serde(rename = "progressToken")]
-            progress_token: Option<Value>,
-        }
-        let progress_token = members
-            .and_then(|m| m.meta)
-            .and_then(|raw| serde_json::from_str::<Meta>(raw.get()).ok())
-            .and_then(|meta| meta.progress_token)
-            .filter(|t| t.is_string() || t.is_i64() || t.is_u64());
-        Ok(CallParams {
-            name,
-            arguments,
-            progress_token,
-        })
-    }
 }
 
 fn error_bytes(id: Option<&RequestId>, error: ErrorObject) -> Vec<u8> {

@@ -11,6 +11,7 @@ use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::Notify;
 
+use crate::connection::ServerCore;
 use crate::jsonrpc::{self, RequestId};
 use crate::outbox::Outbox;
 use crate::output::{CallToolResult, RawOutput};
@@ -70,22 +71,34 @@ pub struct Context {
     inner: Arc<ContextInner>,
 }
 
-struct ContextInner {
-    tool_name: Arc<str>,
-    state: Arc<StateMap>,
-    /// Absent when a tool is called in process through [`Registry::call`](crate::Registry::call).
-    request: Option<RequestScope>,
+enum ContextInner {
+    /// Called in process through [`Registry::call`](crate::Registry::call).
+    Detached {
+        tool_name: Arc<str>,
+        state: Arc<StateMap>,
+    },
+    /// Called by a client.
+    Request(RequestScope),
+}
+
+/// What every call of one client connection shares, fixed at `initialize`.
+pub(crate) struct SessionShared {
+    pub(crate) core: Arc<ServerCore>,
+    pub(crate) version: ProtocolVersion,
+    pub(crate) client: ClientInfo,
+    pub(crate) log_level: AtomicU8,
+    pub(crate) out: Outbox,
 }
 
 /// What the connection knows about one request.
 pub(crate) struct RequestScope {
+    pub(crate) session: Arc<SessionShared>,
+    /// The tool's index in the registry.
+    pub(crate) tool: usize,
     pub(crate) id: RequestId,
-    pub(crate) version: ProtocolVersion,
-    pub(crate) client: Arc<ClientInfo>,
     pub(crate) progress_token: Option<Value>,
     pub(crate) cancellation: Cancellation,
-    pub(crate) call: CallChannel,
-    pub(crate) log_level: Arc<AtomicU8>,
+    pub(crate) progress: Mutex<CallProgress>,
 }
 
 /// The client, as it described itself in `initialize`.
@@ -181,112 +194,96 @@ impl Cancellation {
     }
 }
 
-/// The path from one call to the client: notifications while it runs, and
-/// nothing once its response is on its way.
-pub(crate) struct CallChannel {
-    out: Outbox,
-    state: Mutex<CallProgress>,
-}
-
+/// Progress reported by one call: nothing once its response is on its way.
 #[derive(Default)]
-struct CallProgress {
+pub(crate) struct CallProgress {
     done: bool,
     last: Option<f64>,
-}
-
-impl CallChannel {
-    pub(crate) fn new(out: Outbox) -> Self {
-        CallChannel {
-            out,
-            state: Mutex::new(CallProgress::default()),
-        }
-    }
-
-    /// Marks the call answered: later progress is dropped.
-    pub(crate) fn finish(&self) {
-        if let Ok(mut state) = self.state.lock() {
-            state.done = true;
-        }
-    }
 }
 
 impl Context {
     pub(crate) fn new(tool_name: Arc<str>, state: Arc<StateMap>) -> Self {
         Context {
-            inner: Arc::new(ContextInner {
-                tool_name,
-                state,
-                request: None,
-            }),
+            inner: Arc::new(ContextInner::Detached { tool_name, state }),
         }
     }
 
-    pub(crate) fn for_request(
-        tool_name: Arc<str>,
-        state: Arc<StateMap>,
-        request: RequestScope,
-    ) -> Self {
+    pub(crate) fn for_request(request: RequestScope) -> Self {
         Context {
-            inner: Arc::new(ContextInner {
-                tool_name,
-                state,
-                request: Some(request),
-            }),
+            inner: Arc::new(ContextInner::Request(request)),
+        }
+    }
+
+    fn request(&self) -> Option<&RequestScope> {
+        match &*self.inner {
+            ContextInner::Request(request) => Some(request),
+            ContextInner::Detached { .. } => None,
         }
     }
 
     /// Cancels the call (the client sent `notifications/cancelled`).
     pub(crate) fn cancel(&self) {
-        if let Some(request) = &self.inner.request {
+        if let Some(request) = self.request() {
             request.cancellation.cancel();
         }
     }
 
     /// Marks the call answered: later progress is dropped.
     pub(crate) fn finish(&self) {
-        if let Some(request) = &self.inner.request {
-            request.call.finish();
+        // Without a progress token nothing is ever reported: no lock needed.
+        if let Some(request) = self.request()
+            && request.progress_token.is_some()
+            && let Ok(mut progress) = request.progress.lock()
+        {
+            progress.done = true;
         }
     }
 
     /// The name of the tool being called.
     pub fn tool_name(&self) -> &str {
-        &self.inner.tool_name
+        match &*self.inner {
+            ContextInner::Detached { tool_name, .. } => tool_name,
+            ContextInner::Request(request) => {
+                &request.session.core.registry.tools()[request.tool].name
+            }
+        }
     }
 
     /// The shared value of type `T` registered with
     /// [`Server::state`](crate::Server::state), if any.
     pub fn state<T: Send + Sync + 'static>(&self) -> Option<State<T>> {
-        self.inner.state.get::<T>().map(State)
+        let state = match &*self.inner {
+            ContextInner::Detached { state, .. } => state,
+            ContextInner::Request(request) => request.session.core.registry.state_map(),
+        };
+        state.get::<T>().map(State)
     }
 
     /// The JSON-RPC id of the request, when called by a client.
     pub fn request_id(&self) -> Option<&RequestId> {
-        self.inner.request.as_ref().map(|r| &r.id)
+        self.request().map(|r| &r.id)
     }
 
     /// The protocol version negotiated with the client, when called by one.
     pub fn protocol_version(&self) -> Option<ProtocolVersion> {
-        self.inner.request.as_ref().map(|r| r.version)
+        self.request().map(|r| r.session.version)
     }
 
     /// The client's name, version and capabilities, when called by a client.
     pub fn client_info(&self) -> Option<&ClientInfo> {
-        self.inner.request.as_ref().map(|r| &*r.client)
+        self.request().map(|r| &r.session.client)
     }
 
     /// Whether the client has cancelled this call. Async tools are simply
     /// dropped on cancellation; synchronous ones can poll this.
     pub fn is_cancelled(&self) -> bool {
-        self.inner
-            .request
-            .as_ref()
+        self.request()
             .is_some_and(|r| r.cancellation.is_cancelled())
     }
 
     /// Completes when the client cancels this call (never, for in-process calls).
     pub async fn cancelled(&self) {
-        match &self.inner.request {
+        match self.request() {
             Some(request) => request.cancellation.cancelled().await,
             None => std::future::pending().await,
         }
@@ -298,13 +295,13 @@ impl Context {
     /// the call has been answered or cancelled. Returns whether a
     /// notification was sent.
     pub fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) -> bool {
-        let Some(request) = &self.inner.request else {
+        let Some(request) = self.request() else {
             return false;
         };
         let Some(token) = &request.progress_token else {
             return false;
         };
-        let Ok(mut state) = request.call.state.lock() else {
+        let Ok(mut state) = request.progress.lock() else {
             return false;
         };
         if state.done
@@ -321,7 +318,7 @@ impl Context {
             params.insert("total".into(), total.into());
         }
         if let Some(message) = message
-            && request.version >= ProtocolVersion::V2025_03_26
+            && request.session.version >= ProtocolVersion::V2025_03_26
         {
             params.insert("message".into(), message.into());
         }
@@ -329,7 +326,7 @@ impl Context {
         jsonrpc::write_notification(&mut line, "notifications/progress", &params);
         line.push(b'\n');
         // Sent while the lock is held, so it cannot overtake the response.
-        if request.call.out.try_send(line) {
+        if request.session.out.try_send(line) {
             state.last = Some(progress);
             true
         } else {
@@ -341,10 +338,10 @@ impl Context {
     /// `level` is at or above the level the client set with
     /// `logging/setLevel` (`info` until it does). Never blocks.
     pub fn log(&self, level: LogLevel, data: impl Serialize) -> bool {
-        let Some(request) = &self.inner.request else {
+        let Some(request) = self.request() else {
             return false;
         };
-        if level < LogLevel::from_u8(request.log_level.load(Ordering::Relaxed)) {
+        if level < LogLevel::from_u8(request.session.log_level.load(Ordering::Relaxed)) {
             return false;
         }
         let Ok(data) = serde_json::to_value(data) else {
@@ -352,20 +349,20 @@ impl Context {
         };
         let params = serde_json::json!({
             "level": level.as_str(),
-            "logger": &*self.inner.tool_name,
+            "logger": self.tool_name(),
             "data": data,
         });
         let mut line = Vec::new();
         jsonrpc::write_notification(&mut line, "notifications/message", &params);
         line.push(b'\n');
-        request.call.out.try_send(line)
+        request.session.out.try_send(line)
     }
 }
 
 impl fmt::Debug for Context {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Context")
-            .field("tool_name", &self.inner.tool_name)
+            .field("tool_name", &self.tool_name())
             .field("request_id", &self.request_id())
             .field("protocol_version", &self.protocol_version())
             .finish_non_exhaustive()

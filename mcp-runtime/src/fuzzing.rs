@@ -5,7 +5,6 @@
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
-use tokio::sync::mpsc;
 
 use crate::arguments::ArgumentValidator;
 use crate::connection::ServerCore;
@@ -19,17 +18,13 @@ use crate::testing::TestClient;
 /// `max` bytes. `None` stands for a line that was over the limit (skipped).
 #[doc(hidden)]
 pub fn split_lines(input: &[u8], buffer: usize, max: usize) -> Vec<Option<Vec<u8>>> {
-    // Every line and one more message fit: the reader never waits.
-    let capacity = input.iter().filter(|&&b| b == b'\n').count() + 2;
-    let (tx, mut rx) = mpsc::channel(capacity);
-    crate::transport::stdio::read_blocks(input, buffer.max(1), max, &tx);
-    drop(tx);
     let mut lines = Vec::new();
-    while let Ok(incoming) = rx.try_recv() {
+    crate::transport::stdio::read_blocks(input, buffer.max(1), max, |incoming| {
         crate::connection::for_each_line(&incoming, max, |line| {
             lines.push(line.map(<[u8]>::to_vec));
         });
-    }
+        true
+    });
     lines
 }
 

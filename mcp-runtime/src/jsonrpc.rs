@@ -9,6 +9,8 @@ use std::sync::Arc;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::value::RawValue;
 
+use crate::call_params;
+
 pub(crate) const PARSE_ERROR: i32 = -32700;
 pub(crate) const INVALID_REQUEST: i32 = -32600;
 pub(crate) const METHOD_NOT_FOUND: i32 = -32601;
@@ -84,6 +86,9 @@ pub(crate) enum Message<'a> {
         id: RequestId,
         method: Cow<'a, str>,
         params: Option<&'a RawValue>,
+        /// The params of a `tools/call`, when read with the envelope (then
+        /// `params` is `None`).
+        call: Option<call_params::Checked<'a>>,
     },
     Notification {
         method: Cow<'a, str>,
@@ -110,25 +115,112 @@ pub(crate) enum Line<'a> {
     Batch(Vec<&'a RawValue>),
 }
 
-#[derive(Deserialize)]
+/// The members of a message, as raw JSON. Reads `params` of a `tools/call`
+/// straight away when `method` comes first; refuses repeated members.
+#[derive(Default)]
 struct Envelope<'a> {
-    #[serde(default, borrow, deserialize_with = "present")]
     jsonrpc: Option<&'a RawValue>,
-    #[serde(default, borrow, deserialize_with = "present")]
     id: Option<&'a RawValue>,
-    #[serde(default, borrow, deserialize_with = "present")]
     method: Option<&'a RawValue>,
-    #[serde(default, borrow, deserialize_with = "present")]
     params: Option<&'a RawValue>,
-    #[serde(default, borrow, deserialize_with = "present")]
+    call: Option<call_params::Checked<'a>>,
     result: Option<&'a RawValue>,
-    #[serde(default, borrow, deserialize_with = "present")]
     error: Option<&'a RawValue>,
 }
 
-/// Keeps `null` as a present value, so `"id": null` differs from no id.
-fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<&'de RawValue>, D::Error> {
-    <&RawValue>::deserialize(deserializer).map(Some)
+impl<'a> Envelope<'a> {
+    /// `eager`: read the params of a `tools/call` now. Without, `params`
+    /// is only delimited, which needs no nesting budget.
+    fn parse(text: &'a str, eager: bool) -> serde_json::Result<Envelope<'a>> {
+        let mut deserializer = serde_json::Deserializer::from_str(text);
+        let envelope = deserializer.deserialize_map(EnvelopeVisitor { eager })?;
+        deserializer.end()?;
+        Ok(envelope)
+    }
+}
+
+struct EnvelopeVisitor {
+    eager: bool,
+}
+
+impl<'de> serde::de::Visitor<'de> for EnvelopeVisitor {
+    type Value = Envelope<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON-RPC message")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(
+        self,
+        mut map: A,
+    ) -> Result<Envelope<'de>, A::Error> {
+        use serde::de::Error;
+        let mut envelope = Envelope::default();
+        while let Some(key) = map.next_key::<Member>()? {
+            let (slot, name) = match key {
+                Member::Jsonrpc => (&mut envelope.jsonrpc, "jsonrpc"),
+                Member::Id => (&mut envelope.id, "id"),
+                Member::Method => (&mut envelope.method, "method"),
+                Member::Params => {
+                    if envelope.params.is_some() || envelope.call.is_some() {
+                        return Err(A::Error::duplicate_field("params"));
+                    }
+                    if self.eager && envelope.method.map(RawValue::get) == Some("\"tools/call\"") {
+                        envelope.call = Some(map.next_value_seed(call_params::Seed)?);
+                    } else {
+                        envelope.params = Some(map.next_value()?);
+                    }
+                    continue;
+                }
+                Member::Result => (&mut envelope.result, "result"),
+                Member::Error => (&mut envelope.error, "error"),
+                Member::Other => {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                    continue;
+                }
+            };
+            if slot.is_some() {
+                return Err(A::Error::duplicate_field(name));
+            }
+            *slot = Some(map.next_value()?);
+        }
+        Ok(envelope)
+    }
+}
+
+/// A member's name, recognized without being copied.
+enum Member {
+    Jsonrpc,
+    Id,
+    Method,
+    Params,
+    Result,
+    Error,
+    Other,
+}
+
+impl<'de> Deserialize<'de> for Member {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct MemberVisitor;
+        impl serde::de::Visitor<'_> for MemberVisitor {
+            type Value = Member;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a member name")
+            }
+            fn visit_str<E>(self, name: &str) -> Result<Member, E> {
+                Ok(match name {
+                    "jsonrpc" => Member::Jsonrpc,
+                    "id" => Member::Id,
+                    "method" => Member::Method,
+                    "params" => Member::Params,
+                    "result" => Member::Result,
+                    "error" => Member::Error,
+                    _ => Member::Other,
+                })
+            }
+        }
+        deserializer.deserialize_identifier(MemberVisitor)
+    }
 }
 
 /// The deepest nesting of arrays and objects accepted in a message.
@@ -215,7 +307,10 @@ pub(crate) fn classify(raw: &RawValue) -> Message<'_> {
 /// Classifies one message known to be valid JSON, or, for a line starting
 /// with `{`, one that may not be: `None` then means it is not valid JSON.
 fn classify_object(text: &str) -> Option<Message<'_>> {
-    match serde_json::from_str::<Envelope<'_>>(text) {
+    // Read eagerly, arguments nested near the depth limit can exceed
+    // serde_json's own limit, counted from the envelope: read them lazily
+    // then, from `params`.
+    match Envelope::parse(text, true).or_else(|_| Envelope::parse(text, false)) {
         Ok(envelope) => Some(classify_envelope(envelope)),
         // Not an envelope: either not JSON at all, or JSON of another shape.
         Err(_) => serde_json::from_str::<serde::de::IgnoredAny>(text)
@@ -257,7 +352,12 @@ fn classify_envelope(envelope: Envelope<'_>) -> Message<'_> {
             reason: "a request needs a `method`",
         };
     };
-    let Ok(method) = serde_json::from_str::<Cow<'_, str>>(method.get()) else {
+    // Borrowed from the line unless it has escapes to undo (serde's `Cow`
+    // always copies).
+    let method = serde_json::from_str::<&str>(method.get())
+        .map(Cow::Borrowed)
+        .or_else(|_| serde_json::from_str::<String>(method.get()).map(Cow::Owned));
+    let Ok(method) = method else {
         return Message::Invalid {
             id,
             reason: "`method` must be a string",
@@ -272,6 +372,7 @@ fn classify_envelope(envelope: Envelope<'_>) -> Message<'_> {
             id,
             method,
             params: envelope.params,
+            call: envelope.call,
         },
         (Some(_), None) => Message::Invalid {
             id: None,
@@ -352,7 +453,9 @@ mod tests {
     #[test]
     fn requests_notifications_and_responses() {
         match single(r#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#) {
-            Message::Request { id, method, params } => {
+            Message::Request {
+                id, method, params, ..
+            } => {
                 assert_eq!(id.as_json(), "7");
                 assert_eq!(method, "ping");
                 assert!(params.is_none());

@@ -20,6 +20,7 @@
 extern crate self as mcp_runtime;
 
 mod arguments;
+mod call_params;
 mod connection;
 mod content;
 mod context;

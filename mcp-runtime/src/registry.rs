@@ -3,7 +3,6 @@
 //! by name, checked for duplicates and missing state, with schemas generated
 //! and validators compiled once, at start-up.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
@@ -113,7 +112,6 @@ impl ToolFilter {
 /// The set of tools a server serves, built once at start-up.
 pub struct Registry {
     tools: Vec<Tool>,
-    by_name: HashMap<String, usize>,
     state: Arc<StateMap>,
 }
 
@@ -190,17 +188,8 @@ impl Registry {
             };
             tools.push(tool);
         }
-        let by_name = tools
-            .iter()
-            .enumerate()
-            .map(|(i, t)| (t.name.to_string(), i))
-            .collect();
         tracing::debug!(tools = tools.len(), "tool registry built");
-        Ok(Registry {
-            tools,
-            by_name,
-            state,
-        })
+        Ok(Registry { tools, state })
     }
 
     /// The tools, sorted by name.
@@ -210,16 +199,19 @@ impl Registry {
 
     /// The tool with this name.
     pub fn get(&self, name: &str) -> Option<&Tool> {
-        self.by_name.get(name).map(|&i| &self.tools[i])
+        self.index_of(name).map(|i| &self.tools[i])
     }
 
     /// The position of the tool with this name in [`Registry::tools`].
     pub(crate) fn index_of(&self, name: &str) -> Option<usize> {
-        self.by_name.get(name).copied()
+        // Sorted by name and unique: a binary search beats hashing the name.
+        self.tools
+            .binary_search_by(|tool| (*tool.name).cmp(name))
+            .ok()
     }
 
-    pub(crate) fn state(&self) -> Arc<StateMap> {
-        Arc::clone(&self.state)
+    pub(crate) fn state_map(&self) -> &Arc<StateMap> {
+        &self.state
     }
 
     /// The number of tools.

@@ -1,8 +1,11 @@
 //! The stdio transport: one JSON message per line on stdin and stdout.
 //!
-//! A dedicated thread reads stdin in large blocks and hands the dispatcher
-//! whole lines, many at a time, so a burst of requests costs one hand-over
-//! rather than one per message. Output goes through an [`Outbox`]: written
+//! One dedicated thread reads stdin in large blocks and dispatches every
+//! line of a block itself, with the runtime's handle entered: a call that
+//! completes when first polled is answered right there, and only one that
+//! has to wait becomes a Tokio task. A request so costs no hand-over
+//! between threads at all, and a burst of requests is read, dispatched and
+//! answered a block at a time. Output goes through an [`Outbox`]: written
 //! directly when the pipe has room, queued for a writer thread when it does
 //! not. Neither side uses Tokio's blocking pool, whose per-operation hand-off
 //! would sit on the hot path of every message.
@@ -11,43 +14,87 @@
 //! and stderr is put in its place: a stray `println!` in a tool then lands
 //! in the log instead of corrupting the protocol stream.
 
+use std::future::Future;
 use std::io::{self, Read};
+use std::pin::pin;
 use std::sync::Arc;
+use std::task::{Poll, Wake, Waker};
 
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 
-use crate::connection::{self, Incoming, ServerCore};
+use crate::connection::{Connection, Incoming, ServerCore};
 use crate::outbox::{Outbox, Stream};
 
-/// Blocks of lines read ahead of the dispatcher; beyond this the reader
-/// thread waits.
-const READ_AHEAD: usize = 8;
 /// The size of one read from stdin.
 const READ_SIZE: usize = 64 * 1024;
 
 pub(crate) async fn serve(core: Arc<ServerCore>) -> io::Result<()> {
-    let (in_tx, in_rx) = mpsc::channel(READ_AHEAD);
     let max = core.limits.max_message_bytes;
+    let grace = core.limits.shutdown_grace;
     let stream = Stream::new(sink::take_stdout()?);
-    std::thread::Builder::new()
-        .name("mcp-stdin".into())
-        .spawn(move || read_blocks(io::stdin().lock(), READ_SIZE, max, &in_tx))?;
-    let (done_tx, done_rx) = oneshot::channel();
+    let (written_tx, written_rx) = oneshot::channel();
     let writer = Arc::clone(&stream);
     std::thread::Builder::new()
         .name("mcp-stdout".into())
         .spawn(move || {
-            let _ = done_tx.send(writer.run_writer());
+            let _ = written_tx.send(writer.run_writer());
         })?;
-    let grace = core.limits.shutdown_grace;
-    connection::serve(core, in_rx, Outbox::Stream(Arc::clone(&stream))).await;
+    let mut connection = Connection::new(core, Outbox::Stream(Arc::clone(&stream)));
+    let runtime = tokio::runtime::Handle::current();
+    let (ended_tx, ended_rx) = oneshot::channel();
+    std::thread::Builder::new()
+        .name("mcp-stdin".into())
+        .spawn(move || {
+            let _entered = runtime.enter();
+            let mut open = true;
+            read_blocks(io::stdin().lock(), READ_SIZE, max, |incoming| {
+                open = block_on(connection.handle(incoming));
+                open
+            });
+            // At EOF the calls in flight still get their grace period, on
+            // the runtime; with the output closed there is nothing to wait for.
+            let _ = ended_tx.send(open.then_some(connection));
+        })?;
+    match ended_rx.await {
+        Ok(Some(connection)) => connection.finish().await,
+        Ok(None) => {}
+        Err(_) => tracing::error!("the stdin thread stopped unexpectedly"),
+    }
     stream.finish();
-    let result = match done_rx.await {
+    let result = match written_rx.await {
         Ok(Err(error)) if error.kind() != io::ErrorKind::BrokenPipe => Err(error),
         _ => Ok(()),
     };
     exit_despite_stuck_blocking_calls(grace);
     result
+}
+
+/// Runs `future` to completion on this thread, parking it while the future
+/// waits. Dispatching a block of input waits only when the output is full or
+/// every call slot is taken.
+fn block_on<F: Future>(future: F) -> F::Output {
+    struct Unpark(std::thread::Thread);
+    impl Wake for Unpark {
+        fn wake(self: Arc<Self>) {
+            self.0.unpark();
+        }
+        fn wake_by_ref(self: &Arc<Self>) {
+            self.0.unpark();
+        }
+    }
+    thread_local! {
+        static WAKER: Waker = Waker::from(Arc::new(Unpark(std::thread::current())));
+    }
+    WAKER.with(|waker| {
+        let mut cx = std::task::Context::from_waker(waker);
+        let mut future = pin!(future);
+        loop {
+            if let Poll::Ready(output) = future.as_mut().poll(&mut cx) {
+                return output;
+            }
+            std::thread::park();
+        }
+    })
 }
 
 /// Synchronous calls abandoned after the grace period cannot be stopped, and
@@ -72,18 +119,18 @@ fn exit_despite_stuck_blocking_calls(grace: std::time::Duration) {
         });
 }
 
-/// Reads `reader` in blocks of up to `read_size` bytes and sends the
-/// complete lines of each as one [`Incoming::Lines`]; the dispatcher splits
+/// Reads `reader` in blocks of up to `read_size` bytes and delivers the
+/// complete lines of each as one [`Incoming::Lines`]; the connection splits
 /// them. A line growing past `max` bytes without its newline is skipped as
 /// it streams past, never held whole, and reported as
 /// [`Incoming::TooLarge`]. (A complete line over `max` can arrive within
-/// one block; the dispatcher refuses it by its length.) Returns at EOF, on
-/// a read error, or when the connection stops listening.
+/// one block; the connection refuses it by its length.) Returns at EOF, on
+/// a read error, or when `deliver` returns `false`.
 pub(crate) fn read_blocks<R: Read>(
     mut reader: R,
     read_size: usize,
     max: usize,
-    tx: &mpsc::Sender<Incoming>,
+    mut deliver: impl FnMut(Incoming) -> bool,
 ) {
     let mut block = vec![0u8; read_size.max(1)];
     // The start of the line that has not ended yet.
@@ -102,9 +149,9 @@ pub(crate) fn read_blocks<R: Read>(
             // A last line without its newline is still a message, and one
             // over the limit is still answered "message too large".
             if skipping {
-                let _ = tx.blocking_send(Incoming::TooLarge);
+                deliver(Incoming::TooLarge);
             } else if !partial.is_empty() {
-                let _ = tx.blocking_send(Incoming::Lines(partial));
+                deliver(Incoming::Lines(partial));
             }
             return;
         }
@@ -114,7 +161,7 @@ pub(crate) fn read_blocks<R: Read>(
                 continue;
             };
             skipping = false;
-            if tx.blocking_send(Incoming::TooLarge).is_err() {
+            if !deliver(Incoming::TooLarge) {
                 return;
             }
             data = &data[end + 1..];
@@ -123,7 +170,7 @@ pub(crate) fn read_blocks<R: Read>(
             Some(last) => {
                 let mut lines = std::mem::take(&mut partial);
                 lines.extend_from_slice(&data[..=last]);
-                if tx.blocking_send(Incoming::Lines(lines)).is_err() {
+                if !deliver(Incoming::Lines(lines)) {
                     return;
                 }
                 &data[last + 1..]
@@ -238,10 +285,12 @@ mod sink {
                             libc::ioctl(self.file.as_raw_fd(), libc::FIONREAD, &mut unread)
                         } == 0;
                         let unread = usize::try_from(unread).unwrap_or(usize::MAX);
-                        if !ok || unread.saturating_add(bytes.len() + PIPE_SLACK) > capacity {
+                        let room = capacity.saturating_sub(unread.saturating_add(PIPE_SLACK));
+                        if !ok || room == 0 {
                             return Ok(0);
                         }
-                        (&self.file).write(bytes)
+                        // What fits now; the writer thread takes the rest.
+                        (&self.file).write(&bytes[..bytes.len().min(room)])
                     }
                     Kind::Socket => {
                         // SAFETY: `bytes` is valid for `len` bytes.
@@ -311,18 +360,16 @@ mod tests {
     /// Reads `input` in blocks of `read_size` and splits what arrives the
     /// way the connection does.
     fn lines(input: &[u8], read_size: usize, max: usize) -> Vec<String> {
-        let (tx, mut rx) = mpsc::channel(1024);
-        read_blocks(input, read_size, max, &tx);
-        drop(tx);
         let mut out = Vec::new();
-        while let Ok(m) = rx.try_recv() {
-            connection::for_each_line(&m, max, |line| {
+        read_blocks(input, read_size, max, |m| {
+            crate::connection::for_each_line(&m, max, |line| {
                 out.push(match line {
                     Some(l) => String::from_utf8_lossy(l).into_owned(),
                     None => "<too large>".into(),
                 })
             });
-        }
+            true
+        });
         out
     }
 
