@@ -473,11 +473,146 @@ pub fn report(dir: &Path) -> String {
     rows.extend(size_rows(&sizes, &peers));
     rows.extend(build_rows(&builds, &peers));
     format!(
-        "{}\n{}{}",
+        "{}\n{}{}{}",
         header(dir, &runs),
         render(&rows, &peers),
+        targets(&rows, &runs),
         failures(&runs)
     )
+}
+
+/// The median of `peer` in the row whose label starts with `label`.
+fn median_of(rows: &[Row], label: &str, peer: &str) -> Option<f64> {
+    let row = rows.iter().find(|r| r.label.starts_with(label))?;
+    let samples = row.samples.get(peer)?.as_ref().ok()?;
+    stats(samples).map(|s| s.median)
+}
+
+/// The targets of the benchmark issue, checked against this run's medians.
+fn targets(rows: &[Row], runs: &[Run]) -> String {
+    // (what, row label prefix, peer, at least / at most, bound)
+    let ratio_targets: [(&str, &str, &str, Better, f64); 10] = [
+        (
+            "echo pipelined ≥ 1.2× flymcp",
+            "echo (trivial tool): calls/s",
+            "flymcp",
+            Better::Higher,
+            1.2,
+        ),
+        (
+            "echo pipelined ≥ 8× rmcp",
+            "echo (trivial tool): calls/s",
+            "rmcp",
+            Better::Higher,
+            8.0,
+        ),
+        (
+            "echo pipelined ≥ 0.6× floor",
+            "echo (trivial tool): calls/s",
+            "floor",
+            Better::Higher,
+            0.6,
+        ),
+        (
+            "structured output pipelined ≥ 1.2× flymcp",
+            "structured output: calls/s",
+            "flymcp",
+            Better::Higher,
+            1.2,
+        ),
+        (
+            "64 KiB in and out ≥ 1.5× rmcp",
+            "64 KiB in, 64 KiB out: calls/s",
+            "rmcp",
+            Better::Higher,
+            1.5,
+        ),
+        (
+            "64 KiB in and out ≥ 1× flymcp",
+            "64 KiB in, 64 KiB out: calls/s",
+            "flymcp",
+            Better::Higher,
+            1.0,
+        ),
+        (
+            "tools/list of 200 tools ≥ 1× flymcp",
+            "tools/list, 200 tools: calls/s",
+            "flymcp",
+            Better::Higher,
+            1.0,
+        ),
+        (
+            "echo sequential p50 ≤ 1.5× floor",
+            "echo (trivial tool): latency p50",
+            "floor",
+            Better::Lower,
+            1.5,
+        ),
+        (
+            "rebuild after editing one tool ≤ 1× rmcp",
+            "release rebuild after editing one tool body, 1 tool",
+            "rmcp",
+            Better::Lower,
+            1.0,
+        ),
+        (
+            "release binary ≤ 1× rmcp",
+            "release binary, benchmark server of 3 tools",
+            "rmcp",
+            Better::Lower,
+            1.0,
+        ),
+    ];
+    let mut out =
+        String::from("\n## Targets\n\n| target | ours ÷ peer | met |\n| --- | --- | --- |\n");
+    let mut checked = 0;
+    for (what, label, peer, better, bound) in ratio_targets {
+        let (Some(ours), Some(theirs)) =
+            (median_of(rows, label, "ours"), median_of(rows, label, peer))
+        else {
+            continue;
+        };
+        if theirs == 0.0 {
+            continue;
+        }
+        let ratio = ours / theirs;
+        let met = match better {
+            Better::Higher => ratio >= bound,
+            Better::Lower => ratio <= bound,
+        };
+        checked += 1;
+        let _ = writeln!(
+            out,
+            "| {what} | {ratio:.2}× | {} |",
+            if met { "yes" } else { "**no**" }
+        );
+    }
+    // Backpressure: the peak RSS of our server with 20,000 calls requested in flight.
+    let in_flight = runs.first().map_or(0, |r| r.in_flight);
+    if in_flight >= 20_000 {
+        let peak = runs
+            .iter()
+            .filter(|r| r.peer == "ours")
+            .filter_map(|r| r.peak_rss_kib)
+            .max();
+        if let Some(kib) = peak {
+            let mib = kib as f64 / 1024.0;
+            checked += 1;
+            let _ = writeln!(
+                out,
+                "| peak RSS < 30 MB with {in_flight} calls in flight requested | {mib:.1} MiB (highest of all runs) | {} |",
+                if mib * 1.048_576 < 30.0 {
+                    "yes"
+                } else {
+                    "**no**"
+                }
+            );
+        }
+    }
+    if checked == 0 {
+        return String::new();
+    }
+    out
 }
 
 /// Machine and version facts for the header.
