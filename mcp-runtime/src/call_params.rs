@@ -21,8 +21,10 @@ pub(crate) struct CallParams<'a> {
     pub(crate) progress_token: Option<Value>,
 }
 
-/// `params` checked: `Err` is the -32602 to answer.
-pub(crate) type Checked<'a> = Result<CallParams<'a>, ErrorObject>;
+/// `params` checked: `Err` is the -32602 to answer. Boxed: it travels from
+/// the envelope to the call, and moving a pointer is cheaper than moving
+/// the parts.
+pub(crate) type Checked<'a> = Result<Box<CallParams<'a>>, Box<ErrorObject>>;
 
 /// Reads `params` (absent: as `{}`).
 pub(crate) fn parse(params: Option<&RawValue>) -> Checked<'_> {
@@ -57,8 +59,11 @@ struct Members<'a> {
     meta: Option<&'a RawValue>,
 }
 
-fn not_an_object() -> ErrorObject {
-    ErrorObject::new(INVALID_PARAMS, "`params` must be an object")
+fn not_an_object() -> Box<ErrorObject> {
+    Box::new(ErrorObject::new(
+        INVALID_PARAMS,
+        "`params` must be an object",
+    ))
 }
 
 fn check(members: Members<'_>) -> Checked<'_> {
@@ -72,19 +77,19 @@ fn check(members: Members<'_>) -> Checked<'_> {
                 .ok()
         })
         .ok_or_else(|| {
-            ErrorObject::new(
+            Box::new(ErrorObject::new(
                 INVALID_PARAMS,
                 "tools/call needs `name`, the name of a tool (see tools/list)",
-            )
+            ))
         })?;
     let arguments = match members.arguments {
         None | Some(Value::Null) => Value::Object(Map::new()),
         Some(object @ Value::Object(_)) => object,
         Some(_) => {
-            return Err(ErrorObject::new(
+            return Err(Box::new(ErrorObject::new(
                 INVALID_PARAMS,
                 "`arguments` must be an object",
-            ));
+            )));
         }
     };
     #[derive(Deserialize)]
@@ -97,11 +102,11 @@ fn check(members: Members<'_>) -> Checked<'_> {
         .and_then(|raw| serde_json::from_str::<Meta>(raw.get()).ok())
         .and_then(|meta| meta.progress_token)
         .filter(|t| t.is_string() || t.is_i64() || t.is_u64());
-    Ok(CallParams {
+    Ok(Box::new(CallParams {
         name,
         arguments,
         progress_token,
-    })
+    }))
 }
 
 struct ParamsVisitor;

@@ -477,7 +477,9 @@ impl Connection {
         };
         match method {
             "tools/call" => {
-                let params = call.unwrap_or_else(|| call_params::parse(params))?;
+                let params = call
+                    .unwrap_or_else(|| call_params::parse(params))
+                    .map_err(|error| *error)?;
                 self.call_tool(id, params, session, batch_slot, reply).await
             }
             "tools/list" => {
@@ -570,7 +572,7 @@ impl Connection {
     async fn call_tool(
         &mut self,
         id: &RequestId,
-        params: CallParams<'_>,
+        params: Box<CallParams<'_>>,
         session: Arc<SessionShared>,
         batch_slot: &mut Option<oneshot::Sender<Option<Vec<u8>>>>,
         reply: &mut Vec<u8>,

@@ -19,8 +19,18 @@ pub(crate) const INTERNAL_ERROR: i32 = -32603;
 
 /// A request id, kept as the raw JSON text the client sent (a string with
 /// its quotes, or an integer), so that it is echoed byte for byte.
-#[derive(Clone, PartialEq, Eq, Hash)]
-pub struct RequestId(Arc<str>);
+#[derive(Clone)]
+pub struct RequestId(IdText);
+
+/// Ids are short: most are kept inline, without an allocation or reference
+/// counting per request.
+#[derive(Clone)]
+enum IdText {
+    Inline { len: u8, bytes: [u8; INLINE_ID] },
+    Shared(Arc<str>),
+}
+
+const INLINE_ID: usize = 22;
 
 impl RequestId {
     /// Checks that `raw` is a string or an integer, as MCP requires.
@@ -32,18 +42,49 @@ impl RequestId {
             let digits = text.strip_prefix('-').unwrap_or(text);
             !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
         };
-        valid.then(|| RequestId(Arc::from(text)))
+        valid.then(|| RequestId::from_json(text))
+    }
+
+    fn from_json(text: &str) -> RequestId {
+        RequestId(match u8::try_from(text.len()) {
+            Ok(len) if text.len() <= INLINE_ID => {
+                let mut bytes = [0; INLINE_ID];
+                bytes[..text.len()].copy_from_slice(text.as_bytes());
+                IdText::Inline { len, bytes }
+            }
+            _ => IdText::Shared(Arc::from(text)),
+        })
     }
 
     /// The id as it would be written in JSON (strings with their quotes).
     pub fn as_json(&self) -> &str {
-        &self.0
+        match &self.0 {
+            // Only ever filled from a `&str`, whole: valid UTF-8.
+            IdText::Inline { len, bytes } => {
+                std::str::from_utf8(&bytes[..usize::from(*len)]).unwrap_or_default()
+            }
+            IdText::Shared(text) => text,
+        }
     }
 
     /// A comparable key: equal for ids that are equal as JSON values, even
     /// when spelled differently (`"a"` and `"\u0061"`).
     pub(crate) fn key(&self) -> String {
-        canonical_id(&self.0)
+        canonical_id(self.as_json())
+    }
+}
+
+impl PartialEq for RequestId {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_json() == other.as_json()
+    }
+}
+
+impl Eq for RequestId {}
+
+impl std::hash::Hash for RequestId {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.as_json().hash(state);
     }
 }
 
@@ -69,13 +110,13 @@ pub(crate) fn canonical_id(raw_json: &str) -> String {
 
 impl fmt::Display for RequestId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(self.as_json())
     }
 }
 
 impl fmt::Debug for RequestId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(self.as_json())
     }
 }
 
