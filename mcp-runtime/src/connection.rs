@@ -790,7 +790,9 @@ fn write_call_result(
     result: &CallToolResult,
     version: ProtocolVersion,
 ) {
-    jsonrpc::write_result(reply, id, &protocol::ShapedCallResult { result, version });
+    jsonrpc::write_result_with(reply, id, |reply| {
+        protocol::write_call_result(reply, result, version)
+    });
 }
 
 fn list_tools<'a>(

@@ -154,6 +154,52 @@ impl Serialize for ShapedCallResult<'_> {
     }
 }
 
+/// Appends a `tools/call` result shaped for `version`. Results whose blocks
+/// are all plain text (what most tools return) are written directly; the
+/// rest go through [`ShapedCallResult`]. Both write the same bytes.
+pub(crate) fn write_call_result(
+    out: &mut Vec<u8>,
+    result: &CallToolResult,
+    version: ProtocolVersion,
+) {
+    let plain_text = result
+        .content
+        .iter()
+        .all(|block| matches!(block, Content::Text(text) if text.annotations.is_none()));
+    if !plain_text {
+        if serde_json::to_writer(&mut *out, &ShapedCallResult { result, version }).is_err() {
+            out.extend_from_slice(b"{}");
+        }
+        return;
+    }
+    out.extend_from_slice(b"{\"content\":[");
+    for (i, block) in result.content.iter().enumerate() {
+        if let Content::Text(text) = block {
+            if i > 0 {
+                out.push(b',');
+            }
+            out.extend_from_slice(b"{\"type\":\"text\",\"text\":");
+            // Writing a string into a Vec cannot fail.
+            let _ = serde_json::to_writer(&mut *out, &text.text);
+            out.push(b'}');
+        }
+    }
+    out.push(b']');
+    if let Some(structured) = &result.structured_content
+        && version.has_structured_output()
+    {
+        out.extend_from_slice(b",\"structuredContent\":");
+        if serde_json::to_writer(&mut *out, structured).is_err() {
+            out.extend_from_slice(b"null");
+        }
+    }
+    out.extend_from_slice(if result.is_error {
+        b",\"isError\":true}"
+    } else {
+        b",\"isError\":false}"
+    });
+}
+
 struct ShapedContents<'a> {
     blocks: &'a [Content],
     version: ProtocolVersion,
@@ -234,6 +280,33 @@ mod tests {
             assert_eq!(ProtocolVersion::parse(v.as_str()), Some(v));
         }
         assert_eq!(ProtocolVersion::parse("2099-01-01"), None);
+    }
+
+    #[test]
+    fn plain_text_results_are_written_as_serde_writes_them() {
+        let results = [
+            CallToolResult::success(vec![Content::text("a \"quoted\"\n line")]),
+            CallToolResult::error("bad"),
+            CallToolResult::success(vec![Content::text("x"), Content::text("y")]),
+            CallToolResult::success(vec![]),
+            CallToolResult {
+                content: vec![Content::text("{\"a\":1}")],
+                structured_content: Some(json!({"a": 1, "b": [true, null]})),
+                is_error: false,
+            },
+        ];
+        for result in &results {
+            for version in ProtocolVersion::ALL {
+                let mut direct = Vec::new();
+                write_call_result(&mut direct, result, version);
+                let via_serde = serde_json::to_vec(&ShapedCallResult { result, version }).unwrap();
+                assert_eq!(
+                    String::from_utf8(direct).unwrap(),
+                    String::from_utf8(via_serde).unwrap(),
+                    "{version}"
+                );
+            }
+        }
     }
 
     #[test]
