@@ -21,9 +21,9 @@ use crate::jsonrpc::{
     Message, PARSE_ERROR, RequestId,
 };
 use crate::outbox::Outbox;
-use crate::output::CallToolResult;
 use crate::protocol::{self, ProtocolVersion};
 use crate::registry::Registry;
+use crate::tool::Outcome;
 
 /// What a transport hands the connection.
 #[derive(Debug)]
@@ -650,7 +650,7 @@ impl Connection {
             let wanted = in_flight
                 .lock()
                 .is_ok_and(|mut m| m.remove(&task_key).is_some());
-            let outcome = match (wanted, result.is_error) {
+            let outcome = match (wanted, result.is_error()) {
                 (false, _) => "cancelled",
                 (true, true) => "tool error",
                 (true, false) => "ok",
@@ -787,11 +787,11 @@ impl Connection {
 fn write_call_result(
     reply: &mut Vec<u8>,
     id: &RequestId,
-    result: &CallToolResult,
+    outcome: &Outcome,
     version: ProtocolVersion,
 ) {
     jsonrpc::write_result_with(reply, id, |reply| {
-        protocol::write_call_result(reply, result, version)
+        protocol::write_outcome(reply, outcome, version)
     });
 }
 

@@ -142,12 +142,13 @@ fn error_text(error: &dyn Display) -> String {
 }
 
 /// What the generated call shim hands back to the runtime. Structured values
-/// are wrapped (or not) by the runtime, which knows from the schema whether
-/// the tool's output is an object.
+/// come serialized, once, as JSON text: the runtime wraps them (or not; it
+/// knows from the schema whether the tool's output is an object) and writes
+/// that text both as `structuredContent` and as the text block.
 #[doc(hidden)]
 pub enum RawOutput {
     Done(CallToolResult),
-    Structured(Result<Value, serde_json::Error>),
+    Structured(Result<Box<serde_json::value::RawValue>, serde_json::Error>),
 }
 
 /// The probe of autoref-based dispatch on a return type `T`.
@@ -232,7 +233,7 @@ impl<O: Serialize + JsonSchema, E: Display> StructuredResultTag<O, E> {
     }
     pub fn convert(self, value: Result<O, E>) -> RawOutput {
         match value {
-            Ok(value) => RawOutput::Structured(serde_json::to_value(value)),
+            Ok(value) => RawOutput::Structured(serde_json::value::to_raw_value(&value)),
             Err(error) => RawOutput::Done(CallToolResult::error(error_text(&error))),
         }
     }
@@ -245,7 +246,7 @@ impl<T: Serialize + JsonSchema> StructuredTag<T> {
         Some(generator.root_schema_for::<T>())
     }
     pub fn convert(self, value: T) -> RawOutput {
-        RawOutput::Structured(serde_json::to_value(value))
+        RawOutput::Structured(serde_json::value::to_raw_value(&value))
     }
 }
 

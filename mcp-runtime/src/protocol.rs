@@ -9,7 +9,7 @@ use serde_json::{Map, Value, json};
 
 use crate::content::Content;
 use crate::output::CallToolResult;
-use crate::tool::Tool;
+use crate::tool::{Outcome, Tool};
 
 /// A protocol version of the legacy (initialize-based) era.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -151,6 +151,25 @@ impl Serialize for ShapedCallResult<'_> {
         }
         map.serialize_entry("isError", &self.result.is_error)?;
         map.end()
+    }
+}
+
+/// Appends what a call produced, shaped for `version`.
+pub(crate) fn write_outcome(out: &mut Vec<u8>, outcome: &Outcome, version: ProtocolVersion) {
+    match outcome {
+        Outcome::Result(result) => write_call_result(out, result, version),
+        Outcome::Structured(json) => {
+            // What `Outcome::into_result` gives, serialized, without reading
+            // the JSON back: the text block holds the JSON text.
+            out.extend_from_slice(b"{\"content\":[{\"type\":\"text\",\"text\":");
+            let _ = serde_json::to_writer(&mut *out, json.get());
+            out.extend_from_slice(b"}]");
+            if version.has_structured_output() {
+                out.extend_from_slice(b",\"structuredContent\":");
+                out.extend_from_slice(json.get().as_bytes());
+            }
+            out.extend_from_slice(b",\"isError\":false}");
+        }
     }
 }
 
@@ -306,6 +325,32 @@ mod tests {
                     "{version}"
                 );
             }
+        }
+    }
+
+    #[test]
+    fn structured_output_is_written_as_its_result_would_be() {
+        let json =
+            serde_json::value::to_raw_value(&json!({"b": [1, 2.5, "x\"y"], "a": null})).unwrap();
+        let outcome = Outcome::Structured(json.clone());
+        let result = Outcome::Structured(json).into_result();
+        assert_eq!(
+            result.structured_content,
+            Some(json!({"b": [1, 2.5, "x\"y"], "a": null}))
+        );
+        for version in ProtocolVersion::ALL {
+            let mut direct = Vec::new();
+            write_outcome(&mut direct, &outcome, version);
+            let via_serde = serde_json::to_vec(&ShapedCallResult {
+                result: &result,
+                version,
+            })
+            .unwrap();
+            assert_eq!(
+                String::from_utf8(direct).unwrap(),
+                String::from_utf8(via_serde).unwrap(),
+                "{version}"
+            );
         }
     }
 

@@ -240,7 +240,7 @@ impl Registry {
             _ => return Err(CallError::ArgumentsNotAnObject),
         };
         let ctx = Context::new(Arc::clone(&tool.name), Arc::clone(&self.state));
-        Ok(tool.call(arguments, ctx, None).await)
+        Ok(tool.call(arguments, ctx, None).await.into_result())
     }
 }
 

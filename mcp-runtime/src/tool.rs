@@ -11,6 +11,7 @@ use std::task::{Context as TaskContext, Poll};
 use std::time::Duration;
 
 use serde::Serialize;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::arguments::ArgumentValidator;
@@ -188,9 +189,9 @@ impl Tool {
         arguments: Value,
         ctx: Context,
         default_timeout: Option<Duration>,
-    ) -> CallToolResult {
+    ) -> Outcome {
         if let Err(text) = self.validator.validate(&self.name, &arguments) {
-            return CallToolResult::error(text);
+            return CallToolResult::error(text).into();
         }
         let future: BoxFuture<RawOutput> = match &self.handler {
             Handler::Static(call) => call(arguments, ctx),
@@ -207,7 +208,8 @@ impl Tool {
                     return CallToolResult::error(format!(
                         "timed out after {}",
                         format_duration(limit)
-                    ));
+                    ))
+                    .into();
                 }
             },
             None => guarded.await,
@@ -220,30 +222,66 @@ impl Tool {
                     "the tool `{}` failed with an internal error",
                     self.name
                 ))
+                .into()
             }
         }
     }
 
-    fn finish(&self, raw: RawOutput) -> CallToolResult {
+    fn finish(&self, raw: RawOutput) -> Outcome {
         match raw {
-            RawOutput::Done(result) => result,
-            RawOutput::Structured(Ok(value)) => {
-                let value = if self.wrap_output {
-                    let mut wrapper = Map::new();
-                    wrapper.insert("result".into(), value);
-                    Value::Object(wrapper)
-                } else {
-                    value
-                };
-                CallToolResult::structured(value)
+            RawOutput::Done(result) => result.into(),
+            RawOutput::Structured(Ok(json)) if self.wrap_output => {
+                // `{"result": …}` around JSON text is JSON text.
+                let wrapped = format!("{{\"result\":{}}}", json.get());
+                match RawValue::from_string(wrapped) {
+                    Ok(json) => Outcome::Structured(json),
+                    Err(error) => self.unserializable(&error),
+                }
             }
-            RawOutput::Structured(Err(error)) => {
-                tracing::error!(tool = %self.name, %error, "tool output could not be serialized");
-                CallToolResult::error(format!(
-                    "the tool `{}` failed with an internal error",
-                    self.name
-                ))
-            }
+            RawOutput::Structured(Ok(json)) => Outcome::Structured(json),
+            RawOutput::Structured(Err(error)) => self.unserializable(&error),
+        }
+    }
+
+    fn unserializable(&self, error: &serde_json::Error) -> Outcome {
+        tracing::error!(tool = %self.name, %error, "tool output could not be serialized");
+        CallToolResult::error(format!(
+            "the tool `{}` failed with an internal error",
+            self.name
+        ))
+        .into()
+    }
+}
+
+/// What a call produced. Structured output stays the JSON text it was
+/// serialized to, which is written as is.
+pub(crate) enum Outcome {
+    Result(CallToolResult),
+    /// A successful structured result, already wrapped when it needs to be.
+    Structured(Box<RawValue>),
+}
+
+impl From<CallToolResult> for Outcome {
+    fn from(result: CallToolResult) -> Self {
+        Outcome::Result(result)
+    }
+}
+
+impl Outcome {
+    pub(crate) fn is_error(&self) -> bool {
+        matches!(self, Outcome::Result(result) if result.is_error)
+    }
+
+    /// As a [`CallToolResult`]: the JSON text of structured output becomes
+    /// the text block and, read back, `structuredContent`.
+    pub(crate) fn into_result(self) -> CallToolResult {
+        match self {
+            Outcome::Result(result) => result,
+            Outcome::Structured(json) => CallToolResult {
+                content: vec![crate::content::Content::text(json.get())],
+                structured_content: serde_json::from_str(json.get()).ok(),
+                is_error: false,
+            },
         }
     }
 }
