@@ -150,6 +150,17 @@ async fn big(
     "x".repeat(bytes)
 }
 
+/// Print to stdout, as a careless tool might: the protocol must not see it.
+#[tool]
+async fn chatty(
+    /// Printed with `println!`.
+    text: String,
+) -> String {
+    println!("{text}");
+    print!("and no newline ");
+    format!("printed {text}")
+}
+
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
     tracing_subscriber::fmt()

@@ -668,6 +668,24 @@ fn stdin_closed_with_a_blocking_call_past_the_grace_period_exits_promptly() {
 }
 
 #[test]
+fn println_in_a_tool_goes_to_stderr_not_into_the_protocol() {
+    let mut server = initialized("2025-06-18");
+    server.send(call(
+        json!(1),
+        "chatty",
+        json!({"text": "hello from println"}),
+    ));
+    // Every line of stdout is parsed as a message: a stray line would fail here.
+    assert_eq!(text_of(&server.recv()), "printed hello from println");
+    let pong = exchange(&mut server, r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#);
+    assert_eq!(pong["result"], json!({}), "{pong}");
+    let (code, rest, stderr) = server.finish();
+    assert_eq!(code, Some(0), "stderr: {stderr}");
+    assert!(rest.is_empty(), "{rest:?}");
+    assert!(stderr.contains("hello from println"), "{stderr}");
+}
+
+#[test]
 fn stdout_closed_by_the_client_ends_the_server_quietly() {
     let mut child = Command::new(common::hostile_target_binary())
         .env("RUST_BACKTRACE", "0")
