@@ -194,6 +194,7 @@ mod sink {
     use std::fs::File;
     use std::io::{self, Write};
     use std::os::fd::{AsRawFd, FromRawFd};
+    use std::sync::atomic::{AtomicBool, Ordering};
 
     use crate::outbox::DirectWrite;
 
@@ -202,8 +203,10 @@ mod sink {
     const PIPE_SLACK: usize = 8 * 1024;
 
     enum Kind {
-        /// A pipe of this capacity: room is capacity minus unread bytes.
-        Pipe { capacity: usize },
+        /// A pipe of this capacity: room is capacity minus unread bytes
+        /// (asked with FIONREAD), unless the kernel takes `RWF_NOWAIT`
+        /// writes to pipes (Linux 5.x and later), which need no asking.
+        Pipe { capacity: usize, nowait: AtomicBool },
         /// A socket: `send` can be told not to wait.
         Socket,
         /// A regular file: writes do not wait on anyone.
@@ -247,7 +250,10 @@ mod sink {
         use std::os::unix::fs::FileTypeExt;
         let file_type = metadata.file_type();
         if file_type.is_fifo() {
-            pipe_capacity(file).map_or(Kind::Other, |capacity| Kind::Pipe { capacity })
+            pipe_capacity(file).map_or(Kind::Other, |capacity| Kind::Pipe {
+                capacity,
+                nowait: AtomicBool::new(cfg!(any(target_os = "linux", target_os = "android"))),
+            })
         } else if file_type.is_socket() {
             Kind::Socket
         } else if file_type.is_file() {
@@ -269,6 +275,28 @@ mod sink {
         None
     }
 
+    /// One write that takes what fits and never waits (`RWF_NOWAIT`).
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    fn write_nowait(file: &File, bytes: &[u8]) -> io::Result<usize> {
+        let iov = libc::iovec {
+            iov_base: bytes.as_ptr().cast_mut().cast(),
+            iov_len: bytes.len(),
+        };
+        // SAFETY: one iovec over `bytes`, which outlives the call; the
+        // kernel only reads from it. Offset -1: the file's own position.
+        let written = unsafe { libc::pwritev2(file.as_raw_fd(), &iov, 1, -1, libc::RWF_NOWAIT) };
+        if written < 0 {
+            Err(io::Error::last_os_error())
+        } else {
+            Ok(written.unsigned_abs())
+        }
+    }
+
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    fn write_nowait(_: &File, _: &[u8]) -> io::Result<usize> {
+        Err(io::Error::from_raw_os_error(libc::ENOSYS))
+    }
+
     #[cfg(target_os = "linux")]
     const SEND_FLAGS: libc::c_int = libc::MSG_DONTWAIT | libc::MSG_NOSIGNAL;
     #[cfg(not(target_os = "linux"))]
@@ -277,8 +305,23 @@ mod sink {
     impl DirectWrite for FdSink {
         fn try_write(&self, bytes: &[u8]) -> io::Result<usize> {
             loop {
-                let result = match self.kind {
-                    Kind::Pipe { capacity } => {
+                let result = match &self.kind {
+                    Kind::Pipe { nowait, .. } if nowait.load(Ordering::Relaxed) => {
+                        match write_nowait(&self.file, bytes) {
+                            Err(e)
+                                if matches!(
+                                    e.raw_os_error(),
+                                    Some(libc::EOPNOTSUPP | libc::EINVAL | libc::ENOSYS)
+                                ) =>
+                            {
+                                // An older kernel: ask for the room instead.
+                                nowait.store(false, Ordering::Relaxed);
+                                continue;
+                            }
+                            other => other,
+                        }
+                    }
+                    &Kind::Pipe { capacity, .. } => {
                         let mut unread: libc::c_int = 0;
                         // SAFETY: FIONREAD writes one int through the pointer.
                         let ok = unsafe {
