@@ -2,6 +2,7 @@
 //! calls (bounded, cancellable), batches, and shutdown. Transports feed it
 //! lines and drain its output; it never touches stdin or stdout itself.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -27,11 +28,11 @@ use crate::tool::Outcome;
 
 /// What a transport hands the connection.
 #[derive(Debug)]
-pub(crate) enum Incoming {
+pub(crate) enum Incoming<'a> {
     /// One line, without its terminator.
-    Line(Vec<u8>),
+    Line(Cow<'a, [u8]>),
     /// Whole lines, each ended by `\n` (the last one may lack it at EOF).
-    Lines(Vec<u8>),
+    Lines(Cow<'a, [u8]>),
     /// A line longer than the limit; its bytes were skipped, not buffered.
     TooLarge,
 }
@@ -55,7 +56,7 @@ pub(crate) fn lines_of(block: &[u8]) -> impl Iterator<Item = &[u8]> {
 
 /// Calls `f` with each message of `incoming` as the connection sees it:
 /// `None` for one over `max` bytes.
-pub(crate) fn for_each_line(incoming: &Incoming, max: usize, mut f: impl FnMut(Option<&[u8]>)) {
+pub(crate) fn for_each_line(incoming: &Incoming<'_>, max: usize, mut f: impl FnMut(Option<&[u8]>)) {
     fn checked(line: &[u8], max: usize) -> Option<&[u8]> {
         (line.len() <= max).then(|| without_cr(line))
     }
@@ -252,7 +253,7 @@ pub(crate) struct Connection {
 /// On EOF, calls in flight get the grace period to finish and answer.
 pub(crate) async fn serve(
     core: Arc<ServerCore>,
-    mut incoming: mpsc::Receiver<Incoming>,
+    mut incoming: mpsc::Receiver<Incoming<'static>>,
     out: Outbox,
 ) {
     let mut connection = Connection::new(core, out);
@@ -285,7 +286,7 @@ impl Connection {
     /// Handles one piece of input and sends its replies. Returns `false`
     /// once the output is closed: the calls in flight were dropped and the
     /// connection is over.
-    pub(crate) async fn handle(&mut self, message: Incoming) -> bool {
+    pub(crate) async fn handle(&mut self, message: Incoming<'_>) -> bool {
         match message {
             Incoming::Line(line) => self.handle_line(&line).await,
             Incoming::Lines(block) => {

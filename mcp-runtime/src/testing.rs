@@ -59,7 +59,7 @@ impl std::error::Error for RpcError {}
 /// anything else the server sends meanwhile (notifications, replies to raw
 /// lines) is kept, in order, for [`TestClient::recv`].
 pub struct TestClient {
-    input: Option<mpsc::Sender<Incoming>>,
+    input: Option<mpsc::Sender<Incoming<'static>>>,
     output: mpsc::Receiver<Vec<u8>>,
     buffered: VecDeque<Value>,
     next_id: i64,
@@ -184,7 +184,7 @@ impl TestClient {
         let Some(input) = &self.input else {
             return;
         };
-        let send = input.send(Incoming::Line(line.into()));
+        let send = input.send(Incoming::Line(std::borrow::Cow::Owned(line.into())));
         tokio::pin!(send);
         loop {
             tokio::select! {

@@ -14,6 +14,7 @@
 //! and stderr is put in its place: a stray `println!` in a tool then lands
 //! in the log instead of corrupting the protocol stream.
 
+use std::borrow::Cow;
 use std::future::Future;
 use std::io::{self, Read};
 use std::pin::pin;
@@ -130,7 +131,7 @@ pub(crate) fn read_blocks<R: Read>(
     mut reader: R,
     read_size: usize,
     max: usize,
-    mut deliver: impl FnMut(Incoming) -> bool,
+    mut deliver: impl FnMut(Incoming<'_>) -> bool,
 ) {
     let mut block = vec![0u8; read_size.max(1)];
     // The start of the line that has not ended yet.
@@ -151,7 +152,7 @@ pub(crate) fn read_blocks<R: Read>(
             if skipping {
                 deliver(Incoming::TooLarge);
             } else if !partial.is_empty() {
-                deliver(Incoming::Lines(partial));
+                deliver(Incoming::Lines(Cow::Owned(partial)));
             }
             return;
         }
@@ -168,9 +169,20 @@ pub(crate) fn read_blocks<R: Read>(
         }
         let rest = match memchr::memrchr(b'\n', data) {
             Some(last) => {
-                let mut lines = std::mem::take(&mut partial);
-                lines.extend_from_slice(&data[..=last]);
-                if !deliver(Incoming::Lines(lines)) {
+                // Straight from the read buffer, unless a line began in an
+                // earlier read.
+                let delivered = if partial.is_empty() {
+                    deliver(Incoming::Lines(Cow::Borrowed(&data[..=last])))
+                } else {
+                    partial.extend_from_slice(&data[..=last]);
+                    let delivered = deliver(Incoming::Lines(Cow::Borrowed(&partial)));
+                    partial.clear();
+                    if partial.capacity() > read_size.max(1) * 4 {
+                        partial = Vec::new();
+                    }
+                    delivered
+                };
+                if !delivered {
                     return;
                 }
                 &data[last + 1..]
