@@ -160,3 +160,28 @@ fn dispatch_tools_list_200(bencher: Bencher) {
 fn build_registry_200(bencher: Bencher) {
     bencher.bench_local(|| black_box(server_with_200_tools().registry().expect("registry")));
 }
+
+/// Framing alone: one `tools/call` line classified, its params read.
+#[divan::bench]
+fn parse_call_line(bencher: Bencher) {
+    let line = br#"{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"name":"report","arguments":{"title":"weekly","count":5,"kind":"small"}}}"#;
+    bencher.bench_local(|| black_box(mcp_runtime::__fuzz::classify_line(black_box(line))));
+}
+
+/// Argument validation alone, against `report`'s published input schema.
+#[divan::bench(args = [true, false])]
+fn validate_arguments(bencher: Bencher, valid: bool) {
+    let registry = registry();
+    let schema = registry
+        .get("report")
+        .expect("report")
+        .input_schema()
+        .clone();
+    let validator = mcp_runtime::__fuzz::InputSchema::compile(&schema).expect("schema");
+    let arguments = if valid {
+        json!({"title": "weekly", "count": 5, "kind": "small"})
+    } else {
+        json!({"title": "", "count": 99, "x": 1})
+    };
+    bencher.bench_local(|| black_box(validator.validate("report", black_box(&arguments))));
+}
