@@ -493,6 +493,45 @@ fn unusable_schemas_are_refused() {
         "{error:?}"
     );
 
+    // A keyword the validator does not implement is refused, with where
+    // it is, rather than left unchecked.
+    let error = Server::new("dynamic", "0.0.0")
+        .tool(DynamicTool::new(
+            "s",
+            "S.",
+            json!({"type": "object", "properties": {"n": {"if": {"type": "integer"}}}}),
+            |_, _| async {},
+        ))
+        .registry()
+        .unwrap_err();
+    assert!(
+        matches!(&error, RegistryError::InvalidSchema { which: "input", .. }),
+        "{error:?}"
+    );
+    assert!(
+        error.to_string().contains(
+            "has an unusable input schema: the keyword `if` (at `/properties/n/if`) is not supported"
+        ),
+        "{error}"
+    );
+
+    // So is an invalid `pattern`.
+    let error = Server::new("dynamic", "0.0.0")
+        .tool(DynamicTool::new(
+            "s",
+            "S.",
+            json!({"type": "object", "properties": {"n": {"pattern": "(["}}}),
+            |_, _| async {},
+        ))
+        .registry()
+        .unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("`/properties/n/pattern`: \"([\" is not a valid regular expression"),
+        "{error}"
+    );
+
     let error = Server::new("dynamic", "0.0.0")
         .tool(
             DynamicTool::new("s", "S.", json!({"type": "object"}), |_, _| async {})

@@ -1,29 +1,27 @@
 //! Argument validation against a tool's `inputSchema`, with messages a model
 //! can act on: every violation at once, each with its JSON path.
 
-use jsonschema::error::ValidationErrorKind;
 use serde_json::{Map, Value};
+
+use crate::validator::{Error, ErrorKind, Schema};
 
 /// A compiled input schema. Built once per tool at start-up.
 pub(crate) struct ArgumentValidator {
-    validator: jsonschema::Validator,
+    schema: Schema,
     /// The top-level argument names, listed when an unknown one is sent.
     names: Vec<String>,
 }
 
 impl ArgumentValidator {
     pub(crate) fn new(schema: &Map<String, Value>) -> Result<Self, String> {
-        let schema = Value::Object(schema.clone());
-        let validator = jsonschema::options()
-            .with_draft(jsonschema::Draft::Draft202012)
-            .build(&schema)
-            .map_err(|e| format!("the input schema is not valid JSON Schema: {e}"))?;
         let names = schema
             .get("properties")
             .and_then(Value::as_object)
             .map(|p| p.keys().cloned().collect())
             .unwrap_or_default();
-        Ok(ArgumentValidator { validator, names })
+        let schema = Value::Object(schema.clone());
+        let schema = Schema::compile(&schema)?;
+        Ok(ArgumentValidator { schema, names })
     }
 
     /// Checks `arguments`; on failure returns the text of an `isError` result.
@@ -32,36 +30,38 @@ impl ArgumentValidator {
     /// the problems of one argument together), unknown arguments last, so
     /// the text does not depend on the validator's evaluation order.
     pub(crate) fn validate(&self, tool: &str, arguments: &Value) -> Result<(), String> {
-        if self.validator.is_valid(arguments) {
+        if self.schema.is_valid(arguments) {
             return Ok(());
         }
         let mut problems: Vec<(usize, String)> = self
-            .validator
-            .iter_errors(arguments)
+            .schema
+            .errors(arguments)
+            .iter()
             .map(|error| {
-                let path = error.instance_path().as_str();
-                let kind = error.kind();
-                let text = if path.is_empty()
-                    && matches!(kind, ValidationErrorKind::FalseSchema)
-                    && error.schema_path().as_str() == "/additionalProperties"
-                {
+                let root_additional = matches!(
+                    error.kind,
+                    ErrorKind::False {
+                        root_additional: true,
+                        ..
+                    }
+                );
+                let text = if root_additional && error.path.is_empty() {
                     // `additionalProperties: false` with no `properties` (a
-                    // tool without arguments): the validator reports only the
-                    // first member's value, so name every unknown one here.
-                    let unexpected: Vec<String> = arguments
+                    // tool without arguments): name every unknown one.
+                    let unexpected: Vec<&str> = arguments
                         .as_object()
                         .map(|map| {
                             map.keys()
                                 .filter(|k| !self.names.contains(k))
-                                .cloned()
+                                .map(String::as_str)
                                 .collect()
                         })
                         .unwrap_or_default();
                     self.unknown_arguments(&unexpected)
                 } else {
-                    self.describe(path, kind, &error)
+                    self.describe(error)
                 };
-                (self.rank(path, kind), text)
+                (self.rank(error), text)
             })
             .collect();
         problems.sort_by_key(|(rank, _)| *rank);
@@ -79,11 +79,10 @@ impl ArgumentValidator {
 
     /// Where a problem goes in the list: the position of the argument it is
     /// about, or after all arguments for problems with the object as a whole.
-    fn rank(&self, path: &str, kind: &ValidationErrorKind) -> usize {
-        let argument = match (path, kind) {
-            ("", ValidationErrorKind::Required { property }) => {
-                property.as_str().map(str::to_owned)
-            }
+    fn rank(&self, error: &Error<'_>) -> usize {
+        let path = error.path.as_str();
+        let argument = match (path, &error.kind) {
+            ("", ErrorKind::Required { property }) => Some((*property).to_owned()),
             ("", _) => None,
             _ => path
                 .trim_start_matches('/')
@@ -96,7 +95,7 @@ impl ArgumentValidator {
             .unwrap_or(self.names.len())
     }
 
-    fn unknown_arguments(&self, unexpected: &[String]) -> String {
+    fn unknown_arguments(&self, unexpected: &[&str]) -> String {
         let listed = unexpected
             .iter()
             .map(|n| format!("`{n}`"))
@@ -118,25 +117,19 @@ impl ArgumentValidator {
         format!("unknown argument{noun} {listed} ({valid})")
     }
 
-    fn describe(
-        &self,
-        path: &str,
-        kind: &ValidationErrorKind,
-        error: &dyn std::fmt::Display,
-    ) -> String {
-        match kind {
-            ValidationErrorKind::Required { property } => {
-                let name = property
-                    .as_str()
-                    .map_or_else(|| property.to_string(), str::to_owned);
+    fn describe(&self, error: &Error<'_>) -> String {
+        let path = error.path.as_str();
+        match &error.kind {
+            ErrorKind::Required { property } => {
+                let name = property;
                 if path.is_empty() {
                     format!("`/{name}`: missing required argument `{name}`")
                 } else {
                     format!("`{path}/{name}`: missing required property `{name}`")
                 }
             }
-            ValidationErrorKind::AdditionalProperties { unexpected }
-            | ValidationErrorKind::UnevaluatedProperties { unexpected } => {
+            ErrorKind::AdditionalProperties { unexpected }
+            | ErrorKind::UnevaluatedProperties { unexpected } => {
                 if path.is_empty() {
                     self.unknown_arguments(unexpected)
                 } else {

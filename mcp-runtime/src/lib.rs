@@ -35,6 +35,7 @@ mod server;
 pub mod testing;
 mod tool;
 mod transport;
+mod validator;
 
 #[doc(hidden)]
 #[path = "private.rs"]
