@@ -127,14 +127,22 @@ impl ServerCore {
                     .into_iter()
                     .enumerate()
                     .map(|(i, chunk)| {
-                        let tools: Vec<Value> = chunk
-                            .iter()
-                            .map(|tool| protocol::tool_json(tool, version))
-                            .collect();
-                        let mut page = json!({ "tools": tools });
-                        if i + 1 < count {
-                            page["nextCursor"] = Value::String(cursor(i + 1));
+                        #[derive(serde::Serialize)]
+                        struct Page<'a> {
+                            tools: Vec<protocol::ToolEntry<'a>>,
+                            #[serde(
+                                rename = "nextCursor",
+                                skip_serializing_if = "Option::is_none"
+                            )]
+                            next_cursor: Option<String>,
                         }
+                        let page = Page {
+                            tools: chunk
+                                .iter()
+                                .map(|tool| protocol::ToolEntry { tool, version })
+                                .collect(),
+                            next_cursor: (i + 1 < count).then(|| cursor(i + 1)),
+                        };
                         serde_json::value::to_raw_value(&page).unwrap_or_default()
                     })
                     .collect()

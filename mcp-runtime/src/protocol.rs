@@ -5,7 +5,7 @@ use std::fmt;
 
 use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Serialize, Serializer};
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
 use crate::content::Content;
 use crate::output::CallToolResult;
@@ -85,36 +85,46 @@ impl fmt::Display for ProtocolVersion {
 
 /// A `tools/list` entry for `version`.
 pub(crate) fn tool_json(tool: &Tool, version: ProtocolVersion) -> Value {
-    let mut out = Map::new();
-    out.insert("name".into(), Value::String(tool.name().to_owned()));
-    if version.has_structured_output()
-        && let Some(title) = tool.title()
-    {
-        out.insert("title".into(), Value::String(title.to_owned()));
-    }
-    out.insert(
-        "description".into(),
-        Value::String(tool.description().to_owned()),
-    );
-    out.insert(
-        "inputSchema".into(),
-        Value::Object(tool.input_schema().clone()),
-    );
-    if version.has_structured_output()
-        && let Some(schema) = tool.output_schema()
-    {
-        out.insert("outputSchema".into(), Value::Object(schema.clone()));
-    }
-    if version.has_tool_annotations()
-        && let Some(annotations) = tool.annotations()
-    {
+    serde_json::to_value(ToolEntry { tool, version }).unwrap_or_default()
+}
+
+/// A `tools/list` entry for `version`, serialized straight from the tool
+/// (its schemas borrowed, not copied into a tree of values).
+pub(crate) struct ToolEntry<'a> {
+    pub(crate) tool: &'a Tool,
+    pub(crate) version: ProtocolVersion,
+}
+
+impl Serialize for ToolEntry<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let (tool, version) = (self.tool, self.version);
+        let title = tool.title().filter(|_| version.has_structured_output());
+        let output_schema = tool
+            .output_schema()
+            .filter(|_| version.has_structured_output());
+        let annotations = tool
+            .annotations()
+            .filter(|_| version.has_tool_annotations());
+        let fields = 3
+            + usize::from(title.is_some())
+            + usize::from(output_schema.is_some())
+            + usize::from(annotations.is_some());
+        let mut map = serializer.serialize_map(Some(fields))?;
+        map.serialize_entry("name", tool.name())?;
+        if let Some(title) = title {
+            map.serialize_entry("title", title)?;
+        }
+        map.serialize_entry("description", tool.description())?;
+        map.serialize_entry("inputSchema", tool.input_schema())?;
+        if let Some(schema) = output_schema {
+            map.serialize_entry("outputSchema", schema)?;
+        }
         // `annotations.title` is how 2025-03-26 clients see a title.
-        out.insert(
-            "annotations".into(),
-            serde_json::to_value(annotations).unwrap_or_else(|_| json!({})),
-        );
+        if let Some(annotations) = &annotations {
+            map.serialize_entry("annotations", annotations)?;
+        }
+        map.end()
     }
-    Value::Object(out)
 }
 
 /// A `tools/call` result for `version`: fields and content types the
@@ -292,6 +302,7 @@ fn content_json(block: &Content, version: ProtocolVersion) -> Value {
 mod tests {
     use super::*;
     use crate::content::Annotations;
+    use serde_json::json;
 
     #[test]
     fn negotiation_names() {
