@@ -12,7 +12,7 @@ use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess,
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use crate::jsonrpc::{ErrorObject, INVALID_PARAMS};
+use crate::jsonrpc::{self, ErrorObject, INVALID_PARAMS};
 
 #[derive(Debug)]
 pub(crate) struct CallParams<'a> {
@@ -67,21 +67,12 @@ fn not_an_object() -> Box<ErrorObject> {
 }
 
 fn check(members: Members<'_>) -> Checked<'_> {
-    let name = members
-        .name
-        .and_then(|raw| {
-            // Borrowed unless it has escapes to undo.
-            serde_json::from_str::<&str>(raw.get())
-                .map(Cow::Borrowed)
-                .or_else(|_| serde_json::from_str::<String>(raw.get()).map(Cow::Owned))
-                .ok()
-        })
-        .ok_or_else(|| {
-            Box::new(ErrorObject::new(
-                INVALID_PARAMS,
-                "tools/call needs `name`, the name of a tool (see tools/list)",
-            ))
-        })?;
+    let name = members.name.and_then(jsonrpc::string_of).ok_or_else(|| {
+        Box::new(ErrorObject::new(
+            INVALID_PARAMS,
+            "tools/call needs `name`, the name of a tool (see tools/list)",
+        ))
+    })?;
     let arguments = match members.arguments {
         None | Some(Value::Null) => Value::Object(Map::new()),
         Some(object @ Value::Object(_)) => object,

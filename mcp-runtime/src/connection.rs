@@ -206,15 +206,7 @@ struct Slots {
 impl Slots {
     /// Waits until one more call may run.
     async fn wait(&self) {
-        loop {
-            let freed = self.freed.notified();
-            tokio::pin!(freed);
-            freed.as_mut().enable();
-            if self.running.load(Ordering::Acquire) < self.max {
-                return;
-            }
-            freed.await;
-        }
+        crate::wait::until(&self.freed, || self.has_room()).await;
     }
 
     fn has_room(&self) -> bool {

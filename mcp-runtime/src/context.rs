@@ -181,16 +181,7 @@ impl Cancellation {
     }
 
     async fn cancelled(&self) {
-        loop {
-            let notified = self.notify.notified();
-            tokio::pin!(notified);
-            // Register before checking, so a cancel in between is not missed.
-            notified.as_mut().enable();
-            if self.is_cancelled() {
-                return;
-            }
-            notified.await;
-        }
+        crate::wait::until(&self.notify, || self.is_cancelled()).await;
     }
 }
 

@@ -394,12 +394,7 @@ fn classify_envelope(envelope: Envelope<'_>) -> Message<'_> {
             reason: "a request needs a `method`",
         };
     };
-    // Borrowed from the line unless it has escapes to undo (serde's `Cow`
-    // always copies).
-    let method = serde_json::from_str::<&str>(method.get())
-        .map(Cow::Borrowed)
-        .or_else(|_| serde_json::from_str::<String>(method.get()).map(Cow::Owned));
-    let Ok(method) = method else {
+    let Some(method) = string_of(method) else {
         return Message::Invalid {
             id,
             reason: "`method` must be a string",
@@ -421,6 +416,15 @@ fn classify_envelope(envelope: Envelope<'_>) -> Message<'_> {
             reason: "`id` must be a string or an integer",
         },
     }
+}
+
+/// The string `raw` holds, borrowed from the line unless it has escapes to
+/// undo (serde's `Cow` always copies); `None` if it is not a string.
+pub(crate) fn string_of(raw: &RawValue) -> Option<Cow<'_, str>> {
+    serde_json::from_str::<&str>(raw.get())
+        .map(Cow::Borrowed)
+        .or_else(|_| serde_json::from_str::<String>(raw.get()).map(Cow::Owned))
+        .ok()
 }
 
 /// Appends `{"jsonrpc":"2.0","id":ID,"result":RESULT}` (no newline: a

@@ -36,6 +36,7 @@ pub mod testing;
 mod tool;
 mod transport;
 mod validator;
+mod wait;
 
 #[doc(hidden)]
 #[path = "private.rs"]

@@ -131,19 +131,11 @@ impl Stream {
     }
 
     async fn wait_for_room(&self) {
-        loop {
-            let notified = self.room.notified();
-            tokio::pin!(notified);
-            // Registered before checking, so a wake in between is not lost.
-            notified.as_mut().enable();
-            {
-                let state = self.lock();
-                if state.pending.len() < HIGH_WATER || state.closed {
-                    return;
-                }
-            }
-            notified.await;
-        }
+        crate::wait::until(&self.room, || {
+            let state = self.lock();
+            state.pending.len() < HIGH_WATER || state.closed
+        })
+        .await;
     }
 
     fn push(&self, bytes: &[u8]) -> bool {

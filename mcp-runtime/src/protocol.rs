@@ -168,17 +168,10 @@ impl Serialize for ShapedCallResult<'_> {
 pub(crate) fn write_outcome(out: &mut Vec<u8>, outcome: &Outcome, version: ProtocolVersion) {
     match outcome {
         Outcome::Result(result) => write_call_result(out, result, version),
+        // What `Outcome::into_result` gives, without reading the JSON back:
+        // the text block holds the JSON text.
         Outcome::Structured(json) => {
-            // What `Outcome::into_result` gives, serialized, without reading
-            // the JSON back: the text block holds the JSON text.
-            out.extend_from_slice(b"{\"content\":[{\"type\":\"text\",\"text\":");
-            let _ = serde_json::to_writer(&mut *out, json.get());
-            out.extend_from_slice(b"}]");
-            if version.has_structured_output() {
-                out.extend_from_slice(b",\"structuredContent\":");
-                out.extend_from_slice(json.get().as_bytes());
-            }
-            out.extend_from_slice(b",\"isError\":false}");
+            write_text_result(out, [json.get()], Some(&**json), false, version)
         }
     }
 }
@@ -195,34 +188,42 @@ pub(crate) fn write_call_result(
         .content
         .iter()
         .all(|block| matches!(block, Content::Text(text) if text.annotations.is_none()));
-    if !plain_text {
-        if serde_json::to_writer(&mut *out, &ShapedCallResult { result, version }).is_err() {
-            out.extend_from_slice(b"{}");
-        }
-        return;
+    if plain_text {
+        let texts = result.content.iter().filter_map(Content::as_text);
+        let structured = result.structured_content.as_ref();
+        write_text_result(out, texts, structured, result.is_error, version);
+    } else if serde_json::to_writer(&mut *out, &ShapedCallResult { result, version }).is_err() {
+        out.extend_from_slice(b"{}");
     }
+}
+
+/// Appends a result of plain text blocks (no annotations) and optional
+/// structured content, as [`ShapedCallResult`] would write it.
+fn write_text_result<'t, S: Serialize + ?Sized>(
+    out: &mut Vec<u8>,
+    texts: impl IntoIterator<Item = &'t str>,
+    structured: Option<&S>,
+    is_error: bool,
+    version: ProtocolVersion,
+) {
     out.extend_from_slice(b"{\"content\":[");
-    for (i, block) in result.content.iter().enumerate() {
-        if let Content::Text(text) = block {
-            if i > 0 {
-                out.push(b',');
-            }
-            out.extend_from_slice(b"{\"type\":\"text\",\"text\":");
-            // Writing a string into a Vec cannot fail.
-            let _ = serde_json::to_writer(&mut *out, &text.text);
-            out.push(b'}');
+    for (i, text) in texts.into_iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
         }
+        out.extend_from_slice(b"{\"type\":\"text\",\"text\":");
+        // Writing a string into a Vec cannot fail.
+        let _ = serde_json::to_writer(&mut *out, text);
+        out.push(b'}');
     }
     out.push(b']');
-    if let Some(structured) = &result.structured_content
-        && version.has_structured_output()
-    {
+    if let Some(structured) = structured.filter(|_| version.has_structured_output()) {
         out.extend_from_slice(b",\"structuredContent\":");
         if serde_json::to_writer(&mut *out, structured).is_err() {
             out.extend_from_slice(b"null");
         }
     }
-    out.extend_from_slice(if result.is_error {
+    out.extend_from_slice(if is_error {
         b",\"isError\":true}"
     } else {
         b",\"isError\":false}"
