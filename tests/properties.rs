@@ -13,7 +13,7 @@
 
 mod oracle;
 
-use std::sync::{Once, OnceLock};
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use mcp_runtime::testing::TestClient;
@@ -64,29 +64,12 @@ fn runtime() -> &'static tokio::runtime::Runtime {
     })
 }
 
-/// Keeps the deliberate panics of `explode` out of the test output.
-fn quiet_deliberate_panics() {
-    static ONCE: Once = Once::new();
-    ONCE.call_once(|| {
-        let default = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            let payload = info.payload();
-            let message = payload
-                .downcast_ref::<&str>()
-                .copied()
-                .or_else(|| payload.downcast_ref::<String>().map(String::as_str));
-            if !message.is_some_and(|m| m.starts_with("deliberate panic")) {
-                default(info);
-            }
-        }));
-    });
-}
-
 /// Sends `lines` to a fresh server (initialized with `version`, or not at
 /// all), then a ping; reads until the ping is answered, then closes the
 /// input and collects the rest. Checks everything against the oracle.
 fn exchange(version: Option<&str>, lines: &[Vec<u8>]) -> Result<(), TestCaseError> {
-    quiet_deliberate_panics();
+    // Keeps the deliberate panics out of the test output.
+    oracle::tools::pass_on_all_but_deliberate_panics();
     let mut all: Vec<Vec<u8>> = lines.to_vec();
     all.push(FINAL_PING.into());
     let batches = version.map(|v| v == "2025-03-26");

@@ -12,7 +12,7 @@
 #[path = "../../tests/oracle/mod.rs"]
 mod oracle;
 
-use std::sync::{Once, OnceLock};
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use libfuzzer_sys::fuzz_target;
@@ -39,31 +39,12 @@ fn runtime() -> &'static tokio::runtime::Runtime {
     })
 }
 
-/// libFuzzer's panic hook aborts on every panic, even one caught later;
-/// let the deliberate panics of `explode` through to the runtime, which
-/// must turn them into tool errors.
-fn allow_deliberate_panics() {
-    static ONCE: Once = Once::new();
-    ONCE.call_once(|| {
-        let abort = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            let payload = info.payload();
-            let message = payload
-                .downcast_ref::<&str>()
-                .copied()
-                .or_else(|| payload.downcast_ref::<String>().map(String::as_str));
-            if !message.is_some_and(|m| m.starts_with("deliberate panic")) {
-                abort(info);
-            }
-        }));
-    });
-}
-
 fuzz_target!(|data: &[u8]| {
     let [session, rest @ ..] = data else {
         return;
     };
-    allow_deliberate_panics();
+    // libFuzzer's hook aborts on every panic, even one caught later.
+    oracle::tools::pass_on_all_but_deliberate_panics();
     let version = match session % 5 {
         0 => None,
         n => Some(VERSIONS[usize::from(n) - 1]),

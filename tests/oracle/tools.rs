@@ -45,3 +45,24 @@ async fn yielding(
 async fn add(a: i64, b: i64) -> i64 {
     a.wrapping_add(b)
 }
+
+/// Wraps the panic hook in place (the default one in tests, libFuzzer's
+/// aborting one in the fuzz target) so that it sees every panic but the
+/// deliberate ones of `explode`, which the runtime must turn into tool
+/// errors. Idempotent.
+pub fn pass_on_all_but_deliberate_panics() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let payload = info.payload();
+            let message = payload
+                .downcast_ref::<&str>()
+                .copied()
+                .or_else(|| payload.downcast_ref::<String>().map(String::as_str));
+            if !message.is_some_and(|m| m.starts_with("deliberate panic")) {
+                previous(info);
+            }
+        }));
+    });
+}
