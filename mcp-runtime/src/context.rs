@@ -11,7 +11,7 @@ use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::Notify;
 
-use crate::connection::ServerCore;
+use crate::dispatch::ServerCore;
 use crate::jsonrpc::{self, RequestId};
 use crate::outbox::Outbox;
 use crate::output::{CallToolResult, RawOutput};
@@ -317,7 +317,7 @@ impl Context {
         jsonrpc::write_notification(&mut line, "notifications/progress", &params);
         line.push(b'\n');
         // Sent while the lock is held, so it cannot overtake the response.
-        if request.session.out.try_send(line) {
+        if request.session.out.try_send(&line) {
             state.last = Some(progress);
             true
         } else {
@@ -346,7 +346,7 @@ impl Context {
         let mut line = Vec::new();
         jsonrpc::write_notification(&mut line, "notifications/message", &params);
         line.push(b'\n');
-        request.session.out.try_send(line)
+        request.session.out.try_send(&line)
     }
 }
 

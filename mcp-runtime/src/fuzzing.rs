@@ -7,7 +7,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use crate::arguments::ArgumentValidator;
-use crate::connection::ServerCore;
+use crate::dispatch::ServerCore;
 use crate::jsonrpc::{self, Line, Message};
 use crate::registry::RegistryError;
 use crate::server::Server;
@@ -20,7 +20,7 @@ use crate::testing::TestClient;
 pub fn split_lines(input: &[u8], buffer: usize, max: usize) -> Vec<Option<Vec<u8>>> {
     let mut lines = Vec::new();
     crate::transport::stdio::read_blocks(input, buffer.max(1), max, |incoming| {
-        crate::connection::for_each_line(&incoming, max, |line| {
+        crate::dispatch::for_each_line(&incoming, max, |line| {
             lines.push(line.map(<[u8]>::to_vec));
         });
         true

@@ -21,9 +21,9 @@ extern crate self as mcp_runtime;
 
 mod arguments;
 mod call_params;
-mod connection;
 mod content;
 mod context;
+mod dispatch;
 mod dynamic;
 mod jsonrpc;
 mod outbox;

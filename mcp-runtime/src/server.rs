@@ -4,8 +4,8 @@ use std::io::IsTerminal;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::connection::{Limits, ServerCore};
 use crate::context::StateMap;
+use crate::dispatch::{Limits, ServerCore};
 use crate::dynamic::DynamicTool;
 use crate::registry::{Registry, RegistryError, ToolFilter};
 
@@ -114,11 +114,25 @@ impl Server {
         self
     }
 
-    /// At most this many calls run at once (default 1024). When all are
-    /// busy the server stops reading until one finishes, so memory stays
-    /// flat however fast a client sends.
+    /// At most this many calls run at once (default 1024). Calls that
+    /// arrive while all are busy wait their turn in a backlog, in arrival
+    /// order (see [`Server::max_backlog_size`]).
     pub fn max_in_flight(mut self, calls: usize) -> Self {
         self.limits.max_in_flight = calls.max(1);
+        self
+    }
+
+    /// How much may wait for a free call slot, in bytes (default 8 MiB):
+    /// each waiting call counts as the size of its message plus 1 KiB.
+    ///
+    /// While calls wait, the server keeps reading: `ping` is answered and
+    /// `notifications/cancelled` drops a waiting call without running it.
+    /// Only when the backlog is full does the server stop reading, until a
+    /// waiting call starts or is cancelled, so memory stays bounded however
+    /// fast a client sends. A call larger than the whole backlog still
+    /// waits, alone.
+    pub fn max_backlog_size(mut self, bytes: usize) -> Self {
+        self.limits.max_backlog_bytes = bytes;
         self
     }
 

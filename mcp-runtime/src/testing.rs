@@ -29,7 +29,8 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use crate::connection::{self, Incoming, ServerCore};
+use crate::dispatch::{self, Incoming, ServerCore};
+use crate::outbox::{DirectWrite, Outbox};
 use crate::protocol::ProtocolVersion;
 use crate::registry::RegistryError;
 use crate::server::Server;
@@ -60,7 +61,9 @@ impl std::error::Error for RpcError {}
 /// lines) is kept, in order, for [`TestClient::recv`].
 pub struct TestClient {
     input: Option<mpsc::Sender<Incoming<'static>>>,
-    output: mpsc::Receiver<Vec<u8>>,
+    output: mpsc::UnboundedReceiver<Vec<u8>>,
+    /// Messages read from `output` and not yet returned by `read_message`.
+    unread: VecDeque<Value>,
     buffered: VecDeque<Value>,
     next_id: i64,
     server: JoinHandle<()>,
@@ -94,15 +97,16 @@ impl TestClient {
     /// build one and connect to it many times).
     pub(crate) fn start_core(core: Arc<ServerCore>) -> TestClient {
         let (input, incoming) = mpsc::channel(256);
-        let (out, output) = mpsc::channel(1024);
-        let server = tokio::spawn(connection::serve(
+        let (out, output) = mpsc::unbounded_channel();
+        let server = tokio::spawn(dispatch::serve(
             core,
             incoming,
-            crate::outbox::Outbox::Channel(out),
+            Outbox::new(Box::new(ChannelSink(out))),
         ));
         TestClient {
             input: Some(input),
             output,
+            unread: VecDeque::new(),
             buffered: VecDeque::new(),
             next_id: 1,
             server,
@@ -191,7 +195,7 @@ impl TestClient {
                 biased;
                 _ = &mut send => return,
                 bytes = self.output.recv() => match bytes {
-                    Some(bytes) => self.buffered.push_back(parse_message(&bytes)),
+                    Some(bytes) => self.buffered.extend(parse_messages(&bytes)),
                     None => {
                         let _ = send.await;
                         return;
@@ -244,21 +248,46 @@ impl TestClient {
         rest
     }
 
-    /// The next message the server wrote (each output chunk is one line).
+    /// The next message the server wrote.
     async fn read_message(&mut self) -> Option<Value> {
-        let bytes = self.output.recv().await?;
-        Some(parse_message(&bytes))
+        loop {
+            if let Some(message) = self.unread.pop_front() {
+                return Some(message);
+            }
+            let bytes = self.output.recv().await?;
+            self.unread.extend(parse_messages(&bytes));
+        }
     }
 }
 
-fn parse_message(bytes: &[u8]) -> Value {
-    let line = bytes.strip_suffix(b"\n").unwrap_or(bytes);
-    serde_json::from_slice(line).unwrap_or_else(|e| {
-        panic!(
-            "the server wrote invalid JSON ({e}): {}",
-            String::from_utf8_lossy(line)
-        )
-    })
+/// The server's output as the test client receives it: whatever the
+/// connection writes in one go, sent as one chunk of whole lines.
+struct ChannelSink(mpsc::UnboundedSender<Vec<u8>>);
+
+impl DirectWrite for ChannelSink {
+    fn try_write(&self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.write_all(bytes).map(|()| bytes.len())
+    }
+
+    fn write_all(&self, bytes: &[u8]) -> std::io::Result<()> {
+        self.0
+            .send(bytes.to_vec())
+            .map_err(|_| std::io::ErrorKind::BrokenPipe.into())
+    }
+}
+
+/// The messages of a chunk of output, one per line.
+fn parse_messages(bytes: &[u8]) -> Vec<Value> {
+    crate::dispatch::lines_of(bytes)
+        .map(|line| {
+            serde_json::from_slice(line).unwrap_or_else(|e| {
+                panic!(
+                    "the server wrote invalid JSON ({e}): {}",
+                    String::from_utf8_lossy(line)
+                )
+            })
+        })
+        .collect()
 }
 
 fn is_response_to(message: &Value, id: i64) -> bool {

@@ -23,8 +23,8 @@ use std::task::{Poll, Wake, Waker};
 
 use tokio::sync::oneshot;
 
-use crate::connection::{Connection, Incoming, ServerCore};
-use crate::outbox::{Outbox, Stream};
+use crate::dispatch::{Connection, Incoming, ServerCore};
+use crate::outbox::Outbox;
 
 /// The size of one read from stdin.
 const READ_SIZE: usize = 64 * 1024;
@@ -32,15 +32,15 @@ const READ_SIZE: usize = 64 * 1024;
 pub(crate) async fn serve(core: Arc<ServerCore>) -> io::Result<()> {
     let max = core.limits.max_message_bytes;
     let grace = core.limits.shutdown_grace;
-    let stream = Stream::new(sink::take_stdout()?);
+    let out = Outbox::new(sink::take_stdout()?);
     let (written_tx, written_rx) = oneshot::channel();
-    let writer = Arc::clone(&stream);
+    let writer = out.clone();
     std::thread::Builder::new()
         .name("mcp-stdout".into())
         .spawn(move || {
             let _ = written_tx.send(writer.run_writer());
         })?;
-    let mut connection = Connection::new(core, Outbox::Stream(Arc::clone(&stream)));
+    let mut connection = Connection::new(core, out.clone());
     let runtime = tokio::runtime::Handle::current();
     let (ended_tx, ended_rx) = oneshot::channel();
     std::thread::Builder::new()
@@ -61,7 +61,7 @@ pub(crate) async fn serve(core: Arc<ServerCore>) -> io::Result<()> {
         Ok(None) => {}
         Err(_) => tracing::error!("the stdin thread stopped unexpectedly"),
     }
-    stream.finish();
+    out.finish();
     let result = match written_rx.await {
         Ok(Err(error)) if error.kind() != io::ErrorKind::BrokenPipe => Err(error),
         _ => Ok(()),
@@ -72,7 +72,7 @@ pub(crate) async fn serve(core: Arc<ServerCore>) -> io::Result<()> {
 
 /// Runs `future` to completion on this thread, parking it while the future
 /// waits. Dispatching a block of input waits only when the output is full or
-/// every call slot is taken.
+/// the backlog of calls waiting for a slot is.
 fn block_on<F: Future>(future: F) -> F::Output {
     struct Unpark(std::thread::Thread);
     impl Wake for Unpark {
@@ -417,7 +417,7 @@ mod tests {
     fn lines(input: &[u8], read_size: usize, max: usize) -> Vec<String> {
         let mut out = Vec::new();
         read_blocks(input, read_size, max, |m| {
-            crate::connection::for_each_line(&m, max, |line| {
+            crate::dispatch::for_each_line(&m, max, |line| {
                 out.push(match line {
                     Some(l) => String::from_utf8_lossy(l).into_owned(),
                     None => "<too large>".into(),

@@ -1,0 +1,323 @@
+//! The calls of one connection: started, running, waiting, cancelled.
+//!
+//! At most `max_in_flight` calls run at once. A call that completes when
+//! first polled is answered there and then, and never becomes a task; one
+//! that has to wait runs as a task of its own. When every slot is taken, a
+//! new call waits in a backlog, in arrival order, and the connection keeps
+//! reading: a `ping` is still answered, and a `notifications/cancelled`
+//! still reaches a waiting call, which is then dropped without ever running.
+//! Reading stops only when the backlog is full (`max_backlog_bytes`), so
+//! memory stays bounded however fast a client sends.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::task::Poll;
+use std::time::Instant;
+
+use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore, TryAcquireError, oneshot};
+use tokio::task::{AbortHandle, JoinSet};
+use tracing::Instrument;
+
+use super::core::Limits;
+use super::reply::{Answer, Replies, write_call_result};
+use crate::call_params::CallParams;
+use crate::context::{Cancellation, Context, RequestScope, SessionShared};
+use crate::jsonrpc::{ErrorObject, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, RequestId};
+use crate::outbox::Outbox;
+
+/// What a waiting call costs the backlog beyond its message: an estimate
+/// of its task, its context and its entry in the table of calls.
+pub(crate) const WAITING_CALL_OVERHEAD: usize = 1024;
+
+/// Where the response to a call that became a task goes.
+pub(crate) enum Route {
+    /// Straight to the output.
+    Direct,
+    /// To the batch it belongs to (`None` when cancelled).
+    Batch(oneshot::Sender<Option<Vec<u8>>>),
+}
+
+/// A call running or waiting as a task, found by its request id.
+struct InFlight {
+    abort: AbortHandle,
+    ctx: Context,
+}
+
+/// The bytes of the calls waiting for a slot.
+struct Backlog {
+    bytes: AtomicUsize,
+    max: usize,
+    room: Notify,
+}
+
+impl Backlog {
+    /// Whether a call of `cost` bytes may wait now. An empty backlog takes
+    /// any call, so one larger than the limit is not refused forever.
+    fn has_room(&self, cost: usize) -> bool {
+        let bytes = self.bytes.load(Ordering::Acquire);
+        bytes == 0 || bytes.saturating_add(cost) <= self.max
+    }
+}
+
+/// A waiting call's share of the backlog, given back when it starts or is
+/// dropped.
+struct Ticket {
+    backlog: Arc<Backlog>,
+    cost: usize,
+}
+
+impl Ticket {
+    fn take(backlog: &Arc<Backlog>, cost: usize) -> Ticket {
+        backlog.bytes.fetch_add(cost, Ordering::AcqRel);
+        Ticket {
+            backlog: Arc::clone(backlog),
+            cost,
+        }
+    }
+}
+
+impl Drop for Ticket {
+    fn drop(&mut self) {
+        self.backlog.bytes.fetch_sub(self.cost, Ordering::AcqRel);
+        self.backlog.room.notify_waiters();
+    }
+}
+
+/// How a task's call gets its slot.
+enum Start {
+    /// It holds one already: it was polled once and has to wait.
+    Running(OwnedSemaphorePermit),
+    /// It waits for one, in the backlog.
+    Waiting(Ticket, Arc<Semaphore>),
+}
+
+pub(crate) struct Calls {
+    /// One permit per call that may run. Tokio's semaphore is fair: a
+    /// freed permit goes to the longest-waiting call, and `try_acquire`
+    /// fails while any call waits, so a new call never overtakes the backlog.
+    slots: Arc<Semaphore>,
+    backlog: Arc<Backlog>,
+    in_flight: Arc<Mutex<HashMap<String, InFlight>>>,
+    /// Calls and batches running as tasks.
+    tasks: JoinSet<()>,
+}
+
+impl Calls {
+    pub(crate) fn new(limits: &Limits) -> Calls {
+        Calls {
+            slots: Arc::new(Semaphore::new(limits.max_in_flight.max(1))),
+            backlog: Arc::new(Backlog {
+                bytes: AtomicUsize::new(0),
+                max: limits.max_backlog_bytes,
+                room: Notify::new(),
+            }),
+            in_flight: Arc::default(),
+            tasks: JoinSet::new(),
+        }
+    }
+
+    /// Starts a call of the tool `params` names. `size` is the
+    /// length of the message it came in, counted against the backlog if it
+    /// has to wait. Its reply goes to `reply` when it completes at once;
+    /// otherwise from its task, to the batch when `batch_slot` holds a
+    /// sender (which it then takes).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) async fn start(
+        &mut self,
+        out: &Outbox,
+        id: &RequestId,
+        params: Box<CallParams<'_>>,
+        session: Arc<SessionShared>,
+        size: usize,
+        batch_slot: &mut Option<oneshot::Sender<Option<Vec<u8>>>>,
+        reply: &mut Replies<'_>,
+    ) -> Result<Answer, ErrorObject> {
+        let Some(index) = session.core.registry.index_of(&params.name) else {
+            return Err(ErrorObject::new(
+                INVALID_PARAMS,
+                format!("Unknown tool: {}", params.name),
+            ));
+        };
+        // Most of the time no call is running as a task, and the id is not
+        // looked up (nor its key built) at all. (A task's entry is removed
+        // before the task ends.)
+        let in_use = !self.tasks.is_empty()
+            && self
+                .in_flight
+                .lock()
+                .is_ok_and(|m| m.contains_key(&id.key()));
+        if in_use {
+            return Err(ErrorObject::new(
+                INVALID_REQUEST,
+                format!("request id {id} is already in use by a call in progress"),
+            ));
+        }
+        let version = session.version;
+        let ctx = Context::for_request(RequestScope {
+            session: Arc::clone(&session),
+            tool: index,
+            id: id.clone(),
+            progress_token: params.progress_token,
+            cancellation: Cancellation::default(),
+            progress: Mutex::default(),
+        });
+        let call_ctx = ctx.clone();
+        let arguments = params.arguments;
+        let mut call = Box::pin(async move {
+            let core = &session.core;
+            core.registry.tools()[index]
+                .call(arguments, call_ctx, core.limits.default_timeout)
+                .await
+        });
+        let cost = size.saturating_add(WAITING_CALL_OVERHEAD);
+        let start = loop {
+            match Arc::clone(&self.slots).try_acquire_owned() {
+                Ok(permit) => {
+                    // Most calls complete without waiting on anything: poll
+                    // once here, and only a call that has to wait becomes a
+                    // task of its own. This saves a spawn and a hand-over
+                    // between threads per call.
+                    let first =
+                        std::future::poll_fn(|cx| Poll::Ready(call.as_mut().poll(cx))).await;
+                    if let Poll::Ready(result) = first {
+                        ctx.finish();
+                        reply.write(|reply| write_call_result(reply, id, &result, version));
+                        return Ok(Answer::Written);
+                    }
+                    break Start::Running(permit);
+                }
+                Err(TryAcquireError::NoPermits) if self.backlog.has_room(cost) => {
+                    break Start::Waiting(
+                        Ticket::take(&self.backlog, cost),
+                        Arc::clone(&self.slots),
+                    );
+                }
+                Err(TryAcquireError::NoPermits) => {
+                    // The backlog is full: reading stops here until a
+                    // waiting call starts or is cancelled. What is answered
+                    // already goes out first.
+                    tracing::debug!(
+                        waiting_bytes = self.backlog.bytes.load(Ordering::Relaxed),
+                        "every call slot is busy and the backlog is full; reading paused"
+                    );
+                    out.release();
+                    crate::wait::until(&self.backlog.room, || self.backlog.has_room(cost)).await;
+                    out.hold();
+                }
+                Err(TryAcquireError::Closed) => {
+                    return Err(ErrorObject::new(INTERNAL_ERROR, "internal error"));
+                }
+            }
+        };
+        let route = match batch_slot.take() {
+            Some(sender) => Route::Batch(sender),
+            None => Route::Direct,
+        };
+        let key = id.key();
+        let task_key = key.clone();
+        let in_flight = Arc::clone(&self.in_flight);
+        let out = out.clone();
+        let id = id.clone();
+        let task_ctx = ctx.clone();
+        // A root span: the call outlives the dispatch span it was started under.
+        let span = tracing::debug_span!(parent: None, "request", method = "tools/call", %id, tool = %ctx.tool_name());
+        let task = async move {
+            let _permit = match start {
+                Start::Running(permit) => permit,
+                Start::Waiting(ticket, slots) => {
+                    let Ok(permit) = slots.acquire_owned().await else {
+                        return;
+                    };
+                    drop(ticket);
+                    tracing::debug!("a slot is free: the call starts");
+                    permit
+                }
+            };
+            let started = Instant::now();
+            let result = call.await;
+            task_ctx.finish();
+            let wanted = in_flight
+                .lock()
+                .is_ok_and(|mut m| m.remove(&task_key).is_some());
+            let outcome = match (wanted, result.is_error()) {
+                (false, _) => "cancelled",
+                (true, true) => "tool error",
+                (true, false) => "ok",
+            };
+            tracing::debug!(
+                elapsed_us = started.elapsed().as_micros() as u64,
+                outcome,
+                "answered"
+            );
+            let mut reply = Vec::new();
+            write_call_result(&mut reply, &id, &result, version);
+            match route {
+                Route::Direct if wanted => {
+                    reply.push(b'\n');
+                    out.send(&reply).await;
+                }
+                Route::Direct => {}
+                Route::Batch(sender) => {
+                    let _ = sender.send(wanted.then_some(reply));
+                }
+            }
+        }
+        .instrument(span);
+        // Held while spawning, so the task cannot finish (and look for its
+        // entry) before the entry is there.
+        let Ok(mut map) = self.in_flight.lock() else {
+            return Err(ErrorObject::new(INTERNAL_ERROR, "internal error"));
+        };
+        let abort = self.tasks.spawn(task);
+        map.insert(key, InFlight { abort, ctx });
+        Ok(Answer::Later)
+    }
+
+    /// Cancels the call with this id (its canonical key), running or
+    /// waiting: it is dropped and never answered.
+    pub(crate) fn cancel(&self, key: &str) -> bool {
+        let entry = self.in_flight.lock().ok().and_then(|mut m| m.remove(key));
+        let Some(entry) = entry else {
+            return false;
+        };
+        entry.ctx.cancel();
+        entry.abort.abort();
+        true
+    }
+
+    /// Runs `task` beside the calls (a batch waiting for its calls'
+    /// replies): waited for at EOF, dropped when the output closes.
+    pub(crate) fn spawn(&mut self, task: impl Future<Output = ()> + Send + 'static) {
+        self.tasks.spawn(task);
+    }
+
+    /// Forgets the tasks that have ended.
+    pub(crate) fn reap(&mut self) {
+        while self.tasks.try_join_next().is_some() {}
+    }
+
+    /// Drops every call and batch (the output is closed).
+    pub(crate) fn abort_all(&mut self) {
+        self.tasks.abort_all();
+    }
+
+    /// Waits up to `grace` for every call and batch to end, then drops the rest.
+    pub(crate) async fn finish(&mut self, grace: std::time::Duration) {
+        tracing::debug!(
+            in_flight = self.tasks.len(),
+            "input ended; finishing calls in flight"
+        );
+        let drained = tokio::time::timeout(grace, async {
+            while self.tasks.join_next().await.is_some() {}
+        })
+        .await;
+        if drained.is_err() {
+            tracing::warn!(
+                abandoned = self.tasks.len(),
+                "calls still running after the shutdown grace period were abandoned"
+            );
+            self.tasks.abort_all();
+        }
+    }
+}

@@ -1,0 +1,394 @@
+//! One client connection: the lifecycle gate and routing by method.
+//! Transports feed it lines and drain its [`Outbox`]; it never touches
+//! stdin or stdout itself.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::time::Instant;
+
+use serde_json::value::RawValue;
+use serde_json::{Map, Value, json};
+use tokio::sync::{mpsc, oneshot};
+use tracing::Instrument;
+
+use super::calls::Calls;
+use super::core::ServerCore;
+use super::incoming::{Incoming, lines_of, without_cr};
+use super::reply::{Answer, Replies};
+use crate::call_params;
+use crate::context::{ClientInfo, LogLevel, SessionShared};
+use crate::jsonrpc::{
+    self, ErrorObject, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, Line, METHOD_NOT_FOUND,
+    Message, PARSE_ERROR, RequestId,
+};
+use crate::outbox::Outbox;
+use crate::protocol::ProtocolVersion;
+
+pub(crate) struct Connection {
+    pub(super) core: Arc<ServerCore>,
+    pub(super) out: Outbox,
+    /// Set by `initialize`.
+    pub(super) session: Option<Arc<SessionShared>>,
+    pub(super) calls: Calls,
+}
+
+/// Serves one connection until `incoming` ends (EOF) or the output closes.
+/// On EOF, calls in flight get the grace period to finish and answer.
+pub(crate) async fn serve(
+    core: Arc<ServerCore>,
+    mut incoming: mpsc::Receiver<Incoming<'static>>,
+    out: Outbox,
+) {
+    let mut connection = Connection::new(core, out);
+    while let Some(message) = incoming.recv().await {
+        if !connection.handle(message).await {
+            return;
+        }
+    }
+    connection.finish().await;
+}
+
+impl Connection {
+    pub(crate) fn new(core: Arc<ServerCore>, out: Outbox) -> Connection {
+        let calls = Calls::new(&core.limits);
+        Connection {
+            core,
+            out,
+            session: None,
+            calls,
+        }
+    }
+
+    /// Handles one piece of input; its replies, and whatever calls report
+    /// meanwhile, go out together when it is done. Waits while the client
+    /// is not reading its output. Returns `false` once the output is
+    /// closed: the calls in flight were dropped and the connection is over.
+    pub(crate) async fn handle(&mut self, message: Incoming<'_>) -> bool {
+        let out = self.out.clone();
+        out.hold();
+        match message {
+            Incoming::Line(line) => self.handle_line(&line, &out).await,
+            Incoming::Lines(block) => {
+                for line in lines_of(&block) {
+                    self.handle_line(line, &out).await;
+                }
+            }
+            Incoming::TooLarge => self.too_large(&out),
+        }
+        out.release();
+        out.wait_for_room().await;
+        self.calls.reap();
+        if out.is_closed() {
+            tracing::debug!("output closed; stopping");
+            self.calls.abort_all();
+            return false;
+        }
+        true
+    }
+
+    /// The input ended: calls in flight get the grace period to finish and
+    /// answer, then are dropped.
+    pub(crate) async fn finish(mut self) {
+        self.calls.finish(self.core.limits.shutdown_grace).await;
+    }
+
+    fn too_large(&self, out: &Outbox) {
+        let max_message_bytes = self.core.limits.max_message_bytes;
+        out.write_with(|reply| {
+            jsonrpc::write_error(
+                reply,
+                None,
+                &ErrorObject::new(INVALID_REQUEST, "message too large")
+                    .with_data(json!({ "limitBytes": max_message_bytes })),
+            );
+        });
+    }
+
+    async fn handle_line(&mut self, line: &[u8], out: &Outbox) {
+        // The limit holds whatever the transport (stdio skips lines that
+        // outgrow it before they end, but one can arrive whole in a block;
+        // the in-process TestClient does not check at all).
+        if line.len() > self.core.limits.max_message_bytes {
+            return self.too_large(out);
+        }
+        match jsonrpc::parse_line(without_cr(line)) {
+            Line::Blank => {}
+            Line::ParseError => out.write_with(|reply| {
+                jsonrpc::write_error(
+                    reply,
+                    None,
+                    &ErrorObject::new(PARSE_ERROR, "Parse error: the message is not valid JSON"),
+                );
+            }),
+            Line::Single(message) => {
+                self.handle_message(message, line.len(), &mut None, &mut Replies::Out(out))
+                    .await;
+            }
+            Line::Batch(items) => self.handle_batch(items).await,
+        }
+    }
+
+    /// Handles one message of `size` bytes; writes its reply to `reply` and
+    /// returns `true` when there is one to send now. A call that has to
+    /// wait replies from its task, to the batch when `batch_slot` holds a
+    /// sender (which it then takes).
+    pub(super) async fn handle_message(
+        &mut self,
+        message: Message<'_>,
+        size: usize,
+        batch_slot: &mut Option<oneshot::Sender<Option<Vec<u8>>>>,
+        reply: &mut Replies<'_>,
+    ) -> bool {
+        match message {
+            Message::Response => false,
+            Message::Invalid { id, reason } => {
+                reply.write(|reply| {
+                    jsonrpc::write_error(
+                        reply,
+                        id.as_ref(),
+                        &ErrorObject::new(INVALID_REQUEST, format!("Invalid request: {reason}")),
+                    );
+                });
+                true
+            }
+            Message::Notification { method, params } => {
+                self.handle_notification(&method, params);
+                false
+            }
+            Message::Request {
+                id,
+                method,
+                params,
+                call,
+            } => {
+                let span = tracing::debug_span!("request", %method, %id);
+                let started = (!span.is_disabled()).then(Instant::now);
+                let request = Request {
+                    id: &id,
+                    method: &method,
+                    params,
+                    call,
+                    size,
+                };
+                let handling = self.handle_request(request, batch_slot, reply);
+                // Wrapping moves the whole future: only when it is logged.
+                let outcome = if started.is_some() {
+                    handling.instrument(span.clone()).await
+                } else {
+                    handling.await
+                };
+                let elapsed_us = || started.map_or(0, |s| s.elapsed().as_micros() as u64);
+                match outcome {
+                    Ok(Answer::Written) => {
+                        span.in_scope(|| {
+                            tracing::debug!(elapsed_us = elapsed_us(), outcome = "ok", "answered")
+                        });
+                        true
+                    }
+                    Ok(Answer::Later) => false,
+                    Err(error) => {
+                        span.in_scope(|| {
+                            tracing::debug!(
+                                elapsed_us = elapsed_us(),
+                                outcome = "error",
+                                code = error.code,
+                                message = %error.message,
+                                "answered"
+                            )
+                        });
+                        reply.write(|reply| jsonrpc::write_error(reply, Some(&id), &error));
+                        true
+                    }
+                }
+            }
+        }
+    }
+
+    async fn handle_request(
+        &mut self,
+        request: Request<'_, '_>,
+        batch_slot: &mut Option<oneshot::Sender<Option<Vec<u8>>>>,
+        reply: &mut Replies<'_>,
+    ) -> Result<Answer, ErrorObject> {
+        let Request {
+            id,
+            method,
+            params,
+            call,
+            size,
+        } = request;
+        let write = |reply: &mut Replies<'_>, result: &RawValue| {
+            reply.write(|reply| jsonrpc::write_result(reply, id, &result));
+            Ok(Answer::Written)
+        };
+        match method {
+            "server/discover" => {
+                return Err(ErrorObject::new(
+                    METHOD_NOT_FOUND,
+                    "Method not found: server/discover (this server speaks the initialize-based protocol; send initialize)",
+                )
+                .with_data(json!({ "method": method })));
+            }
+            "initialize" => return write(reply, &self.initialize(params)?),
+            "ping" => return write(reply, &raw("{}")),
+            _ => {}
+        }
+        let Some(session) = self.session.clone() else {
+            return Err(ErrorObject::new(
+                INVALID_REQUEST,
+                "server not initialized: send initialize first",
+            ));
+        };
+        match method {
+            "tools/call" => {
+                let params = call
+                    .unwrap_or_else(|| call_params::parse(params))
+                    .map_err(|error| *error)?;
+                let out = self.out.clone();
+                self.calls
+                    .start(&out, id, params, session, size, batch_slot, reply)
+                    .await
+            }
+            "tools/list" => {
+                let params = params_object(params)?;
+                write(
+                    reply,
+                    self.core
+                        .tools_page(params.get("cursor"), session.version)?,
+                )
+            }
+            "logging/setLevel" => {
+                let params = params_object(params)?;
+                let name = params
+                    .get("level")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                let level = LogLevel::parse(name).ok_or_else(|| {
+                    ErrorObject::new(
+                        INVALID_PARAMS,
+                        format!("unknown log level {name:?}; expected one of debug, info, notice, warning, error, critical, alert, emergency"),
+                    )
+                })?;
+                session.log_level.store(level as u8, Ordering::Relaxed);
+                write(reply, &raw("{}"))
+            }
+            _ => Err(
+                ErrorObject::new(METHOD_NOT_FOUND, format!("Method not found: {method}"))
+                    .with_data(json!({ "method": method })),
+            ),
+        }
+    }
+
+    fn initialize(&mut self, params: Option<&RawValue>) -> Result<Box<RawValue>, ErrorObject> {
+        if self.session.is_some() {
+            return Err(ErrorObject::new(
+                INVALID_REQUEST,
+                "already initialized: initialize may be sent only once per connection",
+            ));
+        }
+        let params = params_object(params)?;
+        let Some(requested) = params.get("protocolVersion").and_then(Value::as_str) else {
+            return Err(ErrorObject::new(
+                INVALID_PARAMS,
+                "initialize needs `protocolVersion`, a string such as \"2025-06-18\"",
+            ));
+        };
+        let version = ProtocolVersion::parse(requested).unwrap_or(ProtocolVersion::LATEST);
+        let client_info = params.get("clientInfo");
+        let text = |key: &str| {
+            client_info
+                .and_then(|c| c.get(key))
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned()
+        };
+        let client = ClientInfo {
+            name: text("name"),
+            version: text("version"),
+            capabilities: params
+                .get("capabilities")
+                .cloned()
+                .unwrap_or_else(|| json!({})),
+        };
+        tracing::info!(
+            client = %client.name,
+            client_version = %client.version,
+            requested = requested,
+            negotiated = %version,
+            "client initialized"
+        );
+        self.session = Some(Arc::new(SessionShared {
+            core: Arc::clone(&self.core),
+            version,
+            client,
+            log_level: AtomicU8::new(LogLevel::Info as u8),
+            out: self.out.clone(),
+        }));
+        let mut result = json!({
+            "protocolVersion": version.as_str(),
+            "capabilities": {
+                "logging": {},
+                "tools": { "listChanged": false }
+            },
+            "serverInfo": { "name": self.core.name, "version": self.core.version },
+        });
+        if let Some(instructions) = &self.core.instructions {
+            result["instructions"] = Value::String(instructions.clone());
+        }
+        serde_json::value::to_raw_value(&result)
+            .map_err(|_| ErrorObject::new(INTERNAL_ERROR, "internal error"))
+    }
+
+    fn handle_notification(&self, method: &str, params: Option<&RawValue>) {
+        match method {
+            "notifications/cancelled" => {
+                // The id as sent: parsed into a `Value`, an integer beyond
+                // 64 bits would be rounded and could name another call.
+                #[derive(serde::Deserialize)]
+                struct Cancelled<'a> {
+                    #[serde(rename = "requestId", borrow)]
+                    request_id: &'a RawValue,
+                }
+                let Some(Ok(Cancelled { request_id })) =
+                    params.map(|raw| serde_json::from_str::<Cancelled<'_>>(raw.get()))
+                else {
+                    return;
+                };
+                if self.calls.cancel(&jsonrpc::canonical_id(request_id.get())) {
+                    tracing::debug!(request_id = %request_id, "call cancelled by the client");
+                }
+            }
+            "notifications/initialized" => tracing::debug!("client sent notifications/initialized"),
+            other => tracing::trace!(method = other, "notification ignored"),
+        }
+    }
+}
+
+/// A request, as the router sees it.
+struct Request<'m, 'a> {
+    id: &'m RequestId,
+    method: &'m str,
+    params: Option<&'a RawValue>,
+    call: Option<call_params::Checked<'a>>,
+    /// The length of the message it came in.
+    size: usize,
+}
+
+fn raw(json: &str) -> Box<RawValue> {
+    RawValue::from_string(json.to_owned()).unwrap_or_default()
+}
+
+/// `params` as an object: absent is empty; anything but an object is -32602.
+fn params_object(params: Option<&RawValue>) -> Result<Map<String, Value>, ErrorObject> {
+    match params {
+        None => Ok(Map::new()),
+        Some(raw) => match serde_json::from_str::<Value>(raw.get()) {
+            Ok(Value::Object(map)) => Ok(map),
+            Ok(Value::Null) => Ok(Map::new()),
+            _ => Err(ErrorObject::new(
+                INVALID_PARAMS,
+                "`params` must be an object",
+            )),
+        },
+    }
+}
