@@ -156,11 +156,16 @@ impl Server {
     /// flight then get the shutdown grace period to answer. stdout carries
     /// protocol messages only; logs go through `tracing`.
     ///
-    /// Fails at once, before reading anything, if the tools cannot be served
-    /// (see [`RegistryError`]).
+    /// Fails at once, before reading anything, if the tools cannot be served:
+    /// the [`std::io::Error`] wraps the [`RegistryError`], whose `Display`
+    /// and `Debug` are both a sentence naming the problem, where it is and
+    /// how to fix it.
     pub async fn serve_stdio(self) -> std::io::Result<()> {
         let core = self.into_core().map_err(|error| {
-            tracing::error!(%error, "cannot start the MCP server");
+            tracing::error!("{error}");
+            // `main` returning this prints `Error: Custom { kind: Other,
+            // error: <the sentence> }`: `Debug` of an `io::Error` wrapping
+            // an error is that struct, whatever the inner type.
             std::io::Error::other(error)
         })?;
         if std::io::stdin().is_terminal() {
