@@ -172,6 +172,12 @@ fn is_dynamic(location: &Location) -> bool {
     location.module == location.file
 }
 
+/// The number of `#[tool]` functions linked into this binary, before any
+/// filter.
+pub(crate) fn linked_tools() -> usize {
+    inventory::iter::<ToolDef>.into_iter().count()
+}
+
 /// Why a call could not be made at all (as opposed to a tool error, which is
 /// a [`CallToolResult`] with `is_error`).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
