@@ -7,6 +7,9 @@
 //! it never waits on the lock of the main build. Its server binary, with
 //! tools from its library, from its second library crate (`extra/`) and
 //! from `src/main.rs`, is driven by a real client in `tests/interop/run`.
+//! Its other binaries (`src/bin/`) make a newcomer's mistakes, a library of
+//! tools the binary never names and a missing `State<T>`, and its
+//! `tests/startup.rs` checks what their stderr tells the user.
 
 use std::path::Path;
 use std::process::Command;

@@ -87,8 +87,10 @@ fn two_tools_with_one_name_are_refused_with_both_locations() {
     assert_eq!(
         error.to_string(),
         format!(
-            "two tools are named `same`: one defined at {file}:{a}, the other at {file}:{b}; \
-             rename one with #[tool(name = \"...\")] or leave one out with Server::exclude_tools",
+            "cannot start the MCP server: two tools are named `same`, one defined at {file}:{a} \
+             and the other at {file}:{b}; rename one of them, for example with \
+             `#[tool(name = \"new_name\")]` (`Server::exclude_tools([\"same\"])` would leave \
+             out both)",
             file = file!(),
             a = first::LINE,
             b = second::LINE,
@@ -181,8 +183,9 @@ fn a_filter_naming_an_unknown_tool_is_an_error() {
         assert_eq!(known, "count, goodbye, hello, same");
         assert_eq!(
             error.to_string(),
-            "the tool filter names `helo`, but no tool has that name \
-             (known tools: count, goodbye, hello, same)"
+            "cannot start the MCP server: `Server::include_tools` or `exclude_tools` names \
+             `helo`, but no tool has that name; remove it, or use one of the tools' names: \
+             count, goodbye, hello, same"
         );
     }
 }
@@ -208,9 +211,10 @@ fn state_that_was_never_registered_is_an_error_naming_tool_and_type() {
     assert_eq!(
         error.to_string(),
         format!(
-            "the tool `count` (defined at tests/duplicates.rs:{COUNT_LINE}) takes \
-             `State<duplicates::Counter>`, but no `duplicates::Counter` was registered; \
-             add one with Server::new(..).state(value)"
+            "cannot start the MCP server: the tool `count` (defined at \
+             tests/duplicates.rs:{COUNT_LINE}) takes `State<duplicates::Counter>`, but no \
+             `duplicates::Counter` was registered; add one with \
+             `Server::new(..).state(value)`, where `value` is a `duplicates::Counter`"
         )
     );
 }

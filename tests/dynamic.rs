@@ -333,14 +333,20 @@ fn an_invalid_name_is_refused_with_where_it_was_defined() {
     assert_eq!(
         error.to_string(),
         format!(
-            "the tool name \"has space\" (defined at tests/dynamic.rs:{line}) is invalid: \
-             ' ' is not allowed; use only ASCII letters, digits, `_`, `.` and `-`"
+            "cannot start the MCP server: the tool name \"has space\" given to \
+             `DynamicTool::new` at tests/dynamic.rs:{line} is invalid: ' ' is not allowed; \
+             use only ASCII letters, digits, `_`, `.` and `-`"
         )
     );
 
     for (bad, reason) in [
-        ("", "a name has 1 to 64 characters"),
-        (&*"x".repeat(65), "a name has 1 to 64 characters"),
+        ("", "it is empty; use 1 to 64 characters"),
+        (&*"x".repeat(65), "it has 65 characters; use at most 64"),
+        (
+            &*"é".repeat(40),
+            "'é' is not allowed; use only ASCII letters, digits, `_`, `.` and `-`",
+        ),
+        (&*"é".repeat(65), "it has 65 characters; use at most 64"),
         (
             "é",
             "'é' is not allowed; use only ASCII letters, digits, `_`, `.` and `-`",
@@ -412,9 +418,10 @@ fn a_dynamic_tool_cannot_take_a_static_tools_name() {
     assert_eq!(
         error.to_string(),
         format!(
-            "two tools are named `lookup`: one defined at tests/dynamic.rs:{LOOKUP_LINE}, \
-             the other at tests/dynamic.rs:{line}; rename one with #[tool(name = \"...\")] \
-             or leave one out with Server::exclude_tools"
+            "cannot start the MCP server: two tools are named `lookup`, one defined at \
+             tests/dynamic.rs:{LOOKUP_LINE} and the other at tests/dynamic.rs:{line}; rename \
+             one of them, for example with `#[tool(name = \"new_name\")]` \
+             (`Server::exclude_tools([\"lookup\"])` would leave out both)"
         )
     );
 }
@@ -430,6 +437,14 @@ fn two_dynamic_tools_cannot_share_a_name() {
         matches!(&error, RegistryError::DuplicateName { name, .. } if name == "echo"),
         "{error:?}"
     );
+    // Neither is a `#[tool]`: the fix is in `DynamicTool::new`.
+    assert!(
+        error.to_string().contains(
+            "; rename one of them, with another name in its `DynamicTool::new` \
+             (`Server::exclude_tools([\"echo\"])` would leave out both)"
+        ),
+        "{error}"
+    );
 }
 
 #[test]
@@ -443,7 +458,8 @@ fn filters_apply_to_dynamic_tools() {
     let error = server().include_tools(["ech"]).registry().unwrap_err();
     assert_eq!(
         error.to_string(),
-        "the tool filter names `ech`, but no tool has that name (known tools: echo, lookup)"
+        "cannot start the MCP server: `Server::include_tools` or `exclude_tools` names `ech`, \
+         but no tool has that name; remove it, or use one of the tools' names: echo, lookup"
     );
 }
 
@@ -463,9 +479,11 @@ fn unusable_schemas_are_refused() {
         "{error:?}"
     );
     assert!(
-        error
-            .to_string()
-            .ends_with("has an unusable input schema: an input schema must have `\"type\": \"object\"` at its root"),
+        error.to_string().ends_with(
+            "has an unusable input schema: an input schema must have \
+                        `\"type\": \"object\"` at its root; fix the schema given to \
+                        `DynamicTool::new`"
+        ),
         "{error}"
     );
 

@@ -1,0 +1,142 @@
+//! A newcomer's first run, through this crate's binaries as a user runs
+//! them (no tracing subscriber installed): what stderr says when the tools
+//! are not linked, and when a `State<T>` is missing.
+
+use std::io::{Read, Write};
+use std::process::{Command, ExitStatus, Stdio};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use mcp_runtime::serde_json::{Value, json};
+
+/// What a run of a binary left behind.
+struct Run {
+    status: ExitStatus,
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs `binary` with `input` on stdin, then closes stdin; kills it and
+/// panics if it has not exited within 20 s.
+fn run(binary: &str, input: &str) -> Run {
+    let mut child = Command::new(binary)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary starts");
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_owned();
+    // A server that exits at once closes the pipe: a failed write is fine.
+    let writer = thread::spawn(move || {
+        let _ = stdin.write_all(input.as_bytes());
+    });
+    let read = |mut pipe: Box<dyn Read + Send>| {
+        thread::spawn(move || {
+            let mut text = String::new();
+            let _ = pipe.read_to_string(&mut text);
+            text
+        })
+    };
+    let stdout = read(Box::new(child.stdout.take().unwrap()));
+    let stderr = read(Box::new(child.stderr.take().unwrap()));
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{binary} did not exit within 20 s of its stdin closing");
+        }
+        thread::sleep(Duration::from_millis(10));
+    };
+    writer.join().unwrap();
+    Run {
+        status,
+        stdout: stdout.join().unwrap(),
+        stderr: stderr.join().unwrap(),
+    }
+}
+
+fn lines(messages: &[Value]) -> String {
+    messages.iter().map(|m| format!("{m}\n")).collect()
+}
+
+#[test]
+fn tools_in_a_library_main_never_names_are_reported_on_the_first_run() {
+    let run = run(
+        env!("CARGO_BIN_EXE_unlinked"),
+        &lines(&[
+            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": "2025-11-25", "capabilities": {},
+                "clientInfo": {"name": "newcomer", "version": "0"}}}),
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+        ]),
+    );
+    let stderr = &run.stderr;
+    assert_eq!(run.status.code(), Some(0), "stderr:\n{stderr}");
+
+    // It serves, and serves nothing: this package's library and `extra`
+    // are dependencies, but the binary names neither.
+    let replies: Vec<Value> = run
+        .stdout
+        .lines()
+        .map(|line| mcp_runtime::serde_json::from_str(line).expect("stdout is JSON-RPC only"))
+        .collect();
+    assert_eq!(replies.len(), 2, "stdout:\n{}", run.stdout);
+    assert_eq!(replies[1]["result"]["tools"], json!([]), "{}", replies[1]);
+
+    assert!(
+        stderr.starts_with(&format!(
+            "warning: the MCP server `weather` {} serves no tools: no #[tool] is linked into \
+             this binary.\n",
+            env!("CARGO_PKG_VERSION")
+        )),
+        "stderr:\n{stderr}"
+    );
+    assert!(
+        stderr.contains("add this line to the file with `fn main`"),
+        "stderr:\n{stderr}"
+    );
+    assert!(
+        stderr
+            .lines()
+            .any(|line| line == "    use your_tools_crate as _;"),
+        "stderr:\n{stderr}"
+    );
+}
+
+#[test]
+fn the_unlinked_binary_is_the_readme_main() {
+    // Compared without whitespace: rustfmt lays out this file's copy.
+    let squeeze = |text: &str| text.split_whitespace().collect::<String>();
+    let source = include_str!("../src/bin/unlinked.rs");
+    let main = squeeze(&source[source.find("#[tokio::main]").unwrap()..]);
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md"))
+        .expect("the repository's README");
+    assert!(
+        squeeze(&readme).contains(&main),
+        "src/bin/unlinked.rs is no longer the README's `main`:\n{source}"
+    );
+}
+
+#[test]
+fn a_missing_state_stops_the_server_with_a_sentence_and_its_fix() {
+    let run = run(env!("CARGO_BIN_EXE_no_state"), "");
+    let stderr = &run.stderr;
+    assert!(!run.status.success(), "{}; stderr:\n{stderr}", run.status);
+    assert_eq!(run.stdout, "", "stderr:\n{stderr}");
+    for part in [
+        "cannot start the MCP server: the tool `save_note` (defined at src/notes.rs:",
+        "takes `State<downstream::notes::Notebook>`, but no `downstream::notes::Notebook` \
+         was registered",
+        "add one with `Server::new(..).state(value)`, where `value` is a \
+         `downstream::notes::Notebook`",
+    ] {
+        assert!(stderr.contains(part), "no {part:?} in stderr:\n{stderr}");
+    }
+    assert!(!stderr.contains("MissingState {"), "stderr:\n{stderr}");
+}
