@@ -6,7 +6,8 @@
 mod common;
 
 use std::collections::HashMap;
-use std::io::Write;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -180,6 +181,55 @@ fn cancellations_and_pings_get_through_while_calls_wait_for_a_slot() {
     assert_eq!(code, Some(0), "{stderr}");
     assert!(rest.is_empty(), "after EOF: {rest:?}");
     assert!(!stderr.contains("abandoned"), "{stderr}");
+}
+
+/// Small requests with large replies, from a client that does not read
+/// its replies for a while: reading pauses while the output is full,
+/// instead of the replies to a whole block of input piling up in memory
+/// (600 replies of 64 KiB fit in one 64 KiB block of these requests).
+#[test]
+fn replies_the_client_has_not_read_yet_do_not_pile_up() {
+    const CALLS: usize = 2_000;
+    let mut child = Command::new(common::hostile_target_binary())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn the server");
+    let mut input = initialize_line(0) + "\n";
+    for i in 1..=CALLS {
+        input += &json!({"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                         "params": {"name": "big", "arguments": {"bytes": 65_536}}})
+        .to_string();
+        input.push('\n');
+    }
+    let mut stdin = child.stdin.take().expect("stdin");
+    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
+    // Not reading: the server's output fills up, and it must stop reading
+    // rather than queue what it cannot write.
+    std::thread::sleep(Duration::from_secs(1));
+    let peak = common::status_kb(child.id(), "VmHWM").expect("VmHWM");
+    let stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    let mut answered = 0;
+    for line in stdout.lines() {
+        let reply: Value = serde_json::from_str(&line.expect("a line")).expect("JSON");
+        if reply["id"] != 0 {
+            let text = reply["result"]["content"][0]["text"].as_str();
+            assert_eq!(text.map(str::len), Some(65_536), "call {}", reply["id"]);
+        }
+        answered += 1;
+        if answered == CALLS + 1 {
+            break;
+        }
+    }
+    assert_eq!(answered, CALLS + 1);
+    writer.join().unwrap().expect("the whole input was written");
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(
+        peak < 24 * 1024,
+        "the server's peak RSS reached {peak} kB while its replies were not read"
+    );
 }
 
 /// Every message up to the response with this id, which must come before

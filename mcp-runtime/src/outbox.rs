@@ -17,6 +17,7 @@
 //! that always has room: a channel.
 
 use std::io;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 use tokio::sync::Notify;
@@ -61,6 +62,9 @@ struct State {
 
 struct Shared {
     state: Mutex<State>,
+    /// Whether `queue` held [`HIGH_WATER`] bytes when last changed, readable
+    /// without the lock.
+    full: AtomicBool,
     wake_writer: Condvar,
     room: Notify,
     sink: Box<dyn DirectWrite>,
@@ -70,6 +74,7 @@ impl Outbox {
     pub(crate) fn new(sink: Box<dyn DirectWrite>) -> Outbox {
         Outbox(Arc::new(Shared {
             state: Mutex::new(State::default()),
+            full: AtomicBool::new(false),
             wake_writer: Condvar::new(),
             room: Notify::new(),
             sink,
@@ -133,6 +138,12 @@ impl Outbox {
         .await;
     }
 
+    /// Whether the output is full: the client is not keeping up. Cheap
+    /// enough to ask after every message.
+    pub(crate) fn is_full(&self) -> bool {
+        self.0.full.load(Ordering::Relaxed)
+    }
+
     /// Whether the client can no longer receive anything.
     pub(crate) fn is_closed(&self) -> bool {
         self.lock().closed
@@ -151,23 +162,28 @@ impl Outbox {
     /// has it: directly as far as the sink takes it without blocking, the
     /// rest by the writer thread.
     fn flush(&self, mut state: MutexGuard<'_, State>) {
-        if state.queue.is_empty() || state.writing || (state.held && state.queue.len() < FLUSH_AT) {
-            return;
-        }
-        match self.0.sink.try_write(&state.queue) {
-            Ok(n) if n == state.queue.len() => state.queue.clear(),
-            Ok(n) => {
-                state.queue.drain(..n);
-                if state.writer_waiting {
-                    self.0.wake_writer.notify_one();
+        let hold = state.held && state.queue.len() < FLUSH_AT;
+        if !state.queue.is_empty() && !state.writing && !hold {
+            match self.0.sink.try_write(&state.queue) {
+                Ok(n) if n == state.queue.len() => state.queue.clear(),
+                Ok(n) => {
+                    state.queue.drain(..n);
+                    if state.writer_waiting {
+                        self.0.wake_writer.notify_one();
+                    }
+                }
+                Err(error) => {
+                    close(&mut state, &error);
+                    drop(state);
+                    self.0.full.store(false, Ordering::Relaxed);
+                    self.0.room.notify_waiters();
+                    return;
                 }
             }
-            Err(error) => {
-                close(&mut state, &error);
-                drop(state);
-                self.0.room.notify_waiters();
-            }
         }
+        self.0
+            .full
+            .store(state.queue.len() >= HIGH_WATER, Ordering::Relaxed);
     }
 
     /// No more messages: the writer thread writes what is queued and ends.
@@ -203,6 +219,7 @@ impl Outbox {
                 }
                 std::mem::swap(&mut state.queue, &mut buf);
                 state.writing = true;
+                self.0.full.store(false, Ordering::Relaxed);
             }
             self.0.room.notify_waiters();
             let result = self.0.sink.write_all(&buf);
@@ -233,7 +250,6 @@ fn close(state: &mut State, error: &io::Error) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::atomic::{AtomicBool, Ordering};
 
     /// A sink that takes direct writes only while `open`, records
     /// everything, and can be made to fail.
@@ -346,6 +362,7 @@ mod tests {
         let (recorder, out) = outbox();
         recorder.open.store(false, Ordering::SeqCst);
         assert!(out.try_send(&vec![b'x'; HIGH_WATER]));
+        assert!(out.is_full());
         assert!(!out.try_send(b"dropped\n"));
         let waiting = tokio::spawn({
             let out = out.clone();
@@ -358,6 +375,7 @@ mod tests {
             std::thread::spawn(move || out.run_writer())
         };
         waiting.await.unwrap();
+        assert!(!out.is_full());
         out.finish();
         writer.join().unwrap().unwrap();
         let written = recorder.written.lock().unwrap();

@@ -180,10 +180,10 @@ impl TestClient {
 
     /// Sends one raw line (without its newline), valid JSON or not.
     ///
-    /// While the server is not reading (its input is full because its
-    /// replies are not being read), what it sends is kept for
-    /// [`TestClient::recv`] and [`TestClient::response`], so a test can send
-    /// any number of requests before reading a single reply.
+    /// What the server sends meanwhile is kept for [`TestClient::recv`] and
+    /// [`TestClient::response`], so a test can send any number of requests
+    /// before reading a single reply, even while the server is not reading
+    /// (every call slot busy and the backlog full).
     pub async fn send_line(&mut self, line: impl Into<Vec<u8>>) {
         let Some(input) = &self.input else {
             return;

@@ -126,6 +126,14 @@ impl Connection {
             }
             Line::Batch(items) => self.handle_batch(items).await,
         }
+        // A client that sends faster than it reads: reading pauses until
+        // it catches up, so a block of small requests with large replies
+        // cannot pile up in memory.
+        if out.is_full() {
+            out.release();
+            out.wait_for_room().await;
+            out.hold();
+        }
     }
 
     /// Handles one message of `size` bytes; writes its reply to `reply` and
