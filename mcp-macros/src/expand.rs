@@ -155,11 +155,18 @@ fn generate(args: &ToolArgs, tool: &ToolFn, name: &str, description: &str) -> To
             }
         }
     };
-    let kind_probe = quote_spanned!(ret_span=> (&&&&#rt::Probe::<#ret_ty>::new()).__mcp_kind());
+    // One `&` per step of the dispatch; see `mcp_runtime::output::Probe`.
+    let kind_probe =
+        quote_spanned!(ret_span=> (&&&&&&&&&#rt::Probe::<#ret_ty>::new()).__mcp_kind());
     let convert = quote_spanned!(ret_span=> #kind_probe.convert(__mcp_output));
     let use_kinds = quote! {
         #[allow(unused_imports)]
-        use #rt::{KindText as _, KindStructuredResult as _, KindStructured as _, KindUnsupported as _};
+        use #rt::{
+            KindText as _, KindStructuredResult as _, KindStructured as _,
+            KindTextResultBadError as _, KindStructuredResultBadError as _,
+            KindResultBadOk as _, KindSerializeOnly as _, KindJsonSchemaOnly as _,
+            KindUnsupported as _,
+        };
     };
 
     let title = option_str(args.title.as_ref().map(LitStr::value));

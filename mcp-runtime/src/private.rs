@@ -14,7 +14,9 @@ pub use serde_json;
 
 pub use crate::context::{Context, Inject, Requirement};
 pub use crate::output::{
-    KindStructured, KindStructuredResult, KindText, KindUnsupported, Probe, RawOutput,
+    KindJsonSchemaOnly, KindResultBadOk, KindSerializeOnly, KindStructured, KindStructuredResult,
+    KindStructuredResultBadError, KindText, KindTextResultBadError, KindUnsupported, Probe,
+    RawOutput,
 };
 pub use crate::tool::{BoxFuture, Hints, Location, ToolDef};
 
