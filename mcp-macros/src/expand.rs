@@ -309,9 +309,9 @@ fn serde_field_options(param: &Param) -> SerdeFieldOptions {
 }
 
 /// A newtype around one parameter type whose `Deserialize` and `JsonSchema`
-/// impls delegate to it through a vtable built once by a `ToolParam`-bounded
-/// const fn spanned at the user's type: a type lacking either impl is one
-/// error, there.
+/// impls delegate to it through a vtable read once from the
+/// `DeserializeAndJsonSchema` trait, spanned at the user's type: a type
+/// lacking either impl is one error, there.
 fn param_newtype(param: &Param, needs_default: bool) -> (TokenStream, TokenStream) {
     let rt = quote!(::mcp_runtime::__private);
     let ty = &param.ty;
@@ -319,7 +319,7 @@ fn param_newtype(param: &Param, needs_default: bool) -> (TokenStream, TokenStrea
     let name = format_ident!("__McpParam_{}", bare);
     let vtable = format_ident!("__MCP_VTABLE_{}", bare);
     let schema_name = name.to_string();
-    let make_vtable = quote_spanned!(ty.span()=> #rt::param_vtable::<#ty>());
+    let make_vtable = quote_spanned!(ty.span()=> <#ty as #rt::DeserializeAndJsonSchema>::VTABLE);
     let default_impl = if needs_default {
         quote! {
             impl ::core::default::Default for #name {

@@ -51,6 +51,8 @@ pub mod __fuzz;
 // into a private or hidden module; the generated code still goes through
 // `__private`.
 #[doc(hidden)]
+pub use __private::DeserializeAndJsonSchema;
+#[doc(hidden)]
 pub use output::{
     DeriveJsonSchema, DeriveSerialize, ErrorWithoutDisplay, MissingJsonSchema, MissingSerialize,
     SerializeAndJsonSchema, ToolError, UnsupportedReturn,

@@ -22,24 +22,38 @@ pub use crate::tool::{BoxFuture, Hints, Location, ToolDef};
 
 use crate::output::CallToolResult;
 
-/// A type a tool can take as an argument.
+/// A type a tool can take as an argument: `Deserialize + JsonSchema`.
 ///
 /// `#[tool]` wraps each parameter in a generated newtype whose `Deserialize`
-/// and `JsonSchema` impls go through one [`ParamVTable`] per parameter, made
-/// by a `ToolParam`-bounded const fn called once, spanned at the user's
-/// type. A type that lacks an impl is then reported once, under that type,
-/// with this trait's note; the derives on the arguments struct only see the
-/// newtypes and add no cascade.
+/// and `JsonSchema` impls go through the parameter type's [`ParamVTable`],
+/// read once as `<T as DeserializeAndJsonSchema>::VTABLE` spanned at the
+/// user's type. A type that lacks an impl is then reported once, under that
+/// type, with this trait's text; naming a trait item with the type as `Self`
+/// (rather than calling a bounded fn) adds no "required by a bound in" note.
+/// The derives on the arguments struct only see the newtypes and add no
+/// cascade.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a #[tool] parameter",
     label = "this type must implement `serde::Deserialize` and `schemars::JsonSchema`",
-    note = "derive them: `#[derive(serde::Deserialize, schemars::JsonSchema)]`, \
-            or take it from shared state with `State<T>`"
+    note = "derive both on your type: `#[derive(serde::Deserialize, schemars::JsonSchema)]`",
+    note = "or, if the client should not send it, share it with `Server::state` and take `State<T>`"
 )]
-pub trait ToolParam: serde::de::DeserializeOwned + schemars::JsonSchema {}
+pub trait DeserializeAndJsonSchema: Sized {
+    /// The operations the parameter newtype delegates to `Self`.
+    const VTABLE: ParamVTable<Self>;
+}
 
+// The bounds are on the impl, not on the trait as supertraits, so that
+// naming `VTABLE` requires the one trait above, with its message.
 #[diagnostic::do_not_recommend]
-impl<T: serde::de::DeserializeOwned + schemars::JsonSchema> ToolParam for T {}
+impl<T: serde::de::DeserializeOwned + schemars::JsonSchema> DeserializeAndJsonSchema for T {
+    const VTABLE: ParamVTable<T> = ParamVTable {
+        parse: serde_json::from_value::<T>,
+        json_schema: T::json_schema,
+        non_optional_json_schema: T::_schemars_private_non_optional_json_schema,
+        is_option: T::_schemars_private_is_option,
+    };
+}
 
 /// The operations a parameter newtype delegates to its parameter type.
 pub struct ParamVTable<T> {
@@ -47,15 +61,6 @@ pub struct ParamVTable<T> {
     json_schema: fn(&mut schemars::SchemaGenerator) -> schemars::Schema,
     non_optional_json_schema: fn(&mut schemars::SchemaGenerator) -> schemars::Schema,
     is_option: fn() -> bool,
-}
-
-pub const fn param_vtable<T: ToolParam>() -> ParamVTable<T> {
-    ParamVTable {
-        parse: serde_json::from_value::<T>,
-        json_schema: T::json_schema,
-        non_optional_json_schema: T::_schemars_private_non_optional_json_schema,
-        is_option: T::_schemars_private_is_option,
-    }
 }
 
 impl<T> ParamVTable<T> {
