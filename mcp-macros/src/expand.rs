@@ -145,7 +145,7 @@ fn generate(args: &ToolArgs, tool: &ToolFn, name: &str, description: &str) -> To
     let is_async = sig.asyncness.is_some();
     let invoke = if is_async {
         // Spanned at the fn name: a future that is not `Send` is reported there.
-        let call = quote_spanned!(fn_ident.span()=> #rt::assert_send(#fn_ident(#(#call_args),*)));
+        let call = quote_spanned!(fn_ident.span()=> #rt::tool_future_must_be_send(#fn_ident(#(#call_args),*)));
         quote!(#call.await)
     } else {
         quote! {

@@ -51,7 +51,7 @@ pub mod __fuzz;
 // into a private or hidden module; the generated code still goes through
 // `__private`.
 #[doc(hidden)]
-pub use __private::DeserializeAndJsonSchema;
+pub use __private::{DeserializeAndJsonSchema, tool_future_must_be_send};
 #[doc(hidden)]
 pub use output::{
     DeriveJsonSchema, DeriveSerialize, ErrorWithoutDisplay, MissingJsonSchema, MissingSerialize,

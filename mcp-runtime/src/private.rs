@@ -172,21 +172,29 @@ fn integral_floats_as_integers(value: serde_json::Value) -> serde_json::Value {
     }
 }
 
-/// Requires the user's future to be `Send`; the call is spanned at the fn
-/// name, so that is where the compiler reports a future that is not.
-pub fn assert_send<F: Future + Send>(future: F) -> AssertSend<F> {
-    AssertSend(future)
+/// Requires the user's future to be `Send`. The call is spanned at the fn
+/// name, so that is where the compiler reports a future that is not: with
+/// rustc's own explanation (which value is held across which `.await`), and
+/// a note that names this function and shows its `Send` bound line, comment
+/// included, so that comment says why and what to do. rustc cuts snippet
+/// lines at 140 columns (fewer in a narrow terminal): keep it short.
+pub fn tool_future_must_be_send<F>(future: F) -> SendFuture<F>
+where
+    F: Future + Send, // calls run on several threads: hold no `Rc` or std `MutexGuard` across `.await` (use `Arc`, tokio's `Mutex`)
+{
+    SendFuture(future)
 }
 
-/// A future proven `Send` by [`assert_send`]. Its `Send` impl is
-/// unconditional so that a failed check is reported once, not again where
+/// A future proven `Send` by [`tool_future_must_be_send`]. Its `Send` impl
+/// is unconditional so that a failed check is reported once, not again where
 /// the shim boxes the future; the only constructor requires `F: Send`.
-pub struct AssertSend<F>(F);
+pub struct SendFuture<F>(F);
 
-// SAFETY: values are only created by `assert_send`, which requires `F: Send`.
-unsafe impl<F> Send for AssertSend<F> {}
+// SAFETY: values are only created by `tool_future_must_be_send`, which
+// requires `F: Send`.
+unsafe impl<F> Send for SendFuture<F> {}
 
-impl<F: Future> Future for AssertSend<F> {
+impl<F: Future> Future for SendFuture<F> {
     type Output = F::Output;
 
     fn poll(self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<F::Output> {
