@@ -53,6 +53,8 @@ pub mod __fuzz;
 #[doc(hidden)]
 pub use __private::{DeserializeAndJsonSchema, tool_future_must_be_send};
 #[doc(hidden)]
+pub use context::{Inject, SharedState};
+#[doc(hidden)]
 pub use output::{
     DeriveJsonSchema, DeriveSerialize, ErrorWithoutDisplay, MissingJsonSchema, MissingSerialize,
     SerializeAndJsonSchema, ToolError, UnsupportedReturn,
