@@ -145,7 +145,7 @@ fn generate(args: &ToolArgs, tool: &ToolFn, name: &str, description: &str) -> To
     let is_async = sig.asyncness.is_some();
     let invoke = if is_async {
         // Spanned at the fn name: a future that is not `Send` is reported there.
-        let call = quote_spanned!(fn_ident.span()=> #rt::assert_send(#fn_ident(#(#call_args),*)));
+        let call = quote_spanned!(fn_ident.span()=> #rt::tool_future_must_be_send(#fn_ident(#(#call_args),*)));
         quote!(#call.await)
     } else {
         quote! {
@@ -155,11 +155,18 @@ fn generate(args: &ToolArgs, tool: &ToolFn, name: &str, description: &str) -> To
             }
         }
     };
-    let kind_probe = quote_spanned!(ret_span=> (&&&&#rt::Probe::<#ret_ty>::new()).__mcp_kind());
+    // One `&` per step of the dispatch; see `mcp_runtime::output::Probe`.
+    let kind_probe =
+        quote_spanned!(ret_span=> (&&&&&&&&&#rt::Probe::<#ret_ty>::new()).__mcp_kind());
     let convert = quote_spanned!(ret_span=> #kind_probe.convert(__mcp_output));
     let use_kinds = quote! {
         #[allow(unused_imports)]
-        use #rt::{KindText as _, KindStructuredResult as _, KindStructured as _, KindUnsupported as _};
+        use #rt::{
+            KindText as _, KindStructuredResult as _, KindStructured as _,
+            KindTextResultBadError as _, KindStructuredResultBadError as _,
+            KindResultBadOk as _, KindSerializeOnly as _, KindJsonSchemaOnly as _,
+            KindUnsupported as _,
+        };
     };
 
     let title = option_str(args.title.as_ref().map(LitStr::value));
@@ -302,9 +309,9 @@ fn serde_field_options(param: &Param) -> SerdeFieldOptions {
 }
 
 /// A newtype around one parameter type whose `Deserialize` and `JsonSchema`
-/// impls delegate to it through a vtable built once by a `ToolParam`-bounded
-/// const fn spanned at the user's type: a type lacking either impl is one
-/// error, there.
+/// impls delegate to it through a vtable read once from the
+/// `DeserializeAndJsonSchema` trait, spanned at the user's type: a type
+/// lacking either impl is one error, there.
 fn param_newtype(param: &Param, needs_default: bool) -> (TokenStream, TokenStream) {
     let rt = quote!(::mcp_runtime::__private);
     let ty = &param.ty;
@@ -312,7 +319,7 @@ fn param_newtype(param: &Param, needs_default: bool) -> (TokenStream, TokenStrea
     let name = format_ident!("__McpParam_{}", bare);
     let vtable = format_ident!("__MCP_VTABLE_{}", bare);
     let schema_name = name.to_string();
-    let make_vtable = quote_spanned!(ty.span()=> #rt::param_vtable::<#ty>());
+    let make_vtable = quote_spanned!(ty.span()=> <#ty as #rt::DeserializeAndJsonSchema>::VTABLE);
     let default_impl = if needs_default {
         quote! {
             impl ::core::default::Default for #name {

@@ -419,17 +419,32 @@ pub struct Requirement {
     pub type_name: &'static str,
 }
 
-/// Parameter types the runtime provides instead of the client.
-#[doc(hidden)]
+/// Parameter types the runtime provides instead of the client. Not
+/// `#[doc(hidden)]` itself (it is re-exported hidden) so that compile errors
+/// call it `Inject`.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be injected into a #[tool]",
     label = "parameters whose type is named `Context` or `State<...>` are injected by the runtime",
     note = "use `mcp_runtime::Context` or `mcp_runtime::State<T>`, or rename your type so it becomes a normal argument"
 )]
 pub trait Inject: Sized {
+    /// The registered state this parameter needs, checked at start-up.
     fn requirement() -> Option<Requirement>;
+    /// The value for one call.
     fn inject(ctx: &Context) -> Result<Self, RawOutput>;
 }
+
+/// What `State<T>` needs of `T`: the value is shared by calls running on
+/// several threads at once. Only here for its diagnostic.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be shared state of a #[tool]",
+    label = "`State<T>` is shared by calls running on several threads at once, so `T` must be `Send + Sync + 'static`",
+    note = "keep what changes in a `std::sync::Mutex`, an `RwLock` or atomics (a `tokio::sync::Mutex` if it is held across an `.await`), and own the data rather than borrow it"
+)]
+pub trait SharedState: Send + Sync + 'static {}
+
+#[diagnostic::do_not_recommend]
+impl<T: Send + Sync + 'static> SharedState for T {}
 
 impl Inject for Context {
     fn requirement() -> Option<Requirement> {
@@ -440,7 +455,7 @@ impl Inject for Context {
     }
 }
 
-impl<T: Send + Sync + 'static> Inject for State<T> {
+impl<T: SharedState> Inject for State<T> {
     fn requirement() -> Option<Requirement> {
         Some(Requirement {
             type_id: TypeId::of::<T>(),

@@ -46,6 +46,20 @@ pub mod __private;
 #[path = "fuzzing.rs"]
 pub mod __fuzz;
 
+// Compile errors about a misused `#[tool]` name these items. Re-exported
+// here (hidden) so that rustc names them by their bare names, not by a path
+// into a private or hidden module; the generated code still goes through
+// `__private`.
+#[doc(hidden)]
+pub use __private::{DeserializeAndJsonSchema, tool_future_must_be_send};
+#[doc(hidden)]
+pub use context::{Inject, SharedState};
+#[doc(hidden)]
+pub use output::{
+    DeriveJsonSchema, DeriveSerialize, ErrorWithoutDisplay, MissingJsonSchema, MissingSerialize,
+    SerializeAndJsonSchema, ToolError, UnsupportedReturn,
+};
+
 pub use content::{
     Annotations, Content, EmbeddedResource, MediaContent, ResourceContents, ResourceLink, Role,
     TextContent,

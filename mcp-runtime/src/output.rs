@@ -153,11 +153,29 @@ pub enum RawOutput {
 
 /// The probe of autoref-based dispatch on a return type `T`.
 ///
-/// The generated code calls `(&&&&Probe::<T>::new()).__mcp_kind()`; method
-/// resolution picks the first kind whose bounds `T` meets, in this order:
-/// [`KindText`], [`KindStructuredResult`], [`KindStructured`],
-/// [`KindUnsupported`]. The chosen tag then knows the schema and converts
-/// the value.
+/// The generated code calls `(&&&&&&&&&Probe::<T>::new()).__mcp_kind()`;
+/// method resolution picks the first kind whose bounds `T` meets, one `&`
+/// fewer per step:
+///
+/// 1. [`KindText`]: `T: IntoCallToolResult`, content without a schema;
+/// 2. [`KindStructuredResult`]: `Result<O, E>` with `O: Serialize +
+///    JsonSchema` and `E: Display`, structured output or an error result;
+/// 3. [`KindStructured`]: `T: Serialize + JsonSchema`, structured output.
+///
+/// The steps after these are only reached by return types a tool cannot
+/// have. Each picks a tag whose `convert` has a bound the type does not
+/// meet, on a trait whose `#[diagnostic::on_unimplemented]` text says what
+/// to write:
+///
+/// 4. [`KindTextResultBadError`], 5. [`KindStructuredResultBadError`]: a
+///    `Result` whose `Ok` type is fine, so its error type is not `Display`;
+/// 6. [`KindResultBadOk`]: a `Result` whose `Ok` type is none of the above;
+/// 7. [`KindSerializeOnly`], 8. [`KindJsonSchemaOnly`]: half of
+///    `Serialize + JsonSchema`;
+/// 9. [`KindUnsupported`]: anything else.
+///
+/// The chosen tag knows the schema and converts the value; the tags of
+/// steps 4 to 9 do neither, as their `convert` bound never holds.
 #[doc(hidden)]
 pub struct Probe<T>(PhantomData<fn() -> T>);
 
@@ -168,55 +186,47 @@ impl<T> Probe<T> {
     }
 }
 
-#[doc(hidden)]
-pub trait KindText {
-    fn __mcp_kind(&self) -> TextTag;
-}
-impl<T: IntoCallToolResult> KindText for &&&Probe<T> {
-    fn __mcp_kind(&self) -> TextTag {
-        TextTag
-    }
-}
-
-#[doc(hidden)]
-pub trait KindStructuredResult {
-    type Tag;
-    fn __mcp_kind(&self) -> Self::Tag;
-}
-impl<O: Serialize + JsonSchema, E: Display> KindStructuredResult for &&Probe<Result<O, E>> {
-    type Tag = StructuredResultTag<O, E>;
-    fn __mcp_kind(&self) -> Self::Tag {
-        StructuredResultTag(PhantomData)
-    }
-}
-
-#[doc(hidden)]
-pub trait KindStructured {
-    type Tag;
-    fn __mcp_kind(&self) -> Self::Tag;
-}
-impl<T: Serialize + JsonSchema> KindStructured for &Probe<T> {
-    type Tag = StructuredTag<T>;
-    fn __mcp_kind(&self) -> Self::Tag {
-        StructuredTag(PhantomData)
-    }
+/// Declares one step of the dispatch: a trait whose `__mcp_kind` is
+/// implemented for `$probe` (a `Probe<..>` behind as many `&` as the step
+/// needs) when the `where` bounds hold, returning `$tag`.
+macro_rules! kind {
+    ($kind:ident: <$($param:ident),*> $probe:ty => $tag:ty where $($bounds:tt)*) => {
+        #[doc(hidden)]
+        pub trait $kind {
+            type Tag;
+            fn __mcp_kind(&self) -> Self::Tag;
+        }
+        impl<$($param),*> $kind for $probe
+        where
+            $($bounds)*
+        {
+            type Tag = $tag;
+            fn __mcp_kind(&self) -> Self::Tag {
+                <$tag>::new()
+            }
+        }
+    };
 }
 
-#[doc(hidden)]
-pub trait KindUnsupported {
-    type Tag;
-    fn __mcp_kind(&self) -> Self::Tag;
-}
-impl<T> KindUnsupported for Probe<T> {
-    type Tag = UnsupportedTag<T>;
-    fn __mcp_kind(&self) -> Self::Tag {
-        UnsupportedTag(PhantomData)
-    }
-}
+kind!(KindText: <T> &&&&&&&&Probe<T> => TextTag where T: IntoCallToolResult);
+kind!(KindStructuredResult: <O, E> &&&&&&&Probe<Result<O, E>> => StructuredResultTag<O, E>
+    where O: Serialize + JsonSchema, E: Display);
+kind!(KindStructured: <T> &&&&&&Probe<T> => StructuredTag<T> where T: Serialize + JsonSchema);
+kind!(KindTextResultBadError: <T, E> &&&&&Probe<Result<T, E>> => ErrorWithoutDisplay<E>
+    where T: IntoCallToolResult);
+kind!(KindStructuredResultBadError: <O, E> &&&&Probe<Result<O, E>> => ErrorWithoutDisplay<E>
+    where O: Serialize + JsonSchema);
+kind!(KindResultBadOk: <T, E> &&&Probe<Result<T, E>> => UnsupportedReturn<T> where);
+kind!(KindSerializeOnly: <T> &&Probe<T> => MissingJsonSchema<T> where T: Serialize);
+kind!(KindJsonSchemaOnly: <T> &Probe<T> => MissingSerialize<T> where T: JsonSchema);
+kind!(KindUnsupported: <T> Probe<T> => UnsupportedReturn<T> where);
 
 #[doc(hidden)]
 pub struct TextTag;
 impl TextTag {
+    const fn new() -> Self {
+        TextTag
+    }
     pub fn output_schema(self, _: &mut SchemaGenerator) -> Option<Schema> {
         None
     }
@@ -228,6 +238,9 @@ impl TextTag {
 #[doc(hidden)]
 pub struct StructuredResultTag<O, E>(PhantomData<fn() -> (O, E)>);
 impl<O: Serialize + JsonSchema, E: Display> StructuredResultTag<O, E> {
+    const fn new() -> Self {
+        StructuredResultTag(PhantomData)
+    }
     pub fn output_schema(self, generator: &mut SchemaGenerator) -> Option<Schema> {
         Some(generator.root_schema_for::<O>())
     }
@@ -242,6 +255,9 @@ impl<O: Serialize + JsonSchema, E: Display> StructuredResultTag<O, E> {
 #[doc(hidden)]
 pub struct StructuredTag<T>(PhantomData<fn() -> T>);
 impl<T: Serialize + JsonSchema> StructuredTag<T> {
+    const fn new() -> Self {
+        StructuredTag(PhantomData)
+    }
     pub fn output_schema(self, generator: &mut SchemaGenerator) -> Option<Schema> {
         Some(generator.root_schema_for::<T>())
     }
@@ -250,36 +266,143 @@ impl<T: Serialize + JsonSchema> StructuredTag<T> {
     }
 }
 
-#[doc(hidden)]
-pub struct UnsupportedTag<T>(PhantomData<fn() -> T>);
-impl<T> UnsupportedTag<T> {
+// The tags of return types a tool cannot have. Their names, and the source
+// of `convert` with its bound, appear in the compile error ("required by a
+// bound in `MissingJsonSchema::<T>::convert`"), so each is named for the
+// problem, and written out rather than made by a macro (whose source the
+// error would show instead). `output_schema` has no bound: the error is
+// reported once, by `convert`. They are re-exported (hidden) at the crate
+// root and not `#[doc(hidden)]` themselves, so that rustc names them by
+// their bare names.
+
+/// The tag of a return type that is neither text, content nor
+/// `Serialize + JsonSchema` (`T` is the `Ok` type of a `Result`).
+pub struct UnsupportedReturn<T>(PhantomData<fn() -> T>);
+impl<T> UnsupportedReturn<T> {
+    const fn new() -> Self {
+        UnsupportedReturn(PhantomData)
+    }
+    /// None: the tool does not compile.
     pub fn output_schema(self, _: &mut SchemaGenerator) -> Option<Schema> {
         None
     }
-    pub fn convert(self, _: T) -> RawOutput
+    /// Does not compile: its bound is what the error reports.
+    pub fn convert<V>(self, _: V) -> RawOutput
     where
-        T: ToolReturn,
+        T: SerializeAndJsonSchema,
     {
-        unreachable!("ToolReturn is implemented for no type")
+        unreachable!("SerializeAndJsonSchema is implemented for no type")
     }
 }
 
-/// Only here for its diagnostic: reached when a return type is none of the
-/// supported forms.
-#[doc(hidden)]
+/// The tag of a return type that is `Serialize` but not `JsonSchema`.
+pub struct MissingJsonSchema<T>(PhantomData<fn() -> T>);
+impl<T> MissingJsonSchema<T> {
+    const fn new() -> Self {
+        MissingJsonSchema(PhantomData)
+    }
+    /// None: the tool does not compile.
+    pub fn output_schema(self, _: &mut SchemaGenerator) -> Option<Schema> {
+        None
+    }
+    /// Does not compile: its bound is what the error reports.
+    pub fn convert<V>(self, _: V) -> RawOutput
+    where
+        T: DeriveJsonSchema,
+    {
+        unreachable!("DeriveJsonSchema is implemented for no type")
+    }
+}
+
+/// The tag of a return type that is `JsonSchema` but not `Serialize`.
+pub struct MissingSerialize<T>(PhantomData<fn() -> T>);
+impl<T> MissingSerialize<T> {
+    const fn new() -> Self {
+        MissingSerialize(PhantomData)
+    }
+    /// None: the tool does not compile.
+    pub fn output_schema(self, _: &mut SchemaGenerator) -> Option<Schema> {
+        None
+    }
+    /// Does not compile: its bound is what the error reports.
+    pub fn convert<V>(self, _: V) -> RawOutput
+    where
+        T: DeriveSerialize,
+    {
+        unreachable!("DeriveSerialize is implemented for no type")
+    }
+}
+
+/// The tag of a `Result` whose error type `E` is not `Display`.
+pub struct ErrorWithoutDisplay<E>(PhantomData<fn() -> E>);
+impl<E> ErrorWithoutDisplay<E> {
+    const fn new() -> Self {
+        ErrorWithoutDisplay(PhantomData)
+    }
+    /// None: the tool does not compile.
+    pub fn output_schema(self, _: &mut SchemaGenerator) -> Option<Schema> {
+        None
+    }
+    /// Does not compile: its bound is what the error reports.
+    pub fn convert<V>(self, _: V) -> RawOutput
+    where
+        E: ToolError,
+    {
+        unreachable!("this tag is only chosen for error types that are not Display")
+    }
+}
+
+/// Only here for its diagnostic: a return type that is none of the
+/// supported forms. Never implemented, so the error names this trait and
+/// carries this text, and nothing about other impls.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned from a #[tool]",
-    label = "unsupported return type",
-    note = "a tool returns a type that implements `Serialize + JsonSchema` (structured output), \
-            `String`, `&'static str`, `()`, `Content`, `Vec<Content>` or `CallToolResult`, \
-            or a `Result<T, E>` of one of these where `E: Display`"
+    label = "derive `serde::Serialize` and `schemars::JsonSchema` on your type to return it as structured output",
+    note = "or return text or content: `String`, `&'static str`, `()`, `Content`, `Vec<Content>` or `CallToolResult`",
+    note = "to report failures, return `Result<T, E>` where `T` is one of these or structured output and `E: std::fmt::Display`"
 )]
-pub trait ToolReturn {}
+pub trait SerializeAndJsonSchema {}
 
-/// Never implemented; it only gives [`ToolReturn`] an impl whose bound fails,
-/// so that rustc prints the note above and nothing about other impls.
+/// Never implemented; it only gives the traits above and below an impl whose
+/// bound fails, so that rustc does not say they have no implementations.
 #[doc(hidden)]
 pub trait NeverImplemented {}
 
 #[diagnostic::do_not_recommend]
-impl<T: NeverImplemented> ToolReturn for T {}
+impl<T: NeverImplemented> SerializeAndJsonSchema for T {}
+
+/// Only here for its diagnostic: a return type that is `Serialize` but not
+/// `JsonSchema`. Never implemented, like [`SerializeAndJsonSchema`].
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned from a #[tool]: it implements `Serialize` but not `JsonSchema`",
+    label = "derive `schemars::JsonSchema` on your type too: the tool's `outputSchema` is generated from it",
+    note = "structured output needs both: `#[derive(serde::Serialize, schemars::JsonSchema)]`"
+)]
+pub trait DeriveJsonSchema {}
+
+#[diagnostic::do_not_recommend]
+impl<T: NeverImplemented> DeriveJsonSchema for T {}
+
+/// Only here for its diagnostic: a return type that is `JsonSchema` but not
+/// `Serialize`. Never implemented, like [`SerializeAndJsonSchema`].
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned from a #[tool]: it implements `JsonSchema` but not `Serialize`",
+    label = "derive `serde::Serialize` on your type too: the tool's result is written with it",
+    note = "structured output needs both: `#[derive(serde::Serialize, schemars::JsonSchema)]`"
+)]
+pub trait DeriveSerialize {}
+
+#[diagnostic::do_not_recommend]
+impl<T: NeverImplemented> DeriveSerialize for T {}
+
+/// An error type a tool's `Result` can have: `Display`. Required of one that
+/// is not, so that rustc reports the missing `Display` under this message.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be the error type of a #[tool]'s `Result`",
+    label = "the error type must implement `std::fmt::Display`",
+    note = "an `Err` is sent to the model as an error result (`isError: true`) with the error's `Display` text, so that it can correct the call",
+    note = "implement `Display` for it (thiserror's `#[error(\"...\")]` does), or return `Result<_, String>` and convert errors with `map_err`"
+)]
+pub trait ToolError {}
+
+impl<E: Display> ToolError for E {}

@@ -14,30 +14,46 @@ pub use serde_json;
 
 pub use crate::context::{Context, Inject, Requirement};
 pub use crate::output::{
-    KindStructured, KindStructuredResult, KindText, KindUnsupported, Probe, RawOutput,
+    KindJsonSchemaOnly, KindResultBadOk, KindSerializeOnly, KindStructured, KindStructuredResult,
+    KindStructuredResultBadError, KindText, KindTextResultBadError, KindUnsupported, Probe,
+    RawOutput,
 };
 pub use crate::tool::{BoxFuture, Hints, Location, ToolDef};
 
 use crate::output::CallToolResult;
 
-/// A type a tool can take as an argument.
+/// A type a tool can take as an argument: `Deserialize + JsonSchema`.
 ///
 /// `#[tool]` wraps each parameter in a generated newtype whose `Deserialize`
-/// and `JsonSchema` impls go through one [`ParamVTable`] per parameter, made
-/// by a `ToolParam`-bounded const fn called once, spanned at the user's
-/// type. A type that lacks an impl is then reported once, under that type,
-/// with this trait's note; the derives on the arguments struct only see the
-/// newtypes and add no cascade.
+/// and `JsonSchema` impls go through the parameter type's [`ParamVTable`],
+/// read once as `<T as DeserializeAndJsonSchema>::VTABLE` spanned at the
+/// user's type. A type that lacks an impl is then reported once, under that
+/// type, with this trait's text; naming a trait item with the type as `Self`
+/// (rather than calling a bounded fn) adds no "required by a bound in" note.
+/// The derives on the arguments struct only see the newtypes and add no
+/// cascade.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a #[tool] parameter",
     label = "this type must implement `serde::Deserialize` and `schemars::JsonSchema`",
-    note = "derive them: `#[derive(serde::Deserialize, schemars::JsonSchema)]`, \
-            or take it from shared state with `State<T>`"
+    note = "derive both on your type: `#[derive(serde::Deserialize, schemars::JsonSchema)]`",
+    note = "or, if the client should not send it, share it with `Server::state` and take `State<T>`"
 )]
-pub trait ToolParam: serde::de::DeserializeOwned + schemars::JsonSchema {}
+pub trait DeserializeAndJsonSchema: Sized {
+    /// The operations the parameter newtype delegates to `Self`.
+    const VTABLE: ParamVTable<Self>;
+}
 
+// The bounds are on the impl, not on the trait as supertraits, so that
+// naming `VTABLE` requires the one trait above, with its message.
 #[diagnostic::do_not_recommend]
-impl<T: serde::de::DeserializeOwned + schemars::JsonSchema> ToolParam for T {}
+impl<T: serde::de::DeserializeOwned + schemars::JsonSchema> DeserializeAndJsonSchema for T {
+    const VTABLE: ParamVTable<T> = ParamVTable {
+        parse: serde_json::from_value::<T>,
+        json_schema: T::json_schema,
+        non_optional_json_schema: T::_schemars_private_non_optional_json_schema,
+        is_option: T::_schemars_private_is_option,
+    };
+}
 
 /// The operations a parameter newtype delegates to its parameter type.
 pub struct ParamVTable<T> {
@@ -45,15 +61,6 @@ pub struct ParamVTable<T> {
     json_schema: fn(&mut schemars::SchemaGenerator) -> schemars::Schema,
     non_optional_json_schema: fn(&mut schemars::SchemaGenerator) -> schemars::Schema,
     is_option: fn() -> bool,
-}
-
-pub const fn param_vtable<T: ToolParam>() -> ParamVTable<T> {
-    ParamVTable {
-        parse: serde_json::from_value::<T>,
-        json_schema: T::json_schema,
-        non_optional_json_schema: T::_schemars_private_non_optional_json_schema,
-        is_option: T::_schemars_private_is_option,
-    }
 }
 
 impl<T> ParamVTable<T> {
@@ -165,21 +172,29 @@ fn integral_floats_as_integers(value: serde_json::Value) -> serde_json::Value {
     }
 }
 
-/// Requires the user's future to be `Send`; the call is spanned at the fn
-/// name, so that is where the compiler reports a future that is not.
-pub fn assert_send<F: Future + Send>(future: F) -> AssertSend<F> {
-    AssertSend(future)
+/// Requires the user's future to be `Send`. The call is spanned at the fn
+/// name, so that is where the compiler reports a future that is not: with
+/// rustc's own explanation (which value is held across which `.await`), and
+/// a note that names this function and shows its `Send` bound line, comment
+/// included, so that comment says why and what to do. rustc cuts snippet
+/// lines at 140 columns (fewer in a narrow terminal): keep it short.
+pub fn tool_future_must_be_send<F>(future: F) -> SendFuture<F>
+where
+    F: Future + Send, // calls run on several threads: hold no `Rc` or std `MutexGuard` across `.await` (use `Arc`, tokio's `Mutex`)
+{
+    SendFuture(future)
 }
 
-/// A future proven `Send` by [`assert_send`]. Its `Send` impl is
-/// unconditional so that a failed check is reported once, not again where
+/// A future proven `Send` by [`tool_future_must_be_send`]. Its `Send` impl
+/// is unconditional so that a failed check is reported once, not again where
 /// the shim boxes the future; the only constructor requires `F: Send`.
-pub struct AssertSend<F>(F);
+pub struct SendFuture<F>(F);
 
-// SAFETY: values are only created by `assert_send`, which requires `F: Send`.
-unsafe impl<F> Send for AssertSend<F> {}
+// SAFETY: values are only created by `tool_future_must_be_send`, which
+// requires `F: Send`.
+unsafe impl<F> Send for SendFuture<F> {}
 
-impl<F: Future> Future for AssertSend<F> {
+impl<F: Future> Future for SendFuture<F> {
     type Output = F::Output;
 
     fn poll(self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<F::Output> {
