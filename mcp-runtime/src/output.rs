@@ -160,22 +160,24 @@ pub enum RawOutput {
 /// 1. [`KindText`]: `T: IntoCallToolResult`, content without a schema;
 /// 2. [`KindStructuredResult`]: `Result<O, E>` with `O: Serialize +
 ///    JsonSchema` and `E: Display`, structured output or an error result;
-/// 3. [`KindStructured`]: `T: Serialize + JsonSchema`, structured output.
+/// 3. [`KindTextResultBadError`], 4. [`KindStructuredResultBadError`]: a
+///    `Result` whose `Ok` type is fine, so its error type is not `Display`:
+///    an error, even when the whole `Result` is `Serialize + JsonSchema`
+///    (served as structured output, its `Err` would not be a tool error);
+/// 5. [`KindStructured`]: `T: Serialize + JsonSchema`, structured output.
 ///
-/// The steps after these are only reached by return types a tool cannot
-/// have. Each picks a tag whose `convert` has a bound the type does not
-/// meet, on a trait whose `#[diagnostic::on_unimplemented]` text says what
-/// to write:
+/// The steps other than 1, 2 and 5 are only reached by return types a tool
+/// cannot have. Each picks a tag whose `convert` has a bound the type does
+/// not meet, on a trait whose `#[diagnostic::on_unimplemented]` text says
+/// what to write:
 ///
-/// 4. [`KindTextResultBadError`], 5. [`KindStructuredResultBadError`]: a
-///    `Result` whose `Ok` type is fine, so its error type is not `Display`;
 /// 6. [`KindResultBadOk`]: a `Result` whose `Ok` type is none of the above;
 /// 7. [`KindSerializeOnly`], 8. [`KindJsonSchemaOnly`]: half of
 ///    `Serialize + JsonSchema`;
 /// 9. [`KindUnsupported`]: anything else.
 ///
 /// The chosen tag knows the schema and converts the value; the tags of
-/// steps 4 to 9 do neither, as their `convert` bound never holds.
+/// steps 3, 4 and 6 to 9 do neither, as their `convert` bound never holds.
 #[doc(hidden)]
 pub struct Probe<T>(PhantomData<fn() -> T>);
 
@@ -211,11 +213,11 @@ macro_rules! kind {
 kind!(KindText: <T> &&&&&&&&Probe<T> => TextTag where T: IntoCallToolResult);
 kind!(KindStructuredResult: <O, E> &&&&&&&Probe<Result<O, E>> => StructuredResultTag<O, E>
     where O: Serialize + JsonSchema, E: Display);
-kind!(KindStructured: <T> &&&&&&Probe<T> => StructuredTag<T> where T: Serialize + JsonSchema);
-kind!(KindTextResultBadError: <T, E> &&&&&Probe<Result<T, E>> => ErrorWithoutDisplay<E>
+kind!(KindTextResultBadError: <T, E> &&&&&&Probe<Result<T, E>> => ErrorWithoutDisplay<E>
     where T: IntoCallToolResult);
-kind!(KindStructuredResultBadError: <O, E> &&&&Probe<Result<O, E>> => ErrorWithoutDisplay<E>
+kind!(KindStructuredResultBadError: <O, E> &&&&&Probe<Result<O, E>> => ErrorWithoutDisplay<E>
     where O: Serialize + JsonSchema);
+kind!(KindStructured: <T> &&&&Probe<T> => StructuredTag<T> where T: Serialize + JsonSchema);
 kind!(KindResultBadOk: <T, E> &&&Probe<Result<T, E>> => UnsupportedReturn<T> where);
 kind!(KindSerializeOnly: <T> &&Probe<T> => MissingJsonSchema<T> where T: Serialize);
 kind!(KindJsonSchemaOnly: <T> &Probe<T> => MissingSerialize<T> where T: JsonSchema);
