@@ -12,7 +12,8 @@ use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess,
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use crate::jsonrpc::{self, ErrorObject, INVALID_PARAMS};
+use crate::jsonrpc::error::{ErrorObject, INVALID_PARAMS};
+use crate::jsonrpc::text::string_of;
 
 #[derive(Debug)]
 pub(crate) struct CallParams<'a> {
@@ -67,7 +68,7 @@ fn not_an_object() -> Box<ErrorObject> {
 }
 
 fn check(members: Members<'_>) -> Checked<'_> {
-    let name = members.name.and_then(jsonrpc::string_of).ok_or_else(|| {
+    let name = members.name.and_then(string_of).ok_or_else(|| {
         Box::new(ErrorObject::new(
             INVALID_PARAMS,
             "tools/call needs `name`, the name of a tool (see tools/list)",

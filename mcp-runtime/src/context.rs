@@ -15,7 +15,7 @@ use crate::dispatch::ServerCore;
 use crate::jsonrpc::{self, RequestId};
 use crate::outbox::Outbox;
 use crate::output::{CallToolResult, RawOutput};
-use crate::protocol::ProtocolVersion;
+use crate::version::ProtocolVersion;
 
 /// Shared values registered with [`Server::state`](crate::Server::state), by type.
 #[derive(Clone, Default)]

@@ -36,6 +36,7 @@ pub mod testing;
 mod tool;
 mod transport;
 mod validator;
+mod version;
 mod wait;
 
 #[doc(hidden)]
@@ -68,10 +69,10 @@ pub use context::{ClientInfo, Context, LogLevel, State};
 pub use dynamic::DynamicTool;
 pub use jsonrpc::RequestId;
 pub use output::{CallToolResult, IntoCallToolResult};
-pub use protocol::ProtocolVersion;
 pub use registry::{CallError, Registry, RegistryError};
 pub use server::Server;
 pub use tool::{Hints, Location, Tool, ToolAnnotations};
+pub use version::ProtocolVersion;
 
 pub use schemars;
 pub use serde;

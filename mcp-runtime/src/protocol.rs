@@ -1,7 +1,5 @@
-//! Protocol versions and the shaping of results for each: a client is never
+//! The shaping of results for each protocol version: a client is never
 //! sent a field its version does not define.
-
-use std::fmt;
 
 use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Serialize, Serializer};
@@ -10,76 +8,13 @@ use serde_json::Value;
 use crate::content::Content;
 use crate::output::CallToolResult;
 use crate::tool::{Outcome, Tool};
+use crate::version::ProtocolVersion;
 
-/// A protocol version of the legacy (initialize-based) era.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-#[non_exhaustive]
-pub enum ProtocolVersion {
-    /// 2024-11-05: the base protocol.
-    V2024_11_05,
-    /// 2025-03-26: tool annotations, audio content, JSON-RPC batches.
-    V2025_03_26,
-    /// 2025-06-18: titles, structured output, resource links; no batches.
-    V2025_06_18,
-    /// 2025-11-25: icons, JSON Schema 2020-12 as the default dialect.
-    V2025_11_25,
-}
-
-impl ProtocolVersion {
-    /// Every version served, oldest first.
-    pub const ALL: [ProtocolVersion; 4] = [
-        ProtocolVersion::V2024_11_05,
-        ProtocolVersion::V2025_03_26,
-        ProtocolVersion::V2025_06_18,
-        ProtocolVersion::V2025_11_25,
-    ];
-
-    /// The newest version served; the answer to a client asking for one we
-    /// do not know.
-    pub const LATEST: ProtocolVersion = ProtocolVersion::V2025_11_25;
-
-    /// The version's name, as sent on the wire.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ProtocolVersion::V2024_11_05 => "2024-11-05",
-            ProtocolVersion::V2025_03_26 => "2025-03-26",
-            ProtocolVersion::V2025_06_18 => "2025-06-18",
-            ProtocolVersion::V2025_11_25 => "2025-11-25",
-        }
-    }
-
-    /// The version with this name, if served.
-    pub fn parse(name: &str) -> Option<ProtocolVersion> {
-        ProtocolVersion::ALL
-            .into_iter()
-            .find(|v| v.as_str() == name)
-    }
-
-    pub(crate) fn index(self) -> usize {
-        self as usize
-    }
-
-    fn has_tool_annotations(self) -> bool {
-        self >= ProtocolVersion::V2025_03_26
-    }
-
-    fn has_audio(self) -> bool {
-        self >= ProtocolVersion::V2025_03_26
-    }
-
-    /// JSON-RPC batches: only 2025-03-26 defines them.
-    pub(crate) fn accepts_batches(self) -> bool {
-        self == ProtocolVersion::V2025_03_26
-    }
-
-    fn has_structured_output(self) -> bool {
-        self >= ProtocolVersion::V2025_06_18
-    }
-}
-
-impl fmt::Display for ProtocolVersion {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+impl Tool {
+    /// The tool as a `tools/list` entry, with every field the newest
+    /// protocol version defines.
+    pub fn to_json(&self) -> Value {
+        tool_json(self, ProtocolVersion::LATEST)
     }
 }
 

@@ -176,12 +176,6 @@ impl Tool {
         self.location
     }
 
-    /// The tool as a `tools/list` entry, with every field the newest
-    /// protocol version defines.
-    pub fn to_json(&self) -> Value {
-        crate::protocol::tool_json(self, crate::protocol::ProtocolVersion::LATEST)
-    }
-
     /// Validates and runs one call. Never panics: a panicking tool, a timeout
     /// and invalid arguments all become `isError: true` results.
     pub(crate) async fn call(

@@ -7,7 +7,7 @@ use tokio::sync::oneshot;
 use super::connection::Connection;
 use super::reply::{Replies, error_bytes};
 use crate::jsonrpc::{self, ErrorObject, INVALID_REQUEST, Message};
-use crate::protocol::ProtocolVersion;
+use crate::version::ProtocolVersion;
 
 enum BatchPart {
     Ready(Vec<u8>),

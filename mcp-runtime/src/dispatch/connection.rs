@@ -22,7 +22,7 @@ use crate::jsonrpc::{
     Message, PARSE_ERROR, RequestId,
 };
 use crate::outbox::Outbox;
-use crate::protocol::ProtocolVersion;
+use crate::version::ProtocolVersion;
 
 pub(crate) struct Connection {
     pub(super) core: Arc<ServerCore>,

@@ -7,8 +7,9 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::jsonrpc::{ErrorObject, INVALID_PARAMS};
-use crate::protocol::{self, ProtocolVersion};
+use crate::protocol;
 use crate::registry::Registry;
+use crate::version::ProtocolVersion;
 
 /// Tunables of a server, set on the builder.
 #[derive(Clone, Debug)]

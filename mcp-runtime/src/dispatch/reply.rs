@@ -2,8 +2,9 @@
 
 use crate::jsonrpc::{self, ErrorObject, RequestId};
 use crate::outbox::Outbox;
-use crate::protocol::{self, ProtocolVersion};
+use crate::protocol;
 use crate::tool::Outcome;
+use crate::version::ProtocolVersion;
 
 /// Where the reply to one message goes.
 pub(crate) enum Replies<'a> {

@@ -1,124 +1,29 @@
 //! JSON-RPC 2.0 framing: classifying incoming messages (borrowing from the
-//! line, ids kept as their raw JSON text so they are echoed exactly) and
-//! writing responses and notifications.
+//! line, ids kept as their raw JSON text so they are echoed exactly, in
+//! `id`) and writing responses and notifications (`write`).
 
 use std::borrow::Cow;
 use std::fmt;
-use std::sync::Arc;
 
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Deserializer};
 use serde_json::value::RawValue;
 
 use crate::call_params;
 
-pub(crate) const PARSE_ERROR: i32 = -32700;
-pub(crate) const INVALID_REQUEST: i32 = -32600;
-pub(crate) const METHOD_NOT_FOUND: i32 = -32601;
-pub(crate) const INVALID_PARAMS: i32 = -32602;
-pub(crate) const INTERNAL_ERROR: i32 = -32603;
+// `call_params`, which the envelope calls, names `error` and `text`
+// directly: they are below both.
+pub(crate) mod error;
+mod id;
+pub(crate) mod text;
+mod write;
 
-/// A request id, kept as the raw JSON text the client sent (a string with
-/// its quotes, or an integer), so that it is echoed byte for byte.
-#[derive(Clone)]
-pub struct RequestId(IdText);
-
-/// Ids are short: most are kept inline, without an allocation or reference
-/// counting per request.
-#[derive(Clone)]
-enum IdText {
-    Inline { len: u8, bytes: [u8; INLINE_ID] },
-    Shared(Arc<str>),
-}
-
-const INLINE_ID: usize = 22;
-
-impl RequestId {
-    /// Checks that `raw` is a string or an integer, as MCP requires.
-    fn parse(raw: &RawValue) -> Option<RequestId> {
-        let text = raw.get();
-        let valid = if text.starts_with('"') {
-            true
-        } else {
-            let digits = text.strip_prefix('-').unwrap_or(text);
-            !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
-        };
-        valid.then(|| RequestId::from_json(text))
-    }
-
-    fn from_json(text: &str) -> RequestId {
-        RequestId(match u8::try_from(text.len()) {
-            Ok(len) if text.len() <= INLINE_ID => {
-                let mut bytes = [0; INLINE_ID];
-                bytes[..text.len()].copy_from_slice(text.as_bytes());
-                IdText::Inline { len, bytes }
-            }
-            _ => IdText::Shared(Arc::from(text)),
-        })
-    }
-
-    /// The id as it would be written in JSON (strings with their quotes).
-    pub fn as_json(&self) -> &str {
-        match &self.0 {
-            IdText::Inline { len, bytes } => {
-                // SAFETY: only ever filled from a whole `&str` of `len` bytes.
-                unsafe { std::str::from_utf8_unchecked(&bytes[..usize::from(*len)]) }
-            }
-            IdText::Shared(text) => text,
-        }
-    }
-
-    /// A comparable key: equal for ids that are equal as JSON values, even
-    /// when spelled differently (`"a"` and `"\u0061"`).
-    pub(crate) fn key(&self) -> String {
-        canonical_id(self.as_json())
-    }
-}
-
-impl PartialEq for RequestId {
-    fn eq(&self, other: &Self) -> bool {
-        self.as_json() == other.as_json()
-    }
-}
-
-impl Eq for RequestId {}
-
-impl std::hash::Hash for RequestId {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        self.as_json().hash(state);
-    }
-}
-
-/// The comparison key of an id given as raw JSON text (as in
-/// `notifications/cancelled`).
-pub(crate) fn canonical_id(raw_json: &str) -> String {
-    // Integers by their digits: parsed as a number, one beyond 64 bits
-    // would be rounded to a float, merging distinct ids.
-    let digits = raw_json.strip_prefix('-').unwrap_or(raw_json);
-    if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
-        let sign = if digits.bytes().any(|b| b != b'0') && digits.len() < raw_json.len() {
-            "-"
-        } else {
-            ""
-        };
-        return format!("n:{sign}{digits}");
-    }
-    match serde_json::from_str::<serde_json::Value>(raw_json) {
-        Ok(serde_json::Value::String(s)) => format!("s:{s}"),
-        _ => format!("r:{raw_json}"),
-    }
-}
-
-impl fmt::Display for RequestId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_json())
-    }
-}
-
-impl fmt::Debug for RequestId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_json())
-    }
-}
+pub(crate) use self::error::{
+    ErrorObject, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR,
+};
+pub use self::id::RequestId;
+pub(crate) use self::id::canonical_id;
+pub(crate) use self::text::string_of;
+pub(crate) use self::write::{write_error, write_notification, write_result, write_result_with};
 
 /// One incoming message, classified.
 #[derive(Debug)]
@@ -416,84 +321,6 @@ fn classify_envelope(envelope: Envelope<'_>) -> Message<'_> {
             reason: "`id` must be a string or an integer",
         },
     }
-}
-
-/// The string `raw` holds, borrowed from the line unless it has escapes to
-/// undo (serde's `Cow` always copies); `None` if it is not a string.
-pub(crate) fn string_of(raw: &RawValue) -> Option<Cow<'_, str>> {
-    serde_json::from_str::<&str>(raw.get())
-        .map(Cow::Borrowed)
-        .or_else(|_| serde_json::from_str::<String>(raw.get()).map(Cow::Owned))
-        .ok()
-}
-
-/// Appends `{"jsonrpc":"2.0","id":ID,"result":RESULT}` (no newline: a
-/// message is a line, or an element of a batch).
-pub(crate) fn write_result(out: &mut Vec<u8>, id: &RequestId, result: &impl Serialize) {
-    write_result_with(out, id, |out| {
-        if serde_json::to_writer(&mut *out, result).is_err() {
-            out.extend_from_slice(b"{}");
-        }
-    });
-}
-
-/// [`write_result`] with the result written by `write`.
-pub(crate) fn write_result_with(
-    out: &mut Vec<u8>,
-    id: &RequestId,
-    write: impl FnOnce(&mut Vec<u8>),
-) {
-    out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
-    out.extend_from_slice(id.as_json().as_bytes());
-    out.extend_from_slice(b",\"result\":");
-    write(out);
-    out.push(b'}');
-}
-
-/// A JSON-RPC error object.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub(crate) struct ErrorObject {
-    pub code: i32,
-    pub message: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub data: Option<serde_json::Value>,
-}
-
-impl ErrorObject {
-    pub(crate) fn new(code: i32, message: impl Into<String>) -> Self {
-        ErrorObject {
-            code,
-            message: message.into(),
-            data: None,
-        }
-    }
-
-    pub(crate) fn with_data(mut self, data: serde_json::Value) -> Self {
-        self.data = Some(data);
-        self
-    }
-}
-
-/// Appends an error response; `id: None` writes `"id":null`.
-pub(crate) fn write_error(out: &mut Vec<u8>, id: Option<&RequestId>, error: &ErrorObject) {
-    out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
-    out.extend_from_slice(id.map_or("null", RequestId::as_json).as_bytes());
-    out.extend_from_slice(b",\"error\":");
-    if serde_json::to_writer(&mut *out, error).is_err() {
-        out.extend_from_slice(b"{\"code\":-32603,\"message\":\"internal error\"}");
-    }
-    out.push(b'}');
-}
-
-/// Appends `{"jsonrpc":"2.0","method":METHOD,"params":PARAMS}` (no newline).
-pub(crate) fn write_notification(out: &mut Vec<u8>, method: &str, params: &impl Serialize) {
-    out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"method\":");
-    let _ = serde_json::to_writer(&mut *out, method);
-    out.extend_from_slice(b",\"params\":");
-    if serde_json::to_writer(&mut *out, params).is_err() {
-        out.extend_from_slice(b"{}");
-    }
-    out.push(b'}');
 }
 
 #[cfg(test)]
