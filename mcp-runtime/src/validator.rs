@@ -6,7 +6,10 @@
 //! answers without allocating, and only when it says no does
 //! [`Schema::errors`] walk again to collect every violation with its JSON
 //! path. Error texts, and the order in which errors are reported, follow the
-//! `jsonschema` crate, which the runtime used before.
+//! `jsonschema` crate, which the runtime used before, except for members
+//! rejected by a schema in `unevaluatedProperties`: they get that schema's
+//! errors, as with `additionalProperties`, rather than being called
+//! unexpected.
 //!
 //! Keywords outside the supported subset are refused at compile time with
 //! their location, rather than silently not checked.
@@ -257,8 +260,15 @@ pub(crate) enum ErrorKind<'a> {
     AdditionalProperties {
         unexpected: Vec<&'a str>,
     },
+    /// `unevaluatedProperties: false`. (With a schema, the errors of the
+    /// schema are reported at each member instead: unlike `jsonschema`,
+    /// which names the members as "unexpected" although they are allowed
+    /// with another value.)
     UnevaluatedProperties {
         unexpected: Vec<&'a str>,
+        /// The names that the schema declares for this object, which it
+        /// would have accepted (see [`Schema::declare`]).
+        declared: Vec<&'a str>,
     },
     /// A `false` schema. `root_additional`: it is the root schema's
     /// `additionalProperties: false` with no `properties` beside it, which
@@ -418,7 +428,7 @@ impl fmt::Display for Error<'_> {
                 f.write_str("Additional properties are not allowed (")?;
                 quoted_list(f, unexpected)
             }
-            K::UnevaluatedProperties { unexpected } => {
+            K::UnevaluatedProperties { unexpected, .. } => {
                 f.write_str("Unevaluated properties are not allowed (")?;
                 quoted_list(f, unexpected)
             }
@@ -1363,6 +1373,38 @@ impl Schema {
         errors
     }
 
+    /// Adds to `names` the member names that the schema `id` declares (in
+    /// `properties`) for the object `value`: itself, and the subschemas
+    /// whose annotations `unevaluatedProperties` counts (`$ref` targets,
+    /// valid `allOf` and `anyOf` branches, the one valid `oneOf` branch).
+    fn declare<'a>(&'a self, id: NodeId, value: &Value, names: &mut Vec<&'a str>) {
+        let node = &self.nodes[id];
+        for name in &node.eval.names {
+            if !names.contains(&name.as_str()) {
+                names.push(name);
+            }
+        }
+        for check in &node.checks {
+            match check {
+                Check::Ref(target) => self.declare(*target, value, names),
+                Check::AllOf(list) | Check::AnyOf(list) => {
+                    for n in list {
+                        if self.valid(*n, value) {
+                            self.declare(*n, value, names);
+                        }
+                    }
+                }
+                Check::OneOf(list) => {
+                    let mut valid = list.iter().filter(|n| self.valid(**n, value));
+                    if let (Some(n), None) = (valid.next(), valid.next()) {
+                        self.declare(*n, value, names);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
     fn valid(&self, id: NodeId, value: &Value) -> bool {
         let node = &self.nodes[id];
         if let Some(b) = node.boolean {
@@ -1775,14 +1817,29 @@ impl Schema {
             Check::Ref(node) => self.collect(*node, value, path, errors),
             Check::Unevaluated { schema, owner } => {
                 let Value::Object(o) = value else { return };
-                if let Some(marks) = self.unevaluated(*schema, *owner, value, o) {
-                    let unexpected = o
-                        .keys()
-                        .enumerate()
-                        .filter(|(i, _)| !marks.get(*i))
-                        .map(|(_, k)| k.as_str())
-                        .collect();
-                    errors.push(at(path, K::UnevaluatedProperties { unexpected }));
+                let Some(marks) = self.unevaluated(*schema, *owner, value, o) else {
+                    return;
+                };
+                let rejected = o.iter().enumerate().filter(|(i, _)| !marks.get(*i));
+                if self.nodes[*schema].boolean == Some(false) {
+                    // `false`: the members are not allowed at all, by name.
+                    let unexpected = rejected.map(|(_, (k, _))| k.as_str()).collect();
+                    let mut declared = Vec::new();
+                    self.declare(*owner, value, &mut declared);
+                    errors.push(at(
+                        path,
+                        K::UnevaluatedProperties {
+                            unexpected,
+                            declared,
+                        },
+                    ));
+                } else {
+                    // A schema: the members are allowed, but their values
+                    // are wrong; say how, at each one (as for a schema in
+                    // `additionalProperties`).
+                    for (_, (name, v)) in rejected {
+                        self.below(*schema, v, name, path, errors);
+                    }
                 }
             }
             _ => {
