@@ -57,7 +57,7 @@ impl ArgumentValidator {
                                 .collect()
                         })
                         .unwrap_or_default();
-                    self.unknown_arguments(&unexpected)
+                    unknown_arguments(&unexpected, Valid::None)
                 } else {
                     self.describe(error)
                 };
@@ -95,28 +95,6 @@ impl ArgumentValidator {
             .unwrap_or(self.names.len())
     }
 
-    fn unknown_arguments(&self, unexpected: &[&str]) -> String {
-        let listed = unexpected
-            .iter()
-            .map(|n| format!("`{n}`"))
-            .collect::<Vec<_>>()
-            .join(", ");
-        let noun = if unexpected.len() == 1 { "" } else { "s" };
-        let valid = if self.names.is_empty() {
-            "this tool takes no arguments".to_owned()
-        } else {
-            format!(
-                "valid arguments: {}",
-                self.names
-                    .iter()
-                    .map(|n| format!("`{n}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )
-        };
-        format!("unknown argument{noun} {listed} ({valid})")
-    }
-
     fn describe(&self, error: &Error<'_>) -> String {
         let path = error.path.as_str();
         match &error.kind {
@@ -129,9 +107,20 @@ impl ArgumentValidator {
                 }
             }
             ErrorKind::AdditionalProperties { unexpected }
-            | ErrorKind::UnevaluatedProperties { unexpected } => {
+            | ErrorKind::UnevaluatedProperties { unexpected, .. } => {
                 if path.is_empty() {
-                    self.unknown_arguments(unexpected)
+                    // Those beside `additionalProperties`, or those that
+                    // `unevaluatedProperties` sees for these arguments (the
+                    // ones of the `oneOf` branch they match, for instance).
+                    let root: Vec<&str>;
+                    let valid = match &error.kind {
+                        ErrorKind::UnevaluatedProperties { declared, .. } => declared,
+                        _ => {
+                            root = self.names.iter().map(String::as_str).collect();
+                            &root
+                        }
+                    };
+                    unknown_arguments(unexpected, Valid::Names(valid))
                 } else {
                     let listed = unexpected
                         .iter()
@@ -149,6 +138,37 @@ impl ArgumentValidator {
                 format!("`{at}`: {error}")
             }
         }
+    }
+}
+
+/// What a call may have in place of unknown arguments.
+enum Valid<'a> {
+    /// Nothing: the tool takes no arguments.
+    None,
+    /// These names (if none, the message does not say: members may be
+    /// allowed by `patternProperties`, or by branches that these arguments
+    /// do not match).
+    Names(&'a [&'a str]),
+}
+
+fn unknown_arguments(unexpected: &[&str], valid: Valid<'_>) -> String {
+    let listed = unexpected
+        .iter()
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let noun = if unexpected.len() == 1 { "" } else { "s" };
+    match valid {
+        Valid::None => format!("unknown argument{noun} {listed} (this tool takes no arguments)"),
+        Valid::Names([]) => format!("unknown argument{noun} {listed}"),
+        Valid::Names(names) => format!(
+            "unknown argument{noun} {listed} (valid arguments: {})",
+            names
+                .iter()
+                .map(|n| format!("`{n}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
     }
 }
 
@@ -239,6 +259,78 @@ mod tests {
                 .unwrap_err(),
             "Invalid arguments for tool `t`:\n\
              - unknown arguments `a`, `b` (this tool takes no arguments)\n\
+             Correct the arguments and call the tool again."
+        );
+    }
+
+    fn text(schema: Value, arguments: Value) -> String {
+        let validator = ArgumentValidator::new(schema.as_object().unwrap()).unwrap();
+        validator.validate("t", &arguments).unwrap_err()
+    }
+
+    #[test]
+    fn the_valid_arguments_of_a_flattened_enum_are_those_of_the_matching_branch() {
+        // As `schema.rs` makes it for a flattened enum.
+        let branches = json!([
+            {"properties": {"kind": {"const": "a"}, "x": {"type": "integer"}}, "required": ["kind"]},
+            {"properties": {"kind": {"const": "b"}, "y": {"type": "integer"}}, "required": ["kind"]}
+        ]);
+        let alone = json!({"type": "object", "oneOf": branches, "unevaluatedProperties": false});
+        assert_eq!(
+            text(alone.clone(), json!({"kind": "a", "z": 1})),
+            "Invalid arguments for tool `t`:\n\
+             - unknown argument `z` (valid arguments: `kind`, `x`)\n\
+             Correct the arguments and call the tool again."
+        );
+        // No branch matches: no name to offer, and the tool does take some.
+        assert_eq!(
+            text(alone, json!({"kind": "c", "z": 1})),
+            "Invalid arguments for tool `t`:\n\
+             - `arguments`: {\"kind\":\"c\",\"z\":1} is not valid under any of the schemas \
+             listed in the 'oneOf' keyword\n\
+             - unknown arguments `kind`, `z`\n\
+             Correct the arguments and call the tool again."
+        );
+        let with_common = json!({
+            "type": "object",
+            "properties": {"common": {"type": "string"}},
+            "oneOf": branches,
+            "unevaluatedProperties": false
+        });
+        assert_eq!(
+            text(with_common, json!({"kind": "b", "x": 1})),
+            "Invalid arguments for tool `t`:\n\
+             - unknown argument `x` (valid arguments: `common`, `kind`, `y`)\n\
+             Correct the arguments and call the tool again."
+        );
+    }
+
+    #[test]
+    fn arguments_that_a_schema_in_unevaluated_properties_rejects_are_not_unknown() {
+        let schema = json!({
+            "type": "object",
+            "properties": {"name": {"type": "string"}},
+            "unevaluatedProperties": {"type": "integer"}
+        });
+        assert_eq!(
+            text(schema, json!({"name": "n", "count": "2"})),
+            "Invalid arguments for tool `t`:\n\
+             - `/count`: \"2\" is not of type \"integer\"\n\
+             Correct the arguments and call the tool again."
+        );
+    }
+
+    #[test]
+    fn a_tool_with_pattern_properties_is_not_said_to_take_no_arguments() {
+        let schema = json!({
+            "type": "object",
+            "patternProperties": {"^x-": {"type": "string"}},
+            "additionalProperties": false
+        });
+        assert_eq!(
+            text(schema, json!({"y": "1"})),
+            "Invalid arguments for tool `t`:\n\
+             - unknown argument `y`\n\
              Correct the arguments and call the tool again."
         );
     }

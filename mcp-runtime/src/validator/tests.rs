@@ -316,6 +316,27 @@ fn unevaluated_properties_see_through_one_of() {
             ),
         ]
     );
+    // Two valid branches (one of them `true`): `oneOf` fails, and what its
+    // branches evaluate does not count (JSON Schema 2020-12 drops the
+    // annotations of a failing keyword).
+    let schema = json!({
+        "oneOf": [true, {"additionalProperties": {"type": "object"}}],
+        "unevaluatedProperties": false
+    });
+    assert_eq!(
+        errors(schema, json!({"c": {}})),
+        [
+            (
+                "".into(),
+                r#"{"c":{}} is valid under more than one of the schemas listed in the 'oneOf' keyword"#
+                    .into()
+            ),
+            (
+                "".into(),
+                "Unevaluated properties are not allowed ('c' was unexpected)".into()
+            ),
+        ]
+    );
     // Through `$ref` and `allOf`, and with a schema.
     let schema = json!({
         "$defs": {"base": {"properties": {"a": true}}},
@@ -323,9 +344,14 @@ fn unevaluated_properties_see_through_one_of() {
         "unevaluatedProperties": {"type": "integer"}
     });
     assert!(errors(schema.clone(), json!({"a": "s", "pq": "s", "n": 1})).is_empty());
+    // A member that the schema rejects is allowed with another value: the
+    // schema's errors say which, at the member.
     assert_eq!(
-        one(schema, json!({"a": 1, "n": "s"})),
-        "Unevaluated properties are not allowed ('n' was unexpected)"
+        errors(schema, json!({"a": 1, "n": "s", "m": 2, "o": null})),
+        [
+            ("/n".into(), r#""s" is not of type "integer""#.into()),
+            ("/o".into(), r#"null is not of type "integer""#.into()),
+        ]
     );
 }
 
@@ -450,33 +476,181 @@ fn a_valid_value_needs_no_allocation_for_its_verdict() {
 // Differential test against `jsonschema`.
 
 /// The argument validation as it was with `jsonschema` (the previous
-/// `arguments.rs`), to compare the full text.
+/// `arguments.rs`), to compare the full text; given the schema without a
+/// quirk of `jsonschema` (see [`no_true_branches`]), and with the errors of
+/// a schema in `unevaluatedProperties` (see [`Oracle::errors`]).
 mod oracle {
     use jsonschema::error::ValidationErrorKind;
+    use jsonschema::{ValidationError, ValidatorMap};
     use serde_json::{Map, Value};
 
     pub struct Oracle {
         validator: jsonschema::Validator,
+        /// Every subschema, by `#`-pointer.
+        subschemas: ValidatorMap,
+        schema: Value,
         names: Vec<String>,
+    }
+
+    /// Replaces each `true` in a `oneOf` by `{}`, the same schema.
+    ///
+    /// For `unevaluatedProperties`, the members that a `oneOf` evaluates
+    /// are those its one valid branch evaluates, if exactly one is valid
+    /// (the rule of `jsonschema` and of the validator; JSON Schema 2020-12
+    /// drops the annotations of a keyword that fails, as `oneOf` does with
+    /// two valid branches). But `jsonschema` 0.60 leaves boolean branches
+    /// out when it counts the valid ones: with `"oneOf": [true, X]` and
+    /// both valid, it takes what `X` evaluates, and does not report members
+    /// that the validator (and `jsonschema` itself, given `{}` for `true`)
+    /// reports as unevaluated. Verdicts are the same either way (the
+    /// `oneOf` fails); only the list of errors differs.
+    fn no_true_branches(schema: &mut Value) {
+        let Value::Object(map) = schema else { return };
+        for (keyword, value) in map.iter_mut() {
+            match (keyword.as_str(), value) {
+                ("properties" | "patternProperties" | "$defs", Value::Object(subs)) => {
+                    subs.values_mut().for_each(no_true_branches);
+                }
+                ("allOf" | "anyOf" | "oneOf" | "prefixItems", Value::Array(list)) => {
+                    for sub in list {
+                        if keyword == "oneOf" && *sub == Value::Bool(true) {
+                            *sub = Value::Object(Map::new());
+                        }
+                        no_true_branches(sub);
+                    }
+                }
+                // Not under `not`: its error shows its schema as written
+                // (and it reports nothing from inside, where the quirk
+                // would show).
+                ("items" | "additionalProperties" | "unevaluatedProperties", sub) => {
+                    no_true_branches(sub);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn escape(name: &str) -> String {
+        name.replace('~', "~0").replace('/', "~1")
+    }
+
+    /// `valid`: `None` if the tool takes no arguments.
+    fn unknown_arguments(unexpected: &[String], valid: Option<&[String]>) -> String {
+        let listed = unexpected
+            .iter()
+            .map(|n| format!("`{n}`"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let noun = if unexpected.len() == 1 { "" } else { "s" };
+        match valid {
+            None => format!("unknown argument{noun} {listed} (this tool takes no arguments)"),
+            Some([]) => format!("unknown argument{noun} {listed}"),
+            Some(names) => format!(
+                "unknown argument{noun} {listed} (valid arguments: {})",
+                names
+                    .iter()
+                    .map(|n| format!("`{n}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        }
     }
 
     impl Oracle {
         pub fn new(schema: &Map<String, Value>) -> Result<Self, String> {
-            let schema = Value::Object(schema.clone());
-            let validator = jsonschema::options()
-                .with_draft(jsonschema::Draft::Draft202012)
-                .build(&schema)
-                .map_err(|e| e.to_string())?;
+            let mut schema = Value::Object(schema.clone());
+            no_true_branches(&mut schema);
+            let options = jsonschema::options().with_draft(jsonschema::Draft::Draft202012);
+            let validator = options.build(&schema).map_err(|e| e.to_string())?;
+            let subschemas = options.build_map(&schema).map_err(|e| e.to_string())?;
             let names = schema
                 .get("properties")
                 .and_then(Value::as_object)
                 .map(|p| p.keys().cloned().collect())
                 .unwrap_or_default();
-            Ok(Oracle { validator, names })
+            Ok(Oracle {
+                validator,
+                subschemas,
+                schema,
+                names,
+            })
         }
 
         pub fn is_valid(&self, value: &Value) -> bool {
             self.validator.is_valid(value)
+        }
+
+        /// The errors of `jsonschema`, as `(instance path, error)`, except
+        /// that members that a schema in `unevaluatedProperties` rejects
+        /// get the errors of that schema, at their path (as `jsonschema`
+        /// does for `additionalProperties`), rather than one error naming
+        /// them "unexpected": they are allowed, with another value. The
+        /// third member is, for `unevaluatedProperties`, its location.
+        fn errors<'v>(&'v self, value: &'v Value) -> Vec<(String, ValidationError<'v>, String)> {
+            let mut out = Vec::new();
+            self.collect(&self.validator, "", value, "", &mut out);
+            out
+        }
+
+        fn collect<'v>(
+            &'v self,
+            validator: &'v jsonschema::Validator,
+            schema: &str,
+            value: &'v Value,
+            base: &str,
+            out: &mut Vec<(String, ValidationError<'v>, String)>,
+        ) {
+            for error in validator.iter_errors(value) {
+                let local = error.instance_path().as_str().to_owned();
+                let path = format!("{base}{local}");
+                let keyword = match error.kind() {
+                    ValidationErrorKind::UnevaluatedProperties { .. } => {
+                        self.location(schema, error.evaluation_path().as_str())
+                    }
+                    _ => String::new(),
+                };
+                let rejected = match error.kind() {
+                    ValidationErrorKind::UnevaluatedProperties { unexpected }
+                        if self.schema.pointer(&keyword) != Some(&Value::Bool(false)) =>
+                    {
+                        unexpected.clone()
+                    }
+                    _ => {
+                        out.push((path, error, keyword));
+                        continue;
+                    }
+                };
+                let subschema = self
+                    .subschemas
+                    .get(&format!("#{keyword}"))
+                    .unwrap_or_else(|| panic!("no subschema at {keyword}"));
+                let object = value
+                    .pointer(&local)
+                    .and_then(Value::as_object)
+                    .expect("the error is about an object");
+                for name in rejected {
+                    let at = format!("{path}/{}", escape(&name));
+                    self.collect(subschema, &keyword, &object[&name], &at, out);
+                }
+            }
+        }
+
+        /// The pointer in the schema of the keyword at `evaluation` (a path
+        /// through `$ref`s) from the subschema at `schema`. (The
+        /// `schema_path` of an error is relative to the subschema validated
+        /// against, unless it went through a `$ref`.)
+        fn location(&self, schema: &str, evaluation: &str) -> String {
+            let mut at = schema.to_owned();
+            for token in evaluation.split('/').skip(1) {
+                if token == "$ref" {
+                    let reference = self.schema.pointer(&at).and_then(|s| s["$ref"].as_str());
+                    at = reference.expect("a local $ref")[1..].to_owned();
+                } else {
+                    at.push('/');
+                    at.push_str(token);
+                }
+            }
+            at
         }
 
         pub fn validate(&self, tool: &str, arguments: &Value) -> Result<(), String> {
@@ -484,10 +658,10 @@ mod oracle {
                 return Ok(());
             }
             let mut problems: Vec<(usize, String)> = self
-                .validator
-                .iter_errors(arguments)
-                .map(|error| {
-                    let path = error.instance_path().as_str();
+                .errors(arguments)
+                .iter()
+                .map(|(path, error, keyword)| {
+                    let path = path.as_str();
                     let kind = error.kind();
                     let text = if path.is_empty()
                         && matches!(kind, ValidationErrorKind::FalseSchema)
@@ -502,9 +676,16 @@ mod oracle {
                                     .collect()
                             })
                             .unwrap_or_default();
-                        self.unknown_arguments(&unexpected)
+                        unknown_arguments(&unexpected, None)
+                    } else if let ("", ValidationErrorKind::UnevaluatedProperties { unexpected }) =
+                        (path, kind)
+                    {
+                        let owner = keyword.strip_suffix("/unevaluatedProperties").unwrap();
+                        let mut declared = Vec::new();
+                        self.declared(owner, arguments, &mut declared);
+                        unknown_arguments(unexpected, Some(&declared))
                     } else {
-                        self.describe(path, kind, &error)
+                        self.describe(path, kind, error)
                     };
                     (self.rank(path, kind), text)
                 })
@@ -539,26 +720,44 @@ mod oracle {
                 .unwrap_or(self.names.len())
         }
 
-        fn unknown_arguments(&self, unexpected: &[String]) -> String {
-            let listed = unexpected
-                .iter()
-                .map(|n| format!("`{n}`"))
-                .collect::<Vec<_>>()
-                .join(", ");
-            let noun = if unexpected.len() == 1 { "" } else { "s" };
-            let valid = if self.names.is_empty() {
-                "this tool takes no arguments".to_owned()
-            } else {
-                format!(
-                    "valid arguments: {}",
-                    self.names
-                        .iter()
-                        .map(|n| format!("`{n}`"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )
+        /// Adds the names that the schema at `at` declares for `value`,
+        /// itself and through the subschemas whose annotations count.
+        fn declared(&self, at: &str, value: &Value, names: &mut Vec<String>) {
+            let Some(Value::Object(schema)) = self.schema.pointer(at) else {
+                return;
             };
-            format!("unknown argument{noun} {listed} ({valid})")
+            if let Some(Value::Object(properties)) = schema.get("properties") {
+                for name in properties.keys() {
+                    if !names.contains(name) {
+                        names.push(name.clone());
+                    }
+                }
+            }
+            let valid = |branch: &String| {
+                self.subschemas
+                    .get(&format!("#{branch}"))
+                    .unwrap()
+                    .is_valid(value)
+            };
+            let branches = |keyword: &str| -> Vec<String> {
+                let count = schema
+                    .get(keyword)
+                    .and_then(Value::as_array)
+                    .map_or(0, Vec::len);
+                (0..count)
+                    .map(|i| format!("{at}/{keyword}/{i}"))
+                    .filter(valid)
+                    .collect()
+            };
+            for branch in branches("allOf").into_iter().chain(branches("anyOf")) {
+                self.declared(&branch, value, names);
+            }
+            if let [branch] = &branches("oneOf")[..] {
+                self.declared(branch, value, names);
+            }
+            if let Some(Value::String(reference)) = schema.get("$ref") {
+                self.declared(&reference[1..], value, names);
+            }
         }
 
         fn describe(
@@ -581,7 +780,7 @@ mod oracle {
                 ValidationErrorKind::AdditionalProperties { unexpected }
                 | ValidationErrorKind::UnevaluatedProperties { unexpected } => {
                     if path.is_empty() {
-                        self.unknown_arguments(unexpected)
+                        unknown_arguments(unexpected, Some(&self.names))
                     } else {
                         let listed = unexpected
                             .iter()
