@@ -112,24 +112,16 @@ impl ArgumentValidator {
                     // Those beside `additionalProperties`, or those that
                     // `unevaluatedProperties` sees for these arguments (the
                     // ones of the `oneOf` branch they match, for instance).
-                    let root: Vec<&str>;
                     let valid = match &error.kind {
-                        ErrorKind::UnevaluatedProperties { declared, .. } => declared,
-                        _ => {
-                            root = self.names.iter().map(String::as_str).collect();
-                            &root
-                        }
+                        ErrorKind::UnevaluatedProperties { declared, .. } => backticked(declared),
+                        _ => backticked(&self.names),
                     };
                     unknown_arguments(unexpected, Valid::Names(valid))
                 } else {
-                    let listed = unexpected
-                        .iter()
-                        .map(|n| format!("`{n}`"))
-                        .collect::<Vec<_>>()
-                        .join(", ");
                     format!(
-                        "`{path}`: unknown propert{} {listed}",
-                        if unexpected.len() == 1 { "y" } else { "ies" }
+                        "`{path}`: unknown propert{} {}",
+                        if unexpected.len() == 1 { "y" } else { "ies" },
+                        backticked(unexpected)
                     )
                 }
             }
@@ -142,34 +134,39 @@ impl ArgumentValidator {
 }
 
 /// What a call may have in place of unknown arguments.
-enum Valid<'a> {
+enum Valid {
     /// Nothing: the tool takes no arguments.
     None,
-    /// These names (if none, the message does not say: members may be
-    /// allowed by `patternProperties`, or by branches that these arguments
-    /// do not match).
-    Names(&'a [&'a str]),
+    /// These names, listed (if none, the message does not say: members may
+    /// be allowed by `patternProperties`, or by branches that these
+    /// arguments do not match).
+    Names(String),
 }
 
-fn unknown_arguments(unexpected: &[&str], valid: Valid<'_>) -> String {
-    let listed = unexpected
-        .iter()
-        .map(|n| format!("`{n}`"))
-        .collect::<Vec<_>>()
-        .join(", ");
+fn unknown_arguments<S: AsRef<str>>(unexpected: &[S], valid: Valid) -> String {
+    let listed = backticked(unexpected);
     let noun = if unexpected.len() == 1 { "" } else { "s" };
     match valid {
         Valid::None => format!("unknown argument{noun} {listed} (this tool takes no arguments)"),
-        Valid::Names([]) => format!("unknown argument{noun} {listed}"),
-        Valid::Names(names) => format!(
-            "unknown argument{noun} {listed} (valid arguments: {})",
-            names
-                .iter()
-                .map(|n| format!("`{n}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
+        Valid::Names(names) if names.is_empty() => format!("unknown argument{noun} {listed}"),
+        Valid::Names(names) => {
+            format!("unknown argument{noun} {listed} (valid arguments: {names})")
+        }
     }
+}
+
+/// `a`, `b`, `c`: names as the messages list them.
+fn backticked<S: AsRef<str>>(names: &[S]) -> String {
+    let mut listed = String::new();
+    for (i, name) in names.iter().enumerate() {
+        if i > 0 {
+            listed.push_str(", ");
+        }
+        listed.push('`');
+        listed.push_str(name.as_ref());
+        listed.push('`');
+    }
+    listed
 }
 
 #[cfg(test)]

@@ -100,6 +100,16 @@ impl Outbox {
         self.flush(state);
     }
 
+    /// Waits for `until` with what was gathered written out, then holds
+    /// again: reading pauses mid-block, and the client must not wait for
+    /// replies made before the pause.
+    pub(crate) async fn released_while<T>(&self, until: impl Future<Output = T>) -> T {
+        self.release();
+        let output = until.await;
+        self.hold();
+        output
+    }
+
     /// Appends one message, written by `write` (without its newline) straight
     /// into the queue. Never waits; a message that finds the output closed
     /// is dropped.

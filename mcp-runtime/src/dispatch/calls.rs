@@ -201,9 +201,11 @@ impl Calls {
                         waiting_bytes = self.backlog.bytes.load(Ordering::Relaxed),
                         "every call slot is busy and the backlog is full; reading paused"
                     );
-                    out.release();
-                    crate::wait::until(&self.backlog.room, || self.backlog.has_room(cost)).await;
-                    out.hold();
+                    let backlog = &self.backlog;
+                    out.released_while(crate::wait::until(&backlog.room, || {
+                        backlog.has_room(cost)
+                    }))
+                    .await;
                 }
                 Err(TryAcquireError::Closed) => {
                     return Err(ErrorObject::new(INTERNAL_ERROR, "internal error"));

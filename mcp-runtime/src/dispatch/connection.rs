@@ -130,9 +130,7 @@ impl Connection {
         // it catches up, so a block of small requests with large replies
         // cannot pile up in memory.
         if out.is_full() {
-            out.release();
-            out.wait_for_room().await;
-            out.hold();
+            out.released_while(out.wait_for_room()).await;
         }
     }
 
