@@ -1,3 +1,5 @@
 //! Transports: how bytes reach a connection and leave it.
 
+#[cfg(feature = "http")]
+pub(crate) mod http;
 pub(crate) mod stdio;
