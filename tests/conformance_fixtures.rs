@@ -1,0 +1,387 @@
+//! The conformance example's fixtures, in process: each returns what the
+//! official suite's scenario for it checks (`tests/conformance/run` runs the
+//! suite itself over HTTP).
+
+#[allow(dead_code)]
+#[path = "../examples/conformance.rs"]
+mod conformance;
+
+use std::time::Duration;
+
+use mcp_runtime::testing::TestClient;
+use serde_json::{Value, json};
+
+/// Base64 of the fixtures' media, computed outside Rust (Python's `zlib`,
+/// `struct` and `base64`): a 1x1 red PNG and 1 ms of silent 8 kHz WAV.
+const RED_PIXEL_PNG_BASE64: &str =
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR42mP4z8AAAAMBAQD3A0FDAAAAAElFTkSuQmCC";
+const SILENT_WAV_BASE64: &str =
+    "UklGRjQAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0YRAAAAAAAAAAAAAAAAAAAAAAAAAA";
+
+async fn client() -> TestClient {
+    TestClient::connect(conformance::server()).await.unwrap()
+}
+
+/// Every message the server sends from now until the response to `id`
+/// (included), with a deadline so a lost response fails the test.
+async fn messages_until_response(client: &mut TestClient, id: i64) -> Vec<Value> {
+    let collect = async {
+        let mut messages = Vec::new();
+        while let Some(message) = client.recv().await {
+            let done = message["id"] == id;
+            messages.push(message);
+            if done {
+                break;
+            }
+        }
+        messages
+    };
+    tokio::time::timeout(Duration::from_secs(10), collect)
+        .await
+        .expect("no response within 10 s")
+}
+
+#[tokio::test]
+async fn every_fixture_the_scenarios_call_is_listed() {
+    let mut client = client().await;
+    let tools = client.list_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        [
+            "json_schema_2020_12_tool",
+            "test_audio_content",
+            "test_embedded_resource",
+            "test_error_handling",
+            "test_image_content",
+            "test_multiple_content_types",
+            "test_reconnection",
+            "test_simple_text",
+            "test_tool_with_logging",
+            "test_tool_with_progress",
+        ]
+    );
+    // What `tools-list` checks of each tool.
+    for tool in &tools {
+        assert!(
+            tool["description"].as_str().is_some_and(|d| !d.is_empty()),
+            "{tool}"
+        );
+        assert_eq!(tool["inputSchema"]["type"], "object", "{tool}");
+    }
+}
+
+#[tokio::test]
+async fn simple_text_needs_no_arguments() {
+    let mut client = client().await;
+    // The scenario sends no `arguments` at all.
+    let result = client
+        .request("tools/call", json!({"name": "test_simple_text"}))
+        .await
+        .unwrap();
+    assert_eq!(
+        result,
+        json!({
+            "content": [{"type": "text", "text": "This is a simple text response for testing."}],
+            "isError": false
+        })
+    );
+}
+
+#[tokio::test]
+async fn image_audio_and_embedded_resource() {
+    let mut client = client().await;
+    let image = client
+        .call_tool("test_image_content", json!({}))
+        .await
+        .unwrap();
+    assert_eq!(
+        image["content"],
+        json!([{"type": "image", "data": RED_PIXEL_PNG_BASE64, "mimeType": "image/png"}])
+    );
+
+    let audio = client
+        .call_tool("test_audio_content", json!({}))
+        .await
+        .unwrap();
+    assert_eq!(
+        audio["content"],
+        json!([{"type": "audio", "data": SILENT_WAV_BASE64, "mimeType": "audio/wav"}])
+    );
+
+    let embedded = client
+        .call_tool("test_embedded_resource", json!({}))
+        .await
+        .unwrap();
+    assert_eq!(
+        embedded["content"],
+        json!([{
+            "type": "resource",
+            "resource": {
+                "uri": "test://embedded-resource",
+                "mimeType": "text/plain",
+                "text": "This is an embedded resource content."
+            }
+        }])
+    );
+    for result in [image, audio, embedded] {
+        assert_eq!(result["isError"], false);
+    }
+}
+
+#[tokio::test]
+async fn multiple_content_types_in_order() {
+    let mut client = client().await;
+    let result = client
+        .call_tool("test_multiple_content_types", json!({}))
+        .await
+        .unwrap();
+    assert_eq!(result["isError"], false);
+    assert_eq!(
+        result["content"],
+        json!([
+            {"type": "text", "text": "Multiple content types test:"},
+            {"type": "image", "data": RED_PIXEL_PNG_BASE64, "mimeType": "image/png"},
+            {
+                "type": "resource",
+                "resource": {
+                    "uri": "test://mixed-content-resource",
+                    "mimeType": "application/json",
+                    "text": "{\"test\":\"data\",\"value\":123}"
+                }
+            }
+        ])
+    );
+}
+
+#[tokio::test]
+async fn error_handling_is_a_tool_error_with_its_text() {
+    let mut client = client().await;
+    let result = client
+        .call_tool("test_error_handling", json!({}))
+        .await
+        .unwrap();
+    assert_eq!(
+        result,
+        json!({
+            "content": [{
+                "type": "text",
+                "text": "This tool intentionally returns an error for testing"
+            }],
+            "isError": true
+        })
+    );
+}
+
+#[tokio::test]
+async fn logging_sends_three_messages_before_the_result() {
+    let mut client = client().await;
+    // As the scenario does: everything from `debug` up.
+    let set = client
+        .request("logging/setLevel", json!({"level": "debug"}))
+        .await
+        .unwrap();
+    assert_eq!(set, json!({}));
+
+    let id = client
+        .send_request(
+            "tools/call",
+            json!({"name": "test_tool_with_logging", "arguments": {}}),
+        )
+        .await;
+    let messages = messages_until_response(&mut client, id).await;
+    let (result, logs) = messages.split_last().unwrap();
+    let logs: Vec<(&Value, &Value)> = logs
+        .iter()
+        .map(|m| {
+            assert_eq!(m["method"], "notifications/message", "{m}");
+            (&m["params"]["level"], &m["params"]["data"])
+        })
+        .collect();
+    assert_eq!(
+        logs,
+        [
+            (&json!("info"), &json!("Tool execution started")),
+            (&json!("info"), &json!("Tool processing data")),
+            (&json!("info"), &json!("Tool execution completed")),
+        ]
+    );
+    assert_eq!(
+        result["result"]["content"],
+        json!([{"type": "text", "text": "Tool with logging executed successfully"}])
+    );
+}
+
+#[tokio::test]
+async fn logging_honours_the_level_the_client_set() {
+    let mut client = client().await;
+    client
+        .request("logging/setLevel", json!({"level": "warning"}))
+        .await
+        .unwrap();
+    let id = client
+        .send_request(
+            "tools/call",
+            json!({"name": "test_tool_with_logging", "arguments": {}}),
+        )
+        .await;
+    let messages = messages_until_response(&mut client, id).await;
+    assert_eq!(
+        messages.len(),
+        1,
+        "info messages sent below the level set: {messages:?}"
+    );
+}
+
+#[tokio::test]
+async fn progress_goes_0_50_100_of_100_with_the_token_then_the_result() {
+    let mut client = client().await;
+    let id = client
+        .send_request(
+            "tools/call",
+            json!({
+                "name": "test_tool_with_progress",
+                "arguments": {},
+                "_meta": {"progressToken": "progress-test-1"}
+            }),
+        )
+        .await;
+    let messages = messages_until_response(&mut client, id).await;
+    let (result, progress) = messages.split_last().unwrap();
+    let progress: Vec<Value> = progress
+        .iter()
+        .map(|m| {
+            assert_eq!(m["method"], "notifications/progress", "{m}");
+            m["params"].clone()
+        })
+        .collect();
+    assert_eq!(
+        progress,
+        [0, 50, 100].map(|step| json!({
+            "progressToken": "progress-test-1",
+            "progress": f64::from(step),
+            "total": 100.0,
+            "message": format!("Completed step {step} of 100"),
+        }))
+    );
+    assert_eq!(result["result"]["isError"], false);
+
+    // Without a token the call runs the same, silently.
+    let id = client
+        .send_request(
+            "tools/call",
+            json!({"name": "test_tool_with_progress", "arguments": {}}),
+        )
+        .await;
+    let messages = messages_until_response(&mut client, id).await;
+    assert_eq!(messages.len(), 1, "{messages:?}");
+    assert_eq!(
+        messages[0]["result"]["content"],
+        json!([{"type": "text", "text": "Tool with progress executed successfully"}])
+    );
+}
+
+#[tokio::test]
+async fn reconnection_answers() {
+    let mut client = client().await;
+    let result = client
+        .call_tool("test_reconnection", json!({}))
+        .await
+        .unwrap();
+    assert_eq!(result["isError"], false);
+    assert!(
+        result["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("Reconnection test completed successfully."),
+        "{result}"
+    );
+}
+
+#[tokio::test]
+async fn json_schema_2020_12_keywords_are_listed_as_written() {
+    let mut client = client().await;
+    let tools = client.list_tools().await.unwrap();
+    let tool = tools
+        .iter()
+        .find(|t| t["name"] == "json_schema_2020_12_tool")
+        .unwrap();
+    assert_eq!(
+        tool["description"],
+        "Tool with JSON Schema 2020-12 features"
+    );
+    let schema = &tool["inputSchema"];
+    assert_eq!(*schema, conformance::json_schema_2020_12_input());
+    // What the scenario checks, spelled out.
+    assert_eq!(
+        schema["$schema"],
+        "https://json-schema.org/draft/2020-12/schema"
+    );
+    assert_eq!(schema["$defs"]["address"]["$anchor"], "addressDef");
+    assert_eq!(schema["additionalProperties"], false);
+    assert!(schema["allOf"][0]["anyOf"].is_array());
+}
+
+#[tokio::test]
+async fn json_schema_2020_12_arguments_are_enforced() {
+    let mut client = client().await;
+    let ok = client
+        .call_tool(
+            "json_schema_2020_12_tool",
+            json!({"name": "Ada", "email": "ada@example.com", "address": {"city": "London"}}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(ok["isError"], false, "{ok}");
+    let text = ok["content"][0]["text"].as_str().unwrap();
+    assert!(
+        text.starts_with("JSON Schema 2020-12 tool called with: {") && text.contains("London"),
+        "{text}"
+    );
+
+    // Neither phone nor email (the `anyOf`), an address through the `$ref`
+    // with a number for a city, and a member the schema does not allow.
+    for arguments in [
+        json!({"name": "Ada"}),
+        json!({"email": "ada@example.com", "address": {"city": 1}}),
+        json!({"email": "ada@example.com", "age": 36}),
+    ] {
+        let refused = client
+            .call_tool("json_schema_2020_12_tool", arguments.clone())
+            .await
+            .unwrap();
+        assert_eq!(
+            refused["isError"], true,
+            "{arguments} was accepted: {refused}"
+        );
+    }
+}
+
+/// The scenario's own fixture also has `if`/`then`/`else`, which the
+/// argument validator does not implement, so the runtime refuses it rather
+/// than serve a schema it would not enforce. When this starts to pass,
+/// serve the scenario's schema whole (`json_schema_2020_12_input`).
+#[test]
+fn the_scenarios_conditional_keywords_are_refused_until_the_validator_has_them() {
+    let mut schema = conformance::json_schema_2020_12_input();
+    let object = schema.as_object_mut().unwrap();
+    object.insert(
+        "if".into(),
+        json!({"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]}),
+    );
+    object.insert("then".into(), json!({"required": ["phone"]}));
+    object.insert("else".into(), json!({"required": ["email"]}));
+    let tool = mcp_runtime::DynamicTool::new(
+        "json_schema_2020_12_tool",
+        "Tool with JSON Schema 2020-12 features",
+        schema,
+        |_, _| async { "" },
+    );
+    let error = mcp_runtime::Server::new("s", "1")
+        .include_tools(["json_schema_2020_12_tool"])
+        .tool(tool)
+        .registry()
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("`if`"), "{error}");
+}
