@@ -1,0 +1,195 @@
+"""Judges a run of the MCP conformance suite against expected-failures.yml.
+
+    python3 tests/conformance/check.py RESULTS EXPECTED REQUIREMENTS
+
+RESULTS is the suite's output directory (`conformance server -o RESULTS`:
+one `server-<scenario>-<timestamp>/checks.json` per scenario), EXPECTED our
+expected-failures.yml, REQUIREMENTS the suite's own requirement set
+(`requirements/2025-11-25.yaml` in its npm package), which names the
+scenarios the run must have: the scored ones and those it runs unscored.
+
+A scenario fails when any of its checks is FAILURE or WARNING, or when it
+left no results (it crashed); this is how the suite itself counts. Exits 1,
+saying why, if a scenario fails without being listed, if a listed scenario
+passes (the file may only shrink: remove it), or if an entry names no
+scenario of the run. Entries are `scenario` (the whole scenario may fail)
+or `scenario:check-id` (only that check may), as the suite's own
+`--expected-failures` reads them.
+
+The suite's `--expected-failures` judges the scored scenarios in the same
+way; this script also judges the scenarios the suite runs without scoring
+(json-schema-2020-12, server-sse-polling, server-session-lifecycle),
+refuses entries that name nothing (a typo would otherwise hide a failure
+for good), and prints one table of every scenario. Python 3.11 standard
+library only.
+"""
+
+import json
+import re
+import sys
+from pathlib import Path
+
+FAILED = {"FAILURE", "WARNING"}
+RESULT_DIR = re.compile(r"^server-(?P<scenario>.+)-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z$")
+
+
+class Problem(Exception):
+    pass
+
+
+def yaml_lines(path):
+    """(indent, text) of each line of a plain YAML file, comments removed."""
+    for raw in Path(path).read_text(encoding="utf-8").splitlines():
+        text = re.sub(r"(^|\s)#.*$", "", raw).rstrip()
+        if text.strip():
+            yield len(text) - len(text.lstrip()), text.strip()
+
+
+def read_requirements(path):
+    """The server scenarios of a requirement set: (scored, not scored)."""
+    scored, unscored = [], []
+    section, item = None, None
+    for indent, text in yaml_lines(path):
+        if indent == 0:
+            section = text.rstrip(":")
+            continue
+        if section == "server" and text.startswith("- "):
+            scored.append(text[2:].strip())
+        elif section == "not_scored":
+            if text.startswith("- "):
+                item = {}
+                unscored.append(item)
+                text = text[2:]
+            key, _, value = text.partition(":")
+            if item is not None:
+                item[key.strip()] = value.strip()
+    unscored = [i["scenario"] for i in unscored if i.get("leg") == "server"]
+    if not scored:
+        raise Problem(f"{path} lists no server scenarios: has its format changed?")
+    return scored, unscored
+
+
+def read_expected(path):
+    """The server entries of expected-failures.yml: scenario -> None (the
+    whole scenario) or a set of check ids."""
+    expected = {}
+    section = None
+    for indent, text in yaml_lines(path):
+        if indent == 0:
+            section = text.rstrip(":")
+            if text != "server:":
+                raise Problem(f"{path}: only a `server:` list is expected here, not `{text}`")
+            continue
+        if section != "server" or not text.startswith("- "):
+            raise Problem(f"{path}: `{text}` is not a `- scenario` entry of the `server:` list")
+        entry = text[2:].strip().strip("'\"")
+        scenario, _, check = entry.partition(":")
+        if check.startswith(" ") or not scenario:
+            raise Problem(f"{path}: `{entry}` is not `scenario` or `scenario:check-id`")
+        if check:
+            checks = expected.setdefault(scenario, set())
+            if checks is None:
+                raise Problem(f"{path}: `{entry}` is redundant: the whole of {scenario} is listed")
+            checks.add(check)
+        else:
+            if expected.get(scenario):
+                raise Problem(f"{path}: {scenario} is listed whole and by check")
+            expected[scenario] = None
+    return expected
+
+
+def read_results(path):
+    """scenario -> its list of checks, from the suite's output directory."""
+    results = {}
+    for directory in sorted(Path(path).iterdir()) if Path(path).is_dir() else []:
+        match = RESULT_DIR.match(directory.name)
+        checks = directory / "checks.json"
+        if match and checks.is_file():
+            # Sorted by timestamp: a later run of a scenario wins.
+            results[match["scenario"]] = json.loads(checks.read_text(encoding="utf-8"))
+    return results
+
+
+def failing_and_passing(scenario, checks):
+    """The failing check ids of a scenario (with their messages) and the
+    ones that passed; a scenario without results fails as a whole."""
+    if checks is None:
+        return {scenario: "left no results: the scenario crashed or never ran"}, set()
+    failing, passing = {}, set()
+    for check in checks:
+        status, check_id = check.get("status"), check.get("id", "?")
+        if status in FAILED:
+            message = check.get("errorMessage") or check.get("description", "")
+            failing.setdefault(check_id, f"{status}: {message}")
+        elif status == "SUCCESS":
+            passing.add(check_id)
+    return failing, passing - failing.keys()
+
+
+def judge(scenario, checks, expected):
+    """(result, problems) of one scenario, against the expected failures."""
+    failing, passing = failing_and_passing(scenario, checks)
+    if scenario in expected and expected[scenario] is None:
+        if failing:
+            return "FAIL (expected)", []
+        return "pass", [f"{scenario} passes but is listed in expected-failures.yml: remove it from the file"]
+    allowed = expected.get(scenario) or set()
+    problems = [
+        f"{scenario} fails, and is not an expected failure: {check_id}: {message}"
+        for check_id, message in failing.items()
+        if check_id not in allowed
+    ]
+    problems += [
+        f"{scenario}:{check_id} passes but is listed in expected-failures.yml: remove it from the file"
+        for check_id in sorted(allowed & passing)
+    ]
+    if not failing:
+        return "pass", problems
+    return ("FAIL (expected)" if failing.keys() <= allowed else "FAIL"), problems
+
+
+STATUS_LETTERS = (("SUCCESS", "s"), ("FAILURE", "f"), ("WARNING", "w"), ("SKIPPED", "k"))
+
+
+def main(results_dir, expected_path, requirements_path):
+    scored, unscored = read_requirements(requirements_path)
+    expected = read_expected(expected_path)
+    results = read_results(results_dir)
+    problems = [
+        f"expected-failures.yml lists {scenario}, which is no server scenario of "
+        f"{Path(requirements_path).name}: fix or remove the entry"
+        for scenario in expected
+        if scenario not in scored and scenario not in unscored
+    ]
+    rows = []
+    for scenario in scored + unscored:
+        checks = results.get(scenario)
+        result, found = judge(scenario, checks, expected)
+        problems += found
+        counts = "-"
+        if checks is not None:
+            counts = " ".join(f"{sum(c.get('status') == s for c in checks)}{letter}" for s, letter in STATUS_LETTERS)
+        rows.append((scenario, "scored" if scenario in scored else "not scored", counts, result))
+    width = max(len(row[0]) for row in rows)
+    print(f"{'scenario':<{width}}  {'':<10}  {'checks':<15}  result")
+    for scenario, kind, counts, result in rows:
+        print(f"{scenario:<{width}}  {kind:<10}  {counts:<15}  {result}")
+    print("(checks: s success, f failure, w warning, k skipped)")
+    passed = sum(row[3] == "pass" for row in rows)
+    print(f"\n{passed} of {len(rows)} scenarios pass, {len(rows) - passed} fail.")
+    if problems:
+        print("\nConformance problems:", file=sys.stderr)
+        for problem in problems:
+            print(f"  {problem}", file=sys.stderr)
+        return 1
+    print("Every failure is an expected one (tests/conformance/expected-failures.yml).")
+    return 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 4:
+        sys.exit(__doc__.split("\n\n")[1])
+    try:
+        sys.exit(main(*sys.argv[1:]))
+    except Problem as problem:
+        sys.exit(f"error: {problem}")
