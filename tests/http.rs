@@ -455,3 +455,41 @@ fn shutdown_lets_calls_in_flight_answer() {
         "no longer accepting"
     );
 }
+
+#[test]
+fn the_endpoint_mounts_into_an_axum_router_beside_other_routes() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let listener = runtime
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .unwrap();
+    let addr = listener.local_addr().unwrap();
+    let app = axum::Router::new()
+        .route("/health", axum::routing::get(|| async { "ok" }))
+        .merge(server().into_router().expect("the tools can be served"));
+    runtime.spawn(async move { axum::serve(listener, app).await });
+
+    let request = format!("GET /health HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+    let mut health = send_raw(addr, request.as_bytes());
+    assert_eq!(health.status, 200);
+    assert_eq!(health.text(), "ok");
+    let mut client = common::http::Client::new(addr);
+    client.initialize("2025-11-25");
+    let response = client.call(
+        "tools/call",
+        json!({"name": "echo", "arguments": {"text": "mounted"}}),
+    );
+    assert_eq!(text_of(&response), "mounted");
+    // Mounted, it answers to localhost names only unless told otherwise.
+    let reply = send(
+        addr,
+        "POST",
+        &[("Host", "mcp.example.com"), ACCEPT_BOTH, JSON_BODY],
+        b"{}",
+    );
+    assert_eq!(reply.status, 403);
+    runtime.shutdown_timeout(Duration::from_secs(1));
+}

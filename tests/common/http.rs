@@ -73,12 +73,7 @@ impl HttpServer {
     }
 
     pub fn client(&self) -> Client {
-        Client {
-            addr: self.addr,
-            session: None,
-            version: None,
-            next_id: 1,
-        }
+        Client::new(self.addr)
     }
 }
 
@@ -307,17 +302,27 @@ impl<R: BufRead> Read for Chunked<R> {
 }
 
 /// A client that keeps a session.
+#[derive(Clone)]
 pub struct Client {
     pub addr: SocketAddr,
     pub session: Option<String>,
     pub version: Option<String>,
-    next_id: i64,
+    pub next_id: i64,
 }
 
 pub const ACCEPT_BOTH: (&str, &str) = ("Accept", "application/json, text/event-stream");
 pub const JSON_BODY: (&str, &str) = ("Content-Type", "application/json");
 
 impl Client {
+    pub fn new(addr: SocketAddr) -> Client {
+        Client {
+            addr,
+            session: None,
+            version: None,
+            next_id: 1,
+        }
+    }
+
     /// POSTs `message` with the session's headers.
     pub fn post(&mut self, message: &Value) -> Reply {
         self.post_with(message, &[])

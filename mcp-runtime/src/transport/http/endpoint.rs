@@ -199,7 +199,9 @@ impl Endpoint {
                 .post_stateless(line, body.len(), version, initialize, accepts)
                 .await;
         }
-        if initialize {
+        // With a session id, `initialize` goes to that session (which
+        // refuses a second one, as on stdio); without, it starts one.
+        if initialize && !headers.contains_key(SESSION_ID) {
             return self.initialize(line, body.len(), accepts).await;
         }
         let session = match self.session_of(headers) {
