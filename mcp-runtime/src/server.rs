@@ -248,6 +248,43 @@ impl Server {
         crate::transport::http::serve(self, addr).await
     }
 
+    /// [`Server::serve_http`] on a listener you bound (port 0 for any free
+    /// port, a socket handed over by systemd), until `shutdown` completes
+    /// rather than on a signal; then as on a signal.
+    #[cfg(feature = "http")]
+    pub async fn serve_http_with(
+        self,
+        listener: tokio::net::TcpListener,
+        shutdown: impl Future<Output = ()> + Send,
+    ) -> std::io::Result<()> {
+        crate::transport::http::serve_with(self, listener, shutdown).await
+    }
+
+    /// The Streamable HTTP endpoint as an axum [`Router`](axum::Router)
+    /// serving `/mcp`, to mount beside your own routes:
+    ///
+    /// ```no_run
+    /// # async fn run() -> std::io::Result<()> {
+    /// use mcp_runtime::Server;
+    ///
+    /// let app = axum::Router::new()
+    ///     .route("/health", axum::routing::get(|| async { "ok" }))
+    ///     .merge(Server::new("weather", "1.0.0").into_router().map_err(std::io::Error::other)?);
+    /// let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
+    /// axum::serve(listener, app).await
+    /// # }
+    /// ```
+    ///
+    /// The router cannot tell which address it is served on, so it answers
+    /// only to localhost names unless [`Server::allowed_hosts`] says
+    /// otherwise. Sessions live as long as the router; the idle timeout
+    /// ends forgotten ones. Fails if the tools cannot be served (as
+    /// [`Server::serve_stdio`]).
+    #[cfg(feature = "http")]
+    pub fn into_router(self) -> Result<axum::Router, RegistryError> {
+        crate::transport::http::router(self)
+    }
+
     /// Serves over stdin and stdout until the client closes stdin; calls in
     /// flight then get the shutdown grace period to answer. stdout carries
     /// protocol messages only; logs go through `tracing`.
@@ -334,7 +371,7 @@ const INSPECTOR: &str =
     "npx -y -p node@22 -p @modelcontextprotocol/inspector@2.12.0 -- mcp-inspector";
 
 /// What to tell the user when the server has no tools, if it has none.
-fn no_tools_warning(core: &ServerCore) -> Option<String> {
+pub(crate) fn no_tools_warning(core: &ServerCore) -> Option<String> {
     core.registry
         .is_empty()
         .then(|| no_tools_text(&core.name, &core.version, linked_tools()))
