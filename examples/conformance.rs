@@ -124,7 +124,8 @@ async fn test_error_handling() -> Result<String, String> {
 
 /// Tests SSE stream disconnection and client reconnection (SEP-1699). Here
 /// the call only waits 100 ms and answers: the runtime has no way yet for a
-/// tool to close its SSE stream mid-call.
+/// tool to close its SSE stream mid-call. With nothing sent before it, the
+/// answer is plain JSON, and `server-sse-polling` finds no stream to check.
 #[tool(read_only, idempotent)]
 async fn test_reconnection() -> &'static str {
     tokio::time::sleep(Duration::from_millis(100)).await;
