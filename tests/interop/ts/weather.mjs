@@ -13,6 +13,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 
+import { CheckFailed, equal, expect, steps, structured, textOf, toolError } from "./checks.mjs";
+
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 const LOGS = process.env.INTEROP_LOGS ?? join(ROOT, "target/interop/logs");
 const RECORD = join(ROOT, "tests/interop/record");
@@ -20,53 +22,7 @@ const WEATHER = join(ROOT, "target/debug/examples/weather");
 const PROGRESS = join(ROOT, "target/debug/examples/progress");
 const SUITE = "typescript";
 
-let passed = 0;
-let failed = 0;
-
-async function step(name, body) {
-  const started = performance.now();
-  try {
-    await body();
-    passed += 1;
-    console.log(`ok   ${SUITE}: ${name} (${((performance.now() - started) / 1000).toFixed(2)}s)`);
-  } catch (error) {
-    failed += 1;
-    const reason = error instanceof CheckFailed ? error.message : (error?.stack ?? String(error));
-    console.log(`FAIL ${SUITE}: ${name}\n     ${reason.replaceAll("\n", "\n     ")}`);
-  }
-}
-
-class CheckFailed extends Error {}
-
-function expect(condition, message) {
-  if (!condition) throw new CheckFailed(message);
-}
-
-function equal(actual, expected, what) {
-  const [a, e] = [JSON.stringify(actual), JSON.stringify(expected)];
-  if (a !== e) throw new CheckFailed(`${what}: expected ${e}, got ${a}`);
-}
-
-/** The text of a result's single text block. */
-function textOf(result) {
-  equal(result.content.map((block) => block.type), ["text"], "content block types");
-  return result.content[0].text;
-}
-
-/** The structured content of a successful result, checked against its text block. */
-function structured(result) {
-  expect(!result.isError, `the call failed: ${JSON.stringify(result.content)}`);
-  expect(result.structuredContent !== undefined, "no structuredContent");
-  equal(JSON.parse(textOf(result)), result.structuredContent, "the text block's JSON");
-  return result.structuredContent;
-}
-
-/** The message of a result with `isError: true`. */
-function toolError(result) {
-  expect(result.isError === true, `expected isError: true, got ${JSON.stringify(result)}`);
-  expect(result.structuredContent === undefined, "an error result carries structuredContent");
-  return textOf(result);
-}
+const { step, finish } = steps(SUITE);
 
 /** The server's exit status, written by tests/interop/record once it exited by itself. */
 async function exitStatus(dir) {
@@ -180,5 +136,4 @@ await step("progress: notifications reach onprogress while the call runs", async
   equal(await exitStatus(progressDir), 0, "exit status");
 });
 
-console.log(`${SUITE}: ${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+finish();
