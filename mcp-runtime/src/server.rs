@@ -245,7 +245,15 @@ impl Server {
     /// be served (as [`Server::serve_stdio`]) or the address cannot be bound.
     #[cfg(feature = "http")]
     pub async fn serve_http(self, addr: impl tokio::net::ToSocketAddrs) -> std::io::Result<()> {
-        crate::transport::http::serve(self, addr).await
+        let (core, config) = self.http_parts()?;
+        let listener = tokio::net::TcpListener::bind(addr).await?;
+        crate::transport::http::serve(
+            core,
+            config,
+            listener,
+            crate::transport::http::stop_signal(),
+        )
+        .await
     }
 
     /// [`Server::serve_http`] on a listener you bound (port 0 for any free
@@ -257,7 +265,8 @@ impl Server {
         listener: tokio::net::TcpListener,
         shutdown: impl Future<Output = ()> + Send,
     ) -> std::io::Result<()> {
-        crate::transport::http::serve_with(self, listener, shutdown).await
+        let (core, config) = self.http_parts()?;
+        crate::transport::http::serve(core, config, listener, shutdown).await
     }
 
     /// The Streamable HTTP endpoint as an axum [`Router`](axum::Router)
@@ -282,7 +291,8 @@ impl Server {
     /// [`Server::serve_stdio`]).
     #[cfg(feature = "http")]
     pub fn into_router(self) -> Result<axum::Router, RegistryError> {
-        crate::transport::http::router(self)
+        let (core, config) = self.into_http_parts()?;
+        Ok(crate::transport::http::router(core, config))
     }
 
     /// Serves over stdin and stdout until the client closes stdin; calls in
@@ -313,9 +323,23 @@ impl Server {
         crate::transport::stdio::serve(Arc::new(core)).await
     }
 
+    /// The core and the HTTP settings, or the start-up error as an
+    /// `io::Error`; says on stderr when there are no tools.
+    #[cfg(feature = "http")]
+    fn http_parts(self) -> std::io::Result<(ServerCore, crate::transport::http::HttpConfig)> {
+        let (core, config) = self.into_http_parts().map_err(|error| {
+            tracing::error!("{error}");
+            std::io::Error::other(error)
+        })?;
+        if let Some(warning) = no_tools_warning(&core) {
+            eprintln!("{warning}");
+        }
+        Ok((core, config))
+    }
+
     /// The HTTP settings and the core, for the HTTP transport.
     #[cfg(feature = "http")]
-    pub(crate) fn into_http_parts(
+    fn into_http_parts(
         mut self,
     ) -> Result<(ServerCore, crate::transport::http::HttpConfig), RegistryError> {
         let http = std::mem::take(&mut self.http);
@@ -371,7 +395,7 @@ const INSPECTOR: &str =
     "npx -y -p node@22 -p @modelcontextprotocol/inspector@2.12.0 -- mcp-inspector";
 
 /// What to tell the user when the server has no tools, if it has none.
-pub(crate) fn no_tools_warning(core: &ServerCore) -> Option<String> {
+fn no_tools_warning(core: &ServerCore) -> Option<String> {
     core.registry
         .is_empty()
         .then(|| no_tools_text(&core.name, &core.version, linked_tools()))

@@ -376,7 +376,8 @@ impl Endpoint {
         if let Some(session) = session {
             session.keep_stream(&stream);
         }
-        let prime = version >= ProtocolVersion::V2025_11_25;
+        // Only a session's streams can be resumed (GET needs one).
+        let prime = session.is_some() && version >= ProtocolVersion::V2025_11_25;
         sse::response(sse::Feed {
             stream,
             cursor: 0,

@@ -26,9 +26,6 @@ pub(crate) async fn serve(
 ) -> std::io::Result<()> {
     let local = listener.local_addr()?;
     let grace = core.limits.shutdown_grace;
-    if let Some(warning) = crate::server::no_tools_warning(&core) {
-        eprintln!("{warning}");
-    }
     tracing::info!(
         server = %core.name,
         url = %format!("http://{local}/mcp"),

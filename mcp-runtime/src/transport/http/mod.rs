@@ -27,43 +27,25 @@ use std::sync::Arc;
 
 pub(crate) use config::HttpConfig;
 use endpoint::Endpoint;
+pub(crate) use listener::stop_signal;
 
-use crate::registry::RegistryError;
-use crate::server::Server;
+use crate::dispatch::ServerCore;
 
-/// Serves `server` at `http://addr/mcp` until SIGTERM or Ctrl-C.
+/// Serves at `/mcp` on `listener` until `shutdown` completes.
 pub(crate) async fn serve(
-    server: Server,
-    addr: impl tokio::net::ToSocketAddrs,
-) -> std::io::Result<()> {
-    let (core, config) = server.into_http_parts().map_err(|error| {
-        tracing::error!("{error}");
-        std::io::Error::other(error)
-    })?;
-    let listener = tokio::net::TcpListener::bind(addr).await?;
-    listener::serve(core, config, listener, listener::stop_signal()).await
-}
-
-/// Serves `server` on `listener` until `shutdown` completes.
-pub(crate) async fn serve_with(
-    server: Server,
+    core: ServerCore,
+    config: HttpConfig,
     listener: tokio::net::TcpListener,
     shutdown: impl Future<Output = ()> + Send,
 ) -> std::io::Result<()> {
-    let (core, config) = server.into_http_parts().map_err(|error| {
-        tracing::error!("{error}");
-        std::io::Error::other(error)
-    })?;
     listener::serve(core, config, listener, shutdown).await
 }
 
 /// The endpoint as an axum `Router` serving `/mcp`.
-pub(crate) fn router(server: Server) -> Result<axum::Router, RegistryError> {
-    let (core, config) = server.into_http_parts()?;
+pub(crate) fn router(core: ServerCore, config: HttpConfig) -> axum::Router {
     // Mounted, the server cannot tell where it is bound: it answers to
     // localhost names unless told otherwise.
-    let endpoint = Arc::new(Endpoint::new(Arc::new(core), &config, true));
-    Ok(routes(endpoint))
+    routes(Arc::new(Endpoint::new(Arc::new(core), &config, true)))
 }
 
 fn routes(endpoint: Arc<Endpoint>) -> axum::Router {
