@@ -5,7 +5,7 @@
 //!
 //! Run it with `cargo run --example conformance -- --http 127.0.0.1:8080`
 //! (then `conformance server --url http://127.0.0.1:8080/mcp`), or without
-//! arguments to serve stdio.
+//! arguments to serve stdio; `--help` says the rest.
 //!
 //! Sampling and elicitation fixtures (`test_sampling`, `test_elicitation`,
 //! `test_elicitation_sep1034_defaults`, `test_elicitation_sep1330_enums`)
@@ -191,21 +191,7 @@ pub fn server() -> Server {
 
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
-    tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .init();
-    // Until `Server::run()` (which reads the command line) lands:
-    // `--http ADDR` serves Streamable HTTP at http://ADDR/mcp, no argument
-    // serves stdio.
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match args.as_slice() {
-        [] => server().serve_stdio().await,
-        [flag, addr] if flag == "--http" => server().serve_http(addr.as_str()).await,
-        _ => {
-            eprintln!("usage: conformance [--http ADDR]");
-            std::process::exit(2);
-        }
-    }
+    // `--http ADDR` serves Streamable HTTP at http://ADDR/mcp; no argument
+    // serves stdio; `--help` says the rest.
+    server().run().await
 }
