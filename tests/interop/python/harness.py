@@ -104,16 +104,27 @@ class Server:
             await anyio.sleep(0.01)
         return [m.get("method") for m in sent[:count]]
 
-    def request_id(self, method: str, *, name: str | None = None) -> Any:
-        """The id of the last request the client sent with this method (and tool name)."""
-        ids = [
-            m["id"]
-            for m in self.sent()
-            if m.get("method") == method and "id" in m and (name is None or m.get("params", {}).get("name") == name)
-        ]
-        if not ids:
-            raise StepFailed(f"the client sent no {method} request{f' for {name}' if name else ''}")
-        return ids[-1]
+    def request_id(self, method: str, *, name: str | None = None, wait: float = 2.0) -> Any:
+        """The id of the last request the client sent with this method (and tool name).
+
+        `tee` passes each line to the server before it writes it to the file,
+        so a request already answered may need a moment to appear there:
+        this waits up to `wait` seconds for one.
+        """
+        deadline = time.monotonic() + wait
+        while True:
+            ids = [
+                m["id"]
+                for m in self.sent()
+                if m.get("method") == method
+                and "id" in m
+                and (name is None or m.get("params", {}).get("name") == name)
+            ]
+            if ids:
+                return ids[-1]
+            if time.monotonic() >= deadline:
+                raise StepFailed(f"the client sent no {method} request{f' for {name}' if name else ''}")
+            time.sleep(0.01)
 
     def exit_status(self, wait: float = 3.0) -> int | None:
         """The server's exit status, or None if it did not exit by itself.
