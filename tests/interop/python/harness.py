@@ -14,6 +14,9 @@ import asyncio
 import contextlib
 import json
 import os
+import signal
+import socket
+import subprocess
 import sys
 import time
 import traceback
@@ -143,6 +146,67 @@ class Server:
     def check_clean_exit(self, check: Check) -> None:
         status = self.exit_status()
         check.expect(status is not None, f"the server did not exit when the client closed its stdin (see {self.dir})")
+        check.expect(status == 0, f"the server exited with status {status} (log: {self.dir / 'stderr'})")
+
+
+class HttpServer:
+    """One run of a server binary with `--http 127.0.0.1:PORT`, on a free
+    loopback port: started by `async with`, stopped with SIGTERM by `stop`
+    (or killed on the way out if a check left it running). Its log is
+    LOGS/NAME/stderr, its exit status LOGS/NAME/exit."""
+
+    def __init__(self, name: str, binary: Path) -> None:
+        if not binary.exists():
+            raise StepFailed(f"{binary} does not exist: tests/interop/run builds it first")
+        self.dir = LOGS / name
+        self.binary = binary
+        self.process: subprocess.Popen[bytes] | None = None
+        self.url = ""
+
+    async def __aenter__(self) -> HttpServer:
+        self.dir.mkdir(parents=True, exist_ok=True)
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        address = f"127.0.0.1:{port}"
+        self.url = f"http://{address}/mcp"
+        with (self.dir / "stderr").open("wb") as stderr:
+            self.process = subprocess.Popen(
+                [self.binary, "--http", address],
+                cwd=ROOT,
+                env={**os.environ, "RUST_LOG": os.environ.get("RUST_LOG", "info")},
+                stdin=subprocess.DEVNULL,
+                stdout=stderr,
+                stderr=stderr,
+            )
+        deadline = time.monotonic() + 10
+        while True:
+            if self.process.poll() is not None:
+                raise StepFailed(
+                    f"{relative(self.binary)} --http {address} exited with status {self.process.returncode} "
+                    f"before listening (log: {relative(self.dir / 'stderr')})"
+                )
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=1):
+                return self
+            if time.monotonic() > deadline:
+                raise StepFailed(f"{relative(self.binary)} did not listen on {address} within 10 s")
+            await anyio.sleep(0.05)
+
+    async def __aexit__(self, *_: object) -> None:
+        if self.process and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
+    async def stop(self, check: Check) -> None:
+        """SIGTERM: the server must exit 0 within 10 seconds (its grace period is 5)."""
+        assert self.process is not None
+        self.process.send_signal(signal.SIGTERM)
+        deadline = time.monotonic() + 10
+        while self.process.poll() is None and time.monotonic() < deadline:
+            await anyio.sleep(0.05)
+        status = self.process.poll()
+        (self.dir / "exit").write_text(f"{status}\n")
+        check.expect(status is not None, f"the server was still running 10 s after SIGTERM (see {self.dir})")
         check.expect(status == 0, f"the server exited with status {status} (log: {self.dir / 'stderr'})")
 
 

@@ -1,4 +1,5 @@
-"""The weather example, driven by the MCP Inspector CLI (2.12.0, on Node 22).
+"""The weather example, driven by the MCP Inspector CLI (2.12.0, on Node 22),
+over stdio and over Streamable HTTP (`--transport http`).
 
 Each step runs one `mcp-inspector --cli ...` command line, printed before it
 runs, and checks its exit code (0 ok, 5 for a result with `isError`, 1 for
@@ -18,7 +19,7 @@ import shutil
 import subprocess
 from typing import Any
 
-from harness import ROOT, WEATHER, Check, Server, main, relative
+from harness import ROOT, WEATHER, Check, HttpServer, Server, main, relative
 
 OK, TOOL_ERROR = 0, 5
 
@@ -119,5 +120,55 @@ async def the_inspector_cli_drives_the_weather_server(check: Check) -> None:
     print("note inspector: ping is not checked here: the Inspector CLI cannot send one", flush=True)
 
 
+def inspector_http(check: Check, server: HttpServer, *args: str, expect_exit: int = OK) -> tuple[Any, Any]:
+    """Runs the Inspector CLI against a weather server serving HTTP; returns (stdout JSON, stderr JSON)."""
+    command = ["mcp-inspector", "--cli", "--transport", "http", "--server-url", server.url, *args, "--format", "json"]
+    print(f"     $ {shlex.join(command)}", flush=True)
+    run = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    check.expect(
+        run.returncode == expect_exit,
+        f"exit code {run.returncode}, expected {expect_exit}: {last_line(run.stderr)}",
+    )
+    return parse(run.stdout), parse(last_line(run.stderr))
+
+
+async def the_inspector_cli_drives_the_weather_server_over_http(check: Check) -> None:
+    async with HttpServer("inspector/http", WEATHER) as server:
+        with check.step("http: tools/list: the three tools with their output schemas"):
+            out, _ = inspector_http(check, server, "--method", "tools/list")
+            tools = out["result"]["tools"]
+            check.equal([t["name"] for t in tools], ["current_conditions", "get_forecast", "search_cities"], "tools")
+            check.expect(all("outputSchema" in t for t in tools), "a tool without outputSchema")
+
+        with check.step("http: tools/call get_forecast: exit 0, structuredContent valid per its outputSchema"):
+            out, _ = inspector_http(
+                check,
+                server,
+                "--method", "tools/call",
+                "--tool-name", "get_forecast",
+                "--tool-args-json", '{"city": "Nairobi", "days": 2}',
+            )  # fmt: skip
+            result = out["result"]
+            check.equal(result["isError"], False, "isError")
+            check.equal(json.loads(result["content"][0]["text"]), result["structuredContent"], "text block's JSON")
+            check.equal(len(result["structuredContent"]["days"]), 2, "days")
+
+        with check.step("http: tools/call with invalid arguments: exit 5, isError naming the problem"):
+            out, err = inspector_http(
+                check,
+                server,
+                "--method", "tools/call",
+                "--tool-name", "get_forecast",
+                "--tool-args-json", '{"city": "Paris", "days": 0}',
+                expect_exit=TOOL_ERROR,
+            )  # fmt: skip
+            check.equal(out["result"]["isError"], True, "isError")
+            check.expect("/days" in out["result"]["content"][0]["text"], f"message: {out['result']}")
+            check.equal(err["error"]["code"], "tool_is_error", "error envelope")
+
+        with check.step("http: SIGTERM after the CLI runs: exit 0"):
+            await server.stop(check)
+
+
 if __name__ == "__main__":
-    main("inspector", [the_inspector_cli_drives_the_weather_server])
+    main("inspector", [the_inspector_cli_drives_the_weather_server, the_inspector_cli_drives_the_weather_server_over_http])
