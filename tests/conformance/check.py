@@ -34,7 +34,7 @@ RESULT_DIR = re.compile(r"^server-(?P<scenario>.+)-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}
 
 
 class Problem(Exception):
-    pass
+    """A file this script reads is not what it expects; the message says which and why."""
 
 
 def yaml_lines(path):
