@@ -99,8 +99,10 @@ fn progress_travels_on_the_requests_own_stream_before_its_response() {
             messages.push(serde_json::from_str::<Value>(&data).unwrap());
         }
     }
-    // 2025-11-25: a first event with an id and no data, to resume from.
+    // 2025-11-25: a first event with an id and no data, to resume from,
+    // which tells the client how long to wait before it does.
     assert_eq!(ids.len(), messages.len() + 1, "{ids:?}");
+    assert_eq!(reply.retry, Some(1000));
     let unique: std::collections::HashSet<_> = ids.iter().collect();
     assert_eq!(unique.len(), ids.len(), "event ids are unique: {ids:?}");
     let progress: Vec<f64> = messages

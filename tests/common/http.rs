@@ -89,6 +89,8 @@ impl Drop for HttpServer {
 pub struct Reply {
     pub status: u16,
     pub headers: Vec<(String, String)>,
+    /// The last SSE `retry` field read, in milliseconds.
+    pub retry: Option<u64>,
     body: Body,
 }
 
@@ -132,11 +134,12 @@ impl Reply {
     }
 
     /// The next SSE event (`id`, `data`), or `None` at the end of the
-    /// stream. Comments are skipped.
+    /// stream. Comments and `retry` are skipped.
     pub fn next_event(&mut self) -> Option<(Option<String>, String)> {
         let Body::Open(reader) = &mut self.body else {
             panic!("not a streamed body");
         };
+        let mut retry = self.retry;
         let mut id = None;
         let mut data: Option<String> = None;
         loop {
@@ -147,6 +150,7 @@ impl Reply {
             let line = line.trim_end_matches(['\r', '\n']);
             if line.is_empty() {
                 if id.is_some() || data.is_some() {
+                    self.retry = retry;
                     return Some((id, data.unwrap_or_default()));
                 }
                 continue;
@@ -158,6 +162,7 @@ impl Reply {
             let value = value.strip_prefix(' ').unwrap_or(value);
             match field {
                 "id" => id = Some(value.to_owned()),
+                "retry" => retry = value.parse().ok(),
                 "data" => {
                     let data = data.get_or_insert_with(String::new);
                     if !data.is_empty() {
@@ -263,6 +268,7 @@ pub fn read_reply(stream: TcpStream) -> Reply {
     Reply {
         status,
         headers,
+        retry: None,
         body: Body::Open(body),
     }
 }

@@ -18,6 +18,8 @@ use crate::dispatch::Connection;
 /// not take a quiet stream for a dead one.
 const KEEP_ALIVE: Duration = Duration::from_secs(15);
 
+const RETRY: &[u8] = b"retry: 1000\n";
+
 /// What an SSE response reads from, and keeps alive while it does.
 pub(crate) struct Feed {
     pub(crate) stream: Arc<EventStream>,
@@ -53,6 +55,9 @@ async fn next(feed: Option<Feed>) -> Option<(Result<Bytes, Infallible>, Option<F
     let mut feed = feed?;
     let mut chunk = BytesMut::new();
     if std::mem::take(&mut feed.prime) {
+        // How long a client whose connection drops waits before it
+        // reconnects with `Last-Event-ID` (SEP-1699 asks for the field).
+        chunk.put_slice(RETRY);
         write_event(&mut chunk, feed.stream.number, feed.cursor, b"");
     }
     let events = match feed.first.take() {
