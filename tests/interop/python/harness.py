@@ -155,11 +155,12 @@ class HttpServer:
     (or killed on the way out if a check left it running). Its log is
     LOGS/NAME/stderr, its exit status LOGS/NAME/exit."""
 
-    def __init__(self, name: str, binary: Path) -> None:
+    def __init__(self, name: str, binary: Path, *args: str) -> None:
         if not binary.exists():
             raise StepFailed(f"{binary} does not exist: tests/interop/run builds it first")
         self.dir = LOGS / name
         self.binary = binary
+        self.args = list(args)
         self.process: subprocess.Popen[bytes] | None = None
         self.url = ""
 
@@ -172,7 +173,7 @@ class HttpServer:
         self.url = f"http://{address}/mcp"
         with (self.dir / "stderr").open("wb") as stderr:
             self.process = subprocess.Popen(
-                [self.binary, "--http", address],
+                [self.binary, "--http", address, *self.args],
                 cwd=ROOT,
                 env={**os.environ, "RUST_LOG": os.environ.get("RUST_LOG", "info")},
                 stdin=subprocess.DEVNULL,

@@ -11,6 +11,8 @@ Run by tests/interop/run with the pinned SDK (`mcp` 2.3.0):
 from __future__ import annotations
 
 import time
+import urllib.error
+import urllib.request
 
 import mcp.types as types
 from harness import WEATHER, Check, HttpServer, main
@@ -96,5 +98,40 @@ async def the_automatic_client_connects_over_http_at_once(check: Check) -> None:
             await server.stop(check)
 
 
+async def the_stateless_server_serves_without_a_session(check: Check) -> None:
+    async with HttpServer("python-http/stateless", WEATHER, "--stateless") as server:
+        async with streamable_http_client(server.url) as (read, write):
+            async with ClientSession(read, write) as session:
+                with check.step("--stateless: initialize, tools/list and tools/call without a session"):
+                    await session.initialize()
+                    listed = await session.list_tools()
+                    check.equal([tool.name for tool in listed.tools], WEATHER_TOOLS, "tool names")
+                    forecast = structured(await session.call_tool("get_forecast", {"city": "Cairo", "days": 1}))
+                    check.equal(forecast["city"], "Cairo", "city")
+
+        with check.step("--stateless: no session id is issued, GET is 405"):
+            body = b'{"jsonrpc":"2.0","id":1,"method":"ping"}'
+            headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+            request = urllib.request.Request(server.url, data=body, headers=headers, method="POST")
+            with urllib.request.urlopen(request, timeout=10) as reply:
+                check.equal(reply.headers.get("mcp-session-id"), None, "Mcp-Session-Id")
+            request = urllib.request.Request(server.url, headers={"Accept": "text/event-stream"}, method="GET")
+            try:
+                urllib.request.urlopen(request, timeout=10)
+                check.expect(False, "GET was answered 2xx")
+            except urllib.error.HTTPError as error:
+                check.equal(error.code, 405, "GET status")
+
+        with check.step("--stateless: SIGTERM, exit 0"):
+            await server.stop(check)
+
+
 if __name__ == "__main__":
-    main("python-http", [the_weather_server_works_over_http, the_automatic_client_connects_over_http_at_once])
+    main(
+        "python-http",
+        [
+            the_weather_server_works_over_http,
+            the_automatic_client_connects_over_http_at_once,
+            the_stateless_server_serves_without_a_session,
+        ],
+    )
