@@ -54,6 +54,47 @@ impl Server {
         })
     }
 
+    /// Spawns a server that listens on its own (HTTP): stdin from /dev/null,
+    /// stdout and stderr to `log`.
+    pub fn spawn_listening(program: &Path, args: &[String], log: &Path) -> io::Result<Server> {
+        let stdout = File::create(log)?;
+        let stderr = stdout.try_clone()?;
+        let spawned_at = Instant::now();
+        let child = Command::new(program)
+            .args(args)
+            .env_remove("RUST_LOG")
+            .stdin(Stdio::null())
+            .stdout(Stdio::from(stdout))
+            .stderr(Stdio::from(stderr))
+            .spawn()?;
+        let pid = i32::try_from(child.id()).map_err(io::Error::other)?;
+        Ok(Server {
+            pid,
+            stdin: None,
+            stdout: None,
+            spawned_at,
+            _child: child,
+        })
+    }
+
+    /// Whether the process is still running (not exited and unreaped).
+    pub fn alive(&self) -> bool {
+        proc_state(self.pid).is_some_and(|state| state != 'Z' && state != 'X')
+    }
+
+    /// Sends `signal` (SIGINT asks an HTTP server to shut down).
+    pub fn signal(&self, signal: i32) {
+        // SAFETY: as in Server::kill.
+        unsafe {
+            libc::kill(self.pid, signal);
+        }
+    }
+
+    /// The resident set size now (VmRSS), KiB.
+    pub fn vm_rss_kib(&self) -> Option<u64> {
+        status_field(self.pid, "VmRSS:")
+    }
+
     /// CPU time of all the server's threads so far, in nanoseconds, from
     /// /proc/PID/task/*/schedstat (nanosecond resolution; /proc/PID/stat
     /// only has clock ticks). Threads that exited are not counted, so
@@ -93,14 +134,7 @@ impl Server {
 
     /// The peak resident set size so far (VmHWM), KiB.
     pub fn vm_hwm_kib(&self) -> Option<u64> {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid)).ok()?;
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix("VmHWM:"))?
-            .split_whitespace()
-            .next()?
-            .parse()
-            .ok()
+        status_field(self.pid, "VmHWM:")
     }
 
     /// Sends SIGKILL.
@@ -146,6 +180,38 @@ impl Server {
             }
         }
     }
+}
+
+/// A `/proc/PID/status` field in KiB.
+fn status_field(pid: i32, name: &str) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix(name))?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// The state letter of `/proc/PID/stat` (R, S, Z, ...).
+fn proc_state(pid: i32) -> Option<char> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let rest = &stat[stat.rfind(')')? + 1..];
+    rest.split_whitespace().next()?.chars().next()
+}
+
+/// CPU time (user + system) of this process so far, all threads, in
+/// nanoseconds: the driver's own cost.
+pub fn self_cpu_ns() -> u64 {
+    // SAFETY: all-zero is a valid rusage; getrusage only writes to it.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: a valid pointer to a local rusage.
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } != 0 {
+        return 0;
+    }
+    let tv = |t: libc::timeval| t.tv_sec as u64 * 1_000_000_000 + t.tv_usec as u64 * 1_000;
+    tv(usage.ru_utime) + tv(usage.ru_stime)
 }
 
 /// Kills the server unless disarmed before `limit`: a hung server ends its
