@@ -87,7 +87,6 @@ pub(crate) struct SessionShared {
     pub(crate) version: ProtocolVersion,
     pub(crate) client: ClientInfo,
     pub(crate) log_level: AtomicU8,
-    pub(crate) out: Outbox,
 }
 
 /// What the connection knows about one request.
@@ -99,6 +98,9 @@ pub(crate) struct RequestScope {
     pub(crate) progress_token: Option<Value>,
     pub(crate) cancellation: Cancellation,
     pub(crate) progress: Mutex<CallProgress>,
+    /// Where this request's messages go: the connection's output on stdio,
+    /// the request's own response stream on HTTP.
+    pub(crate) out: Outbox,
 }
 
 /// The client, as it described itself in `initialize`.
@@ -317,7 +319,7 @@ impl Context {
         jsonrpc::write_notification(&mut line, "notifications/progress", &params);
         line.push(b'\n');
         // Sent while the lock is held, so it cannot overtake the response.
-        if request.session.out.try_send(&line) {
+        if request.out.try_send(&line) {
             state.last = Some(progress);
             true
         } else {
@@ -346,7 +348,7 @@ impl Context {
         let mut line = Vec::new();
         jsonrpc::write_notification(&mut line, "notifications/message", &params);
         line.push(b'\n');
-        request.session.out.try_send(&line)
+        request.out.try_send(&line)
     }
 }
 

@@ -81,6 +81,21 @@ impl Outbox {
         }))
     }
 
+    /// An output that drops everything written to it.
+    #[cfg(feature = "http")]
+    pub(crate) fn discard() -> Outbox {
+        struct Discard;
+        impl DirectWrite for Discard {
+            fn try_write(&self, bytes: &[u8]) -> io::Result<usize> {
+                Ok(bytes.len())
+            }
+            fn write_all(&self, _: &[u8]) -> io::Result<()> {
+                Ok(())
+            }
+        }
+        Outbox::new(Box::new(Discard))
+    }
+
     fn lock(&self) -> MutexGuard<'_, State> {
         // A panic while holding the lock cannot leave `State` inconsistent
         // in a way that matters more than losing the output.
@@ -152,6 +167,24 @@ impl Outbox {
     /// enough to ask after every message.
     pub(crate) fn is_full(&self) -> bool {
         self.0.full.load(Ordering::Relaxed)
+    }
+
+    /// Writes what the sink refused earlier, now that it has room (a sink
+    /// without a writer thread, whose reader calls this after taking
+    /// bytes), and wakes the senders waiting for room.
+    #[cfg(feature = "http")]
+    pub(crate) fn pump(&self) {
+        let state = self.lock();
+        self.flush(state);
+        if !self.is_full() {
+            self.0.room.notify_waiters();
+        }
+    }
+
+    /// A handle that does not keep the output open.
+    #[cfg(feature = "http")]
+    pub(crate) fn downgrade(&self) -> WeakOutbox {
+        WeakOutbox(Arc::downgrade(&self.0))
     }
 
     /// Whether the client can no longer receive anything.
@@ -246,6 +279,19 @@ impl Outbox {
                 return Err(error);
             }
         }
+    }
+}
+
+/// An [`Outbox`] that may be gone: the output ends when its last
+/// [`Outbox`] is dropped (the sink is dropped with it), whoever holds these.
+#[cfg(feature = "http")]
+#[derive(Clone, Default)]
+pub(crate) struct WeakOutbox(std::sync::Weak<Shared>);
+
+#[cfg(feature = "http")]
+impl WeakOutbox {
+    pub(crate) fn upgrade(&self) -> Option<Outbox> {
+        self.0.upgrade().map(Outbox)
     }
 }
 

@@ -245,7 +245,54 @@ impl Server {
     /// be served (as [`Server::serve_stdio`]) or the address cannot be bound.
     #[cfg(feature = "http")]
     pub async fn serve_http(self, addr: impl tokio::net::ToSocketAddrs) -> std::io::Result<()> {
-        crate::transport::http::serve(self, addr).await
+        let (core, config) = self.http_parts()?;
+        let listener = tokio::net::TcpListener::bind(addr).await?;
+        crate::transport::http::serve(
+            core,
+            config,
+            listener,
+            crate::transport::http::stop_signal(),
+        )
+        .await
+    }
+
+    /// [`Server::serve_http`] on a listener you bound (port 0 for any free
+    /// port, a socket handed over by systemd), until `shutdown` completes
+    /// rather than on a signal; then as on a signal.
+    #[cfg(feature = "http")]
+    pub async fn serve_http_with(
+        self,
+        listener: tokio::net::TcpListener,
+        shutdown: impl Future<Output = ()> + Send,
+    ) -> std::io::Result<()> {
+        let (core, config) = self.http_parts()?;
+        crate::transport::http::serve(core, config, listener, shutdown).await
+    }
+
+    /// The Streamable HTTP endpoint as an axum [`Router`](axum::Router)
+    /// serving `/mcp`, to mount beside your own routes:
+    ///
+    /// ```no_run
+    /// # async fn run() -> std::io::Result<()> {
+    /// use mcp_runtime::Server;
+    ///
+    /// let app = axum::Router::new()
+    ///     .route("/health", axum::routing::get(|| async { "ok" }))
+    ///     .merge(Server::new("weather", "1.0.0").into_router().map_err(std::io::Error::other)?);
+    /// let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
+    /// axum::serve(listener, app).await
+    /// # }
+    /// ```
+    ///
+    /// The router cannot tell which address it is served on, so it answers
+    /// only to localhost names unless [`Server::allowed_hosts`] says
+    /// otherwise. Sessions live as long as the router; the idle timeout
+    /// ends forgotten ones. Fails if the tools cannot be served (as
+    /// [`Server::serve_stdio`]).
+    #[cfg(feature = "http")]
+    pub fn into_router(self) -> Result<axum::Router, RegistryError> {
+        let (core, config) = self.into_http_parts()?;
+        Ok(crate::transport::http::router(core, config))
     }
 
     /// Serves over stdin and stdout until the client closes stdin; calls in
@@ -276,9 +323,23 @@ impl Server {
         crate::transport::stdio::serve(Arc::new(core)).await
     }
 
+    /// The core and the HTTP settings, or the start-up error as an
+    /// `io::Error`; says on stderr when there are no tools.
+    #[cfg(feature = "http")]
+    fn http_parts(self) -> std::io::Result<(ServerCore, crate::transport::http::HttpConfig)> {
+        let (core, config) = self.into_http_parts().map_err(|error| {
+            tracing::error!("{error}");
+            std::io::Error::other(error)
+        })?;
+        if let Some(warning) = no_tools_warning(&core) {
+            eprintln!("{warning}");
+        }
+        Ok((core, config))
+    }
+
     /// The HTTP settings and the core, for the HTTP transport.
     #[cfg(feature = "http")]
-    pub(crate) fn into_http_parts(
+    fn into_http_parts(
         mut self,
     ) -> Result<(ServerCore, crate::transport::http::HttpConfig), RegistryError> {
         let http = std::mem::take(&mut self.http);

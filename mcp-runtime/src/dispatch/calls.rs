@@ -161,6 +161,7 @@ impl Calls {
             progress_token: params.progress_token,
             cancellation: Cancellation::default(),
             progress: Mutex::default(),
+            out: out.clone(),
         });
         let call_ctx = ctx.clone();
         let arguments = params.arguments;
@@ -299,9 +300,15 @@ impl Calls {
         while self.tasks.try_join_next().is_some() {}
     }
 
-    /// Drops every call and batch (the output is closed).
+    /// Drops every call and batch (the output is closed, or the session
+    /// ended), with what they hold: their outputs close.
     pub(crate) fn abort_all(&mut self) {
         self.tasks.abort_all();
+        if let Ok(mut map) = self.in_flight.lock() {
+            for (_, call) in map.drain() {
+                call.ctx.cancel();
+            }
+        }
     }
 
     /// Waits up to `grace` for every call and batch to end, then drops the rest.

@@ -111,7 +111,63 @@ impl Connection {
         if line.len() > self.core.limits.max_message_bytes {
             return self.too_large(out);
         }
-        match jsonrpc::parse_line(without_cr(line)) {
+        self.dispatch(jsonrpc::parse_line(without_cr(line)), line.len(), out)
+            .await;
+        // A client that sends faster than it reads: reading pauses until
+        // it catches up, so a block of small requests with large replies
+        // cannot pile up in memory.
+        if out.is_full() {
+            out.released_while(out.wait_for_room()).await;
+        }
+    }
+
+    #[cfg(feature = "http")]
+    /// Serves one parsed message body (HTTP): replies, and everything the
+    /// calls it starts report, go to `out` instead of the connection's
+    /// output. Returns once the body is dispatched; calls that have to wait
+    /// answer later, from their tasks.
+    pub(crate) async fn handle_parsed(&mut self, line: Line<'_>, size: usize, out: &Outbox) {
+        let previous = std::mem::replace(&mut self.out, out.clone());
+        out.hold();
+        self.dispatch(line, size, out).await;
+        out.release();
+        self.out = previous;
+        self.calls.reap();
+    }
+
+    #[cfg(feature = "http")]
+    /// The version negotiated by `initialize`, once it is done.
+    pub(crate) fn version(&self) -> Option<ProtocolVersion> {
+        self.session.as_ref().map(|s| s.version)
+    }
+
+    #[cfg(feature = "http")]
+    /// Serves as if `initialize` had negotiated `version` with an unnamed
+    /// client: a stateless HTTP request stands alone.
+    pub(crate) fn assume_initialized(&mut self, version: ProtocolVersion) {
+        self.session = Some(Arc::new(SessionShared {
+            core: Arc::clone(&self.core),
+            version,
+            client: ClientInfo::default(),
+            log_level: AtomicU8::new(LogLevel::Info as u8),
+        }));
+    }
+
+    #[cfg(feature = "http")]
+    /// Cancels every call in flight (the session ended).
+    pub(crate) fn abort_all(&mut self) {
+        self.calls.abort_all();
+    }
+
+    #[cfg(feature = "http")]
+    /// Waits up to `grace` for the calls in flight to answer, then drops
+    /// the rest (shutdown).
+    pub(crate) async fn drain(&mut self, grace: std::time::Duration) {
+        self.calls.finish(grace).await;
+    }
+
+    async fn dispatch(&mut self, line: Line<'_>, size: usize, out: &Outbox) {
+        match line {
             Line::Blank => {}
             Line::ParseError => out.write_with(|reply| {
                 jsonrpc::write_error(
@@ -121,16 +177,10 @@ impl Connection {
                 );
             }),
             Line::Single(message) => {
-                self.handle_message(message, line.len(), &mut None, &mut Replies::Out(out))
+                self.handle_message(message, size, &mut None, &mut Replies::Out(out))
                     .await;
             }
             Line::Batch(items) => self.handle_batch(items).await,
-        }
-        // A client that sends faster than it reads: reading pauses until
-        // it catches up, so a block of small requests with large replies
-        // cannot pile up in memory.
-        if out.is_full() {
-            out.released_while(out.wait_for_room()).await;
         }
     }
 
@@ -328,7 +378,6 @@ impl Connection {
             version,
             client,
             log_level: AtomicU8::new(LogLevel::Info as u8),
-            out: self.out.clone(),
         }));
         let mut result = json!({
             "protocolVersion": version.as_str(),

@@ -1,17 +1,56 @@
 //! The Streamable HTTP transport (protocol versions 2025-03-26 to
 //! 2025-11-25): one endpoint, `/mcp`, on axum and hyper.
+//!
+//! Each session is one [`Connection`](crate::dispatch::Connection), the
+//! same core that serves stdio; what changes is where its messages go.
+//! Every POST gets a stream of its own ([`stream`]): its request's
+//! notifications and response are written there, and the POST is answered
+//! with plain JSON when the response is all there is, or with SSE
+//! ([`sse`]) when notifications come first.
+//!
+//! - `endpoint`: the checks of every request, and POST, GET, DELETE;
+//! - `session`: ids, the idle timeout and the limit on sessions;
+//! - `stream`: one response stream's events, kept for `Last-Event-ID`;
+//! - `sse`: events as an HTTP body;
+//! - `guard`: `Host` and `Origin` allow-lists;
+//! - `listener`: accepting connections, timeouts, graceful shutdown.
 
 mod config;
+mod endpoint;
+mod guard;
+mod listener;
+mod session;
+mod sse;
+mod stream;
+
+use std::sync::Arc;
 
 pub(crate) use config::HttpConfig;
+use endpoint::Endpoint;
+pub(crate) use listener::stop_signal;
 
-use crate::server::Server;
+use crate::dispatch::ServerCore;
 
-/// Serves `server` at `http://addr/mcp` until SIGTERM or Ctrl-C.
+/// Serves at `/mcp` on `listener` until `shutdown` completes.
 pub(crate) async fn serve(
-    server: Server,
-    addr: impl tokio::net::ToSocketAddrs,
+    core: ServerCore,
+    config: HttpConfig,
+    listener: tokio::net::TcpListener,
+    shutdown: impl Future<Output = ()> + Send,
 ) -> std::io::Result<()> {
-    let _ = (server, tokio::net::TcpListener::bind(addr).await?);
-    Err(std::io::Error::other("HTTP transport: work in progress"))
+    listener::serve(core, config, listener, shutdown).await
+}
+
+/// The endpoint as an axum `Router` serving `/mcp`.
+pub(crate) fn router(core: ServerCore, config: HttpConfig) -> axum::Router {
+    // Mounted, the server cannot tell where it is bound: it answers to
+    // localhost names unless told otherwise.
+    routes(Arc::new(Endpoint::new(Arc::new(core), &config, true)))
+}
+
+fn routes(endpoint: Arc<Endpoint>) -> axum::Router {
+    axum::Router::new().route(
+        "/mcp",
+        axum::routing::any(move |request| Arc::clone(&endpoint).handle(request)),
+    )
 }

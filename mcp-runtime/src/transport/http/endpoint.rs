@@ -1,0 +1,564 @@
+//! The `/mcp` endpoint: POST carries messages in, GET opens a session's
+//! stream, DELETE ends a session. Every request is checked in the order
+//! of PROTOCOL.md's table, then handed to the same connection core that
+//! serves stdio.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::http::header::{ACCEPT, ALLOW, CACHE_CONTROL, CONTENT_LENGTH, CONTENT_TYPE};
+use axum::http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode};
+use bytes::Bytes;
+use serde_json::json;
+
+use super::HttpConfig;
+use super::guard::Guard;
+use super::session::{CreateError, Session, Sessions};
+use super::sse;
+use super::stream::{EventStream, Read, is_response, is_unaddressed_error};
+use crate::dispatch::{Connection, ServerCore};
+use crate::jsonrpc::{
+    self, ErrorObject, INTERNAL_ERROR, INVALID_REQUEST, Line, Message, PARSE_ERROR,
+};
+use crate::outbox::Outbox;
+use crate::version::ProtocolVersion;
+
+pub(crate) const SESSION_ID: &str = "mcp-session-id";
+const PROTOCOL_VERSION: &str = "mcp-protocol-version";
+const LAST_EVENT_ID: &str = "last-event-id";
+
+/// The version assumed for a request that names none and has no session.
+const DEFAULT_VERSION: ProtocolVersion = ProtocolVersion::V2025_03_26;
+
+pub(crate) struct Endpoint {
+    pub(crate) core: Arc<ServerCore>,
+    stateless: bool,
+    guard: Guard,
+    pub(crate) sessions: Arc<Sessions>,
+    /// Stream numbers of stateless requests, unique per server.
+    stateless_streams: AtomicU64,
+    replay_events: usize,
+    shutting_down: AtomicBool,
+}
+
+/// What the client's `Accept` header allows.
+#[derive(Clone, Copy)]
+struct Accepts {
+    json: bool,
+    sse: bool,
+}
+
+impl Accepts {
+    fn of(headers: &HeaderMap) -> Accepts {
+        let mut accepts = Accepts {
+            json: false,
+            sse: false,
+        };
+        let values = headers.get_all(ACCEPT);
+        let mut any = false;
+        for value in values {
+            any = true;
+            for item in value.to_str().unwrap_or_default().split(',') {
+                let media = item
+                    .split(';')
+                    .next()
+                    .unwrap_or_default()
+                    .trim()
+                    .to_ascii_lowercase();
+                match media.as_str() {
+                    "*/*" => {
+                        accepts.json = true;
+                        accepts.sse = true;
+                    }
+                    "application/json" | "application/*" => accepts.json = true,
+                    "text/event-stream" | "text/*" => accepts.sse = true,
+                    _ => {}
+                }
+            }
+        }
+        if !any {
+            // No `Accept` at all accepts anything (RFC 9110).
+            accepts = Accepts {
+                json: true,
+                sse: true,
+            };
+        }
+        accepts
+    }
+}
+
+impl Endpoint {
+    pub(crate) fn new(core: Arc<ServerCore>, config: &HttpConfig, local: bool) -> Endpoint {
+        Endpoint {
+            core,
+            stateless: config.stateless,
+            guard: Guard::new(&config.allowed_hosts, &config.allowed_origins, local),
+            sessions: Arc::new(Sessions::new(
+                config.session_idle_timeout,
+                config.max_sessions,
+                config.replay_events,
+            )),
+            stateless_streams: AtomicU64::new(1),
+            replay_events: config.replay_events,
+            shutting_down: AtomicBool::new(false),
+        }
+    }
+
+    /// Serves one HTTP request to `/mcp`.
+    pub(crate) async fn handle(self: Arc<Self>, request: Request<Body>) -> Response<Body> {
+        if let Err(reason) = self.guard.check(request.headers()) {
+            tracing::warn!(reason, "HTTP request refused");
+            return error(StatusCode::FORBIDDEN, None, reason);
+        }
+        match *request.method() {
+            Method::POST => self.post(request).await,
+            Method::GET => self.get(request.headers()),
+            Method::DELETE => self.delete(request.headers()),
+            _ => {
+                let mut response = error(
+                    StatusCode::METHOD_NOT_ALLOWED,
+                    None,
+                    "Method Not Allowed: use POST, GET or DELETE",
+                );
+                response.headers_mut().insert(
+                    ALLOW,
+                    HeaderValue::from_static(if self.stateless {
+                        "POST"
+                    } else {
+                        "GET, POST, DELETE"
+                    }),
+                );
+                response
+            }
+        }
+    }
+
+    async fn post(&self, request: Request<Body>) -> Response<Body> {
+        let (parts, body) = request.into_parts();
+        let headers = &parts.headers;
+        let accepts = Accepts::of(headers);
+        if !accepts.json && !accepts.sse {
+            return error(
+                StatusCode::NOT_ACCEPTABLE,
+                None,
+                "Not Acceptable: the Accept header must allow application/json and text/event-stream",
+            );
+        }
+        let json_body = headers
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.split(';').next())
+            .is_some_and(|v| v.trim().eq_ignore_ascii_case("application/json"));
+        if !json_body {
+            return error(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                None,
+                "Unsupported Media Type: the body must be application/json",
+            );
+        }
+        if self.shutting_down.load(Ordering::Acquire) {
+            return error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                None,
+                "Service Unavailable: the server is shutting down",
+            );
+        }
+        let limit = self.core.limits.max_message_bytes;
+        let declared = headers
+            .get(CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.parse::<usize>().ok());
+        if declared.is_some_and(|n| n > limit) {
+            return too_large(limit);
+        }
+        let body = match axum::body::to_bytes(body, limit).await {
+            Ok(body) => body,
+            // Past the limit (a client that went away mid-body reads nothing).
+            Err(_) => return too_large(limit),
+        };
+        let line = jsonrpc::parse_line(&body);
+        let initialize = match &line {
+            Line::ParseError | Line::Blank => {
+                return error(
+                    StatusCode::BAD_REQUEST,
+                    Some(PARSE_ERROR),
+                    "Parse error: the body is not valid JSON",
+                );
+            }
+            Line::Single(Message::Request { method, .. }) => method == "initialize",
+            _ => false,
+        };
+        let version = match header_version(headers) {
+            Ok(version) => version,
+            Err(response) => return *response,
+        };
+        if self.stateless {
+            return self
+                .post_stateless(line, body.len(), version, initialize, accepts)
+                .await;
+        }
+        // With a session id, `initialize` goes to that session (which
+        // refuses a second one, as on stdio); without, it starts one.
+        if initialize && !headers.contains_key(SESSION_ID) {
+            return self.initialize(line, body.len(), accepts).await;
+        }
+        let session = match self.session_of(headers) {
+            Ok(session) => session,
+            Err(response) => return *response,
+        };
+        let negotiated = session.version.get().copied();
+        if let (Some(asked), Some(negotiated)) = (version, negotiated)
+            && asked != negotiated
+        {
+            return error(
+                StatusCode::BAD_REQUEST,
+                Some(INVALID_REQUEST),
+                &format!(
+                    "Bad Request: MCP-Protocol-Version {asked} is not the version this session negotiated ({negotiated})"
+                ),
+            );
+        }
+        let stream = EventStream::new(session.stream_number(), self.replay_events);
+        {
+            let out = stream.outbox();
+            let mut connection = session.connection.lock().await;
+            connection.handle_parsed(line, body.len(), &out).await;
+        }
+        let response = self
+            .respond(
+                stream,
+                accepts,
+                Some(&session),
+                None,
+                negotiated.unwrap_or(DEFAULT_VERSION),
+            )
+            .await;
+        self.sessions.touch(&session);
+        response
+    }
+
+    /// `initialize` in stateful mode: a new session, kept if it succeeds.
+    async fn initialize(&self, line: Line<'_>, size: usize, accepts: Accepts) -> Response<Body> {
+        let session = match self.sessions.create(&self.core) {
+            Ok(session) => session,
+            Err(CreateError::TooMany) => {
+                tracing::warn!(
+                    sessions = self.sessions.len(),
+                    "initialize refused: too many sessions"
+                );
+                return error(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    Some(INTERNAL_ERROR),
+                    "Service Unavailable: too many sessions; try again later",
+                );
+            }
+            Err(CreateError::NoRandomness) => {
+                tracing::error!("no random bytes from the operating system for a session id");
+                return error(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    Some(INTERNAL_ERROR),
+                    "internal error",
+                );
+            }
+        };
+        let stream = EventStream::new(session.stream_number(), self.replay_events);
+        let version = {
+            let out = stream.outbox();
+            let mut connection = session.connection.lock().await;
+            connection.handle_parsed(line, size, &out).await;
+            connection.version()
+        };
+        let Some(version) = version else {
+            // Refused (no protocolVersion, bad params): no session.
+            return self
+                .respond(stream, accepts, None, None, DEFAULT_VERSION)
+                .await;
+        };
+        let _ = session.version.set(version);
+        self.sessions.insert(&session);
+        let mut response = self
+            .respond(stream, accepts, Some(&session), None, version)
+            .await;
+        if let Ok(id) = HeaderValue::from_str(&session.id) {
+            response.headers_mut().insert(SESSION_ID, id);
+        }
+        response
+    }
+
+    async fn post_stateless(
+        &self,
+        line: Line<'_>,
+        size: usize,
+        version: Option<ProtocolVersion>,
+        initialize: bool,
+        accepts: Accepts,
+    ) -> Response<Body> {
+        let number = self.stateless_streams.fetch_add(1, Ordering::Relaxed);
+        let stream = EventStream::new(number, self.replay_events);
+        // Its own output stays unused: every message belongs to the request.
+        let mut connection = Connection::new(Arc::clone(&self.core), Outbox::discard());
+        let version = version.unwrap_or(DEFAULT_VERSION);
+        if !initialize {
+            connection.assume_initialized(version);
+        }
+        connection.handle_parsed(line, size, &stream.outbox()).await;
+        self.respond(stream, accepts, None, Some(connection), version)
+            .await
+    }
+
+    /// The session a request names: 400 without one, 404 if unknown.
+    fn session_of(&self, headers: &HeaderMap) -> Result<Arc<Session>, Box<Response<Body>>> {
+        let Some(id) = headers.get(SESSION_ID) else {
+            return Err(Box::new(error(
+                StatusCode::BAD_REQUEST,
+                Some(INVALID_REQUEST),
+                "Bad Request: Mcp-Session-Id header is required (send initialize first to get one)",
+            )));
+        };
+        let id = id.to_str().unwrap_or_default();
+        self.sessions.get(id).ok_or_else(|| {
+            Box::new(error(
+                StatusCode::NOT_FOUND,
+                Some(INVALID_REQUEST),
+                "Not Found: unknown or expired session; send initialize to start a new one",
+            ))
+        })
+    }
+
+    /// The answer to a POST, from what its messages produced: 202 for none,
+    /// plain JSON for a lone response, an SSE stream otherwise.
+    async fn respond(
+        &self,
+        stream: Arc<EventStream>,
+        accepts: Accepts,
+        session: Option<&Arc<Session>>,
+        connection: Option<Connection>,
+        version: ProtocolVersion,
+    ) -> Response<Body> {
+        let reader = stream.attach();
+        let first = match stream.read(0).await {
+            Read::End => {
+                return Response::builder()
+                    .status(StatusCode::ACCEPTED)
+                    .body(Body::empty())
+                    .unwrap_or_default();
+            }
+            Read::Events(events) => events,
+        };
+        let lone_response = first.len() == 1 && is_response(&first[0].1) && stream.is_finished();
+        if lone_response && accepts.json || !accepts.sse {
+            let mut events = first;
+            let mut cursor = events.last().map_or(0, |e| e.0);
+            // JSON only: notifications cannot be sent; wait for the response.
+            while !events.iter().any(|(_, line)| is_response(line)) {
+                match stream.read(cursor).await {
+                    Read::Events(more) => {
+                        cursor = more.last().map_or(cursor, |e| e.0);
+                        events = more;
+                    }
+                    Read::End => {
+                        return Response::builder()
+                            .status(StatusCode::ACCEPTED)
+                            .body(Body::empty())
+                            .unwrap_or_default();
+                    }
+                }
+            }
+            let line = events
+                .into_iter()
+                .map(|(_, line)| line)
+                .find(|line| is_response(line))
+                .unwrap_or_default();
+            return json_response(line);
+        }
+        if let Some(session) = session {
+            session.keep_stream(&stream);
+        }
+        // Only a session's streams can be resumed (GET needs one).
+        let prime = session.is_some() && version >= ProtocolVersion::V2025_11_25;
+        sse::response(sse::Feed {
+            stream,
+            cursor: 0,
+            first: Some(first),
+            prime,
+            reader,
+            session: session.cloned(),
+            connection,
+        })
+    }
+
+    fn get(&self, headers: &HeaderMap) -> Response<Body> {
+        if self.stateless {
+            return method_not_allowed(
+                "Method Not Allowed: this server is stateless and has no stream to GET",
+                "POST",
+            );
+        }
+        if !Accepts::of(headers).sse {
+            return error(
+                StatusCode::NOT_ACCEPTABLE,
+                None,
+                "Not Acceptable: GET opens an SSE stream; the Accept header must allow text/event-stream",
+            );
+        }
+        let session = match self.session_of(headers) {
+            Ok(session) => session,
+            Err(response) => return *response,
+        };
+        let version = session.version.get().copied().unwrap_or(DEFAULT_VERSION);
+        if let Some(last) = headers.get(LAST_EVENT_ID) {
+            let (stream, cursor) = match parse_event_id(last.to_str().unwrap_or_default())
+                .and_then(|(number, seq)| Some((session.stream(number)?, seq)))
+            {
+                Some(found) => found,
+                None => {
+                    // Nothing kept to resume: an empty stream that ends.
+                    let stream = EventStream::new(u64::MAX, 1);
+                    stream.close();
+                    (stream, 0)
+                }
+            };
+            let reader = stream.attach();
+            return sse::response(sse::Feed {
+                stream,
+                cursor,
+                first: None,
+                prime: false,
+                reader,
+                session: Some(session),
+                connection: None,
+            });
+        }
+        let stream = Arc::clone(&session.standalone);
+        if stream.has_readers() {
+            return error(
+                StatusCode::CONFLICT,
+                None,
+                "Conflict: this session's GET stream is already open",
+            );
+        }
+        let reader = stream.attach();
+        let cursor = stream.delivered();
+        sse::response(sse::Feed {
+            stream,
+            cursor,
+            first: None,
+            prime: version >= ProtocolVersion::V2025_11_25,
+            reader,
+            session: Some(session),
+            connection: None,
+        })
+    }
+
+    fn delete(&self, headers: &HeaderMap) -> Response<Body> {
+        if self.stateless {
+            return method_not_allowed(
+                "Method Not Allowed: this server is stateless and has no sessions to end",
+                "POST",
+            );
+        }
+        let session = match self.session_of(headers) {
+            Ok(session) => session,
+            Err(response) => return *response,
+        };
+        self.sessions.remove(&session.id);
+        Response::builder()
+            .status(StatusCode::NO_CONTENT)
+            .body(Body::empty())
+            .unwrap_or_default()
+    }
+
+    /// Shutdown: refuse new work, let calls in flight answer within
+    /// `grace`, then end every session.
+    pub(crate) async fn shutdown(&self, grace: Duration) {
+        self.shutting_down.store(true, Ordering::Release);
+        let sessions = self.sessions.all();
+        for session in &sessions {
+            session.standalone.close();
+        }
+        let drains = sessions.into_iter().map(|session| async move {
+            session.connection.lock().await.drain(grace).await;
+        });
+        let _ = tokio::time::timeout(grace, futures_util::future::join_all(drains)).await;
+        self.sessions.end_all();
+    }
+}
+
+/// The `MCP-Protocol-Version` header: `None` when absent, 400 when it
+/// names a version this server does not serve.
+fn header_version(headers: &HeaderMap) -> Result<Option<ProtocolVersion>, Box<Response<Body>>> {
+    let Some(value) = headers.get(PROTOCOL_VERSION) else {
+        return Ok(None);
+    };
+    let text = value.to_str().unwrap_or_default().trim();
+    match ProtocolVersion::parse(text) {
+        Some(version) => Ok(Some(version)),
+        None => Err(Box::new(error(
+            StatusCode::BAD_REQUEST,
+            Some(INVALID_REQUEST),
+            &format!(
+                "Bad Request: unsupported MCP-Protocol-Version {text:?}; supported: {}",
+                ProtocolVersion::ALL
+                    .iter()
+                    .map(|v| v.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        ))),
+    }
+}
+
+/// `N_M` → stream `N`, event `M`.
+fn parse_event_id(id: &str) -> Option<(u64, u64)> {
+    let (stream, seq) = id.trim().split_once('_')?;
+    Some((stream.parse().ok()?, seq.parse().ok()?))
+}
+
+fn json_response(line: Bytes) -> Response<Body> {
+    let status = if is_unaddressed_error(&line) {
+        StatusCode::BAD_REQUEST
+    } else {
+        StatusCode::OK
+    };
+    Response::builder()
+        .status(status)
+        .header(CONTENT_TYPE, HeaderValue::from_static("application/json"))
+        .body(Body::from(line))
+        .unwrap_or_default()
+}
+
+fn too_large(limit: usize) -> Response<Body> {
+    let error = ErrorObject::new(INVALID_REQUEST, "message too large")
+        .with_data(json!({ "limitBytes": limit }));
+    let mut body = Vec::new();
+    jsonrpc::write_error(&mut body, None, &error);
+    Response::builder()
+        .status(StatusCode::PAYLOAD_TOO_LARGE)
+        .header(CONTENT_TYPE, HeaderValue::from_static("application/json"))
+        .body(Body::from(body))
+        .unwrap_or_default()
+}
+
+fn method_not_allowed(message: &str, allow: &'static str) -> Response<Body> {
+    let mut response = error(StatusCode::METHOD_NOT_ALLOWED, None, message);
+    response
+        .headers_mut()
+        .insert(ALLOW, HeaderValue::from_static(allow));
+    response
+}
+
+/// An HTTP error whose body is a JSON-RPC error without an id, as the
+/// transport specification suggests (`code` -32600 unless given).
+pub(crate) fn error(status: StatusCode, code: Option<i32>, message: &str) -> Response<Body> {
+    let error = ErrorObject::new(code.unwrap_or(INVALID_REQUEST), message);
+    let mut body = Vec::new();
+    jsonrpc::write_error(&mut body, None, &error);
+    Response::builder()
+        .status(status)
+        .header(CONTENT_TYPE, HeaderValue::from_static("application/json"))
+        .header(CACHE_CONTROL, HeaderValue::from_static("no-store"))
+        .body(Body::from(body))
+        .unwrap_or_default()
+}

@@ -1,0 +1,93 @@
+//! Server-sent events: a stream's events as an HTTP response body, each
+//! with an id (`STREAM_EVENT`) a client can resume from.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE};
+use axum::http::{HeaderValue, Response, StatusCode};
+use bytes::{BufMut, Bytes, BytesMut};
+
+use super::session::Session;
+use super::stream::{EventStream, Read, ReaderGuard};
+use crate::dispatch::Connection;
+
+/// A comment sent when nothing else was, so that proxies and clients do
+/// not take a quiet stream for a dead one.
+const KEEP_ALIVE: Duration = Duration::from_secs(15);
+
+/// What an SSE response reads from, and keeps alive while it does.
+pub(crate) struct Feed {
+    pub(crate) stream: Arc<EventStream>,
+    /// Events up to this number were sent already.
+    pub(crate) cursor: u64,
+    /// Events read before the response began.
+    pub(crate) first: Option<Vec<(u64, Bytes)>>,
+    /// Send an event with an id and no data first (2025-11-25), so the
+    /// client can resume even before the first message.
+    pub(crate) prime: bool,
+    /// Held for its `Drop`: the stream counts as read while this lives.
+    #[expect(dead_code, reason = "held for its Drop")]
+    pub(crate) reader: ReaderGuard,
+    pub(crate) session: Option<Arc<Session>>,
+    /// A stateless request's connection: its calls run as long as the
+    /// response is read, and are dropped with it.
+    #[expect(dead_code, reason = "held for its Drop")]
+    pub(crate) connection: Option<Connection>,
+}
+
+pub(crate) fn response(feed: Feed) -> Response<Body> {
+    let body = futures_util::stream::unfold(Some(feed), next);
+    Response::builder()
+        .status(StatusCode::OK)
+        .header(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"))
+        .header(CACHE_CONTROL, HeaderValue::from_static("no-cache"))
+        .header("x-accel-buffering", HeaderValue::from_static("no"))
+        .body(Body::from_stream(body))
+        .unwrap_or_default()
+}
+
+async fn next(feed: Option<Feed>) -> Option<(Result<Bytes, Infallible>, Option<Feed>)> {
+    let mut feed = feed?;
+    let mut chunk = BytesMut::new();
+    if std::mem::take(&mut feed.prime) {
+        write_event(&mut chunk, feed.stream.number, feed.cursor, b"");
+    }
+    let events = match feed.first.take() {
+        Some(events) => Some(events),
+        None if !chunk.is_empty() => None,
+        None => match tokio::time::timeout(KEEP_ALIVE, feed.stream.read(feed.cursor)).await {
+            Err(_) => return Some((Ok(Bytes::from_static(b": keep-alive\n\n")), Some(feed))),
+            Ok(Read::Events(events)) => Some(events),
+            Ok(Read::End) => {
+                if let Some(session) = &feed.session
+                    && feed.stream.number != 0
+                {
+                    // Read to the end: nothing left to resume.
+                    session.forget_stream(feed.stream.number);
+                }
+                return None;
+            }
+        },
+    };
+    for (number, line) in events.into_iter().flatten() {
+        write_event(&mut chunk, feed.stream.number, number, &line);
+        feed.cursor = number;
+    }
+    Some((Ok(chunk.freeze()), Some(feed)))
+}
+
+/// `id: STREAM_N`, then the message as one `data:` line (a message never
+/// contains a newline), then the blank line that ends the event.
+fn write_event(chunk: &mut BytesMut, stream: u64, number: u64, data: &[u8]) {
+    chunk.reserve(data.len() + 40);
+    chunk.put_slice(b"id: ");
+    chunk.put_slice(stream.to_string().as_bytes());
+    chunk.put_u8(b'_');
+    chunk.put_slice(number.to_string().as_bytes());
+    chunk.put_slice(b"\ndata: ");
+    chunk.put_slice(data);
+    chunk.put_slice(b"\n\n");
+}

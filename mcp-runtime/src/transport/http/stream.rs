@@ -1,0 +1,234 @@
+//! One response stream: the messages a POST's request produces (its
+//! progress and log notifications, then its response), or a session's
+//! messages that belong to no request (the GET stream).
+//!
+//! The connection writes into it through an [`Outbox`] whose sink is this
+//! stream: every line becomes an event with a number. The HTTP side reads
+//! events from a cursor, so a client that reconnects with `Last-Event-ID`
+//! reads on from where it was, for as long as the events are kept: the last
+//! `capacity` events once delivered, or all of them while a reader is behind
+//! (the sink then refuses more, and the outbox holds them back). A stream
+//! nobody reads keeps its last `capacity` events.
+
+use std::collections::VecDeque;
+use std::io;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use bytes::Bytes;
+use tokio::sync::Notify;
+
+use crate::outbox::{DirectWrite, Outbox, WeakOutbox};
+
+/// The start of every response line our writers produce (a notification
+/// starts `{"jsonrpc":"2.0","method":`); a batch's reply is an array.
+const RESPONSE_PREFIX: &[u8] = b"{\"jsonrpc\":\"2.0\",\"id\":";
+
+/// Whether `line` is a response (or a batch of them), not a notification.
+pub(crate) fn is_response(line: &[u8]) -> bool {
+    line.starts_with(RESPONSE_PREFIX) || line.first() == Some(&b'[')
+}
+
+/// Whether `line` is an error response with `id: null`: the body could not
+/// be read as a request, which HTTP answers 400.
+pub(crate) fn is_unaddressed_error(line: &[u8]) -> bool {
+    line.strip_prefix(RESPONSE_PREFIX)
+        .is_some_and(|rest| rest.starts_with(b"null,\"error\""))
+}
+
+pub(crate) struct EventStream {
+    /// Its number in the session, the first half of its event ids.
+    pub(crate) number: u64,
+    state: Mutex<State>,
+    changed: Notify,
+    /// Readers attached now (HTTP responses streaming it).
+    readers: AtomicUsize,
+}
+
+struct State {
+    /// Kept events, oldest first, numbered from 1 without gaps.
+    events: VecDeque<(u64, Bytes)>,
+    next: u64,
+    /// Events up to this number were handed to a reader.
+    delivered: u64,
+    capacity: usize,
+    /// A response was written: nothing follows it.
+    answered: bool,
+    /// No more events will come.
+    ended: bool,
+    /// The sink refused bytes: the outbox holds them until a reader pumps it.
+    refused: bool,
+    source: WeakOutbox,
+}
+
+/// What a reader gets from [`EventStream::read`].
+pub(crate) enum Read {
+    /// Events after the cursor, in order.
+    Events(Vec<(u64, Bytes)>),
+    /// Nothing after the cursor, and nothing more will come.
+    End,
+}
+
+impl EventStream {
+    pub(crate) fn new(number: u64, capacity: usize) -> Arc<EventStream> {
+        Arc::new(EventStream {
+            number,
+            state: Mutex::new(State {
+                events: VecDeque::new(),
+                next: 1,
+                delivered: 0,
+                capacity: capacity.max(1),
+                answered: false,
+                ended: false,
+                refused: false,
+                source: WeakOutbox::default(),
+            }),
+            changed: Notify::new(),
+            readers: AtomicUsize::new(0),
+        })
+    }
+
+    /// An output whose messages become this stream's events. The stream
+    /// ends when every clone of it is dropped.
+    pub(crate) fn outbox(self: &Arc<Self>) -> Outbox {
+        let out = Outbox::new(Box::new(Sink(Arc::clone(self))));
+        self.lock().source = out.downgrade();
+        out
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Ends the stream: readers get what is kept, then the end.
+    pub(crate) fn close(&self) {
+        self.lock().ended = true;
+        self.changed.notify_waiters();
+    }
+
+    /// Whether no more events will come.
+    pub(crate) fn is_finished(&self) -> bool {
+        let state = self.lock();
+        state.answered || state.ended
+    }
+
+    pub(crate) fn has_readers(&self) -> bool {
+        self.readers.load(Ordering::Acquire) > 0
+    }
+
+    /// Counts a reader as attached while the guard lives.
+    pub(crate) fn attach(self: &Arc<Self>) -> ReaderGuard {
+        self.readers.fetch_add(1, Ordering::AcqRel);
+        ReaderGuard(Arc::clone(self))
+    }
+
+    /// Waits for events after `cursor`, or the end.
+    pub(crate) async fn read(&self, cursor: u64) -> Read {
+        loop {
+            let changed = self.changed.notified();
+            tokio::pin!(changed);
+            changed.as_mut().enable();
+            let pump = {
+                let mut state = self.lock();
+                let taken: Vec<(u64, Bytes)> = state
+                    .events
+                    .iter()
+                    .filter(|(n, _)| *n > cursor)
+                    .cloned()
+                    .collect();
+                if let Some(&(last, _)) = taken.last() {
+                    state.delivered = state.delivered.max(last);
+                    trim(&mut state);
+                    let pump = std::mem::take(&mut state.refused).then(|| state.source.clone());
+                    drop(state);
+                    if let Some(out) = pump.and_then(|weak| weak.upgrade()) {
+                        out.pump();
+                    }
+                    return Read::Events(taken);
+                }
+                if (state.answered || state.ended) && cursor + 1 >= state.next {
+                    return Read::End;
+                }
+                std::mem::take(&mut state.refused).then(|| state.source.clone())
+            };
+            if let Some(out) = pump.and_then(|weak| weak.upgrade()) {
+                out.pump();
+                continue;
+            }
+            changed.await;
+        }
+    }
+
+    /// The number of the last event handed to a reader, 0 before any.
+    pub(crate) fn delivered(&self) -> u64 {
+        self.lock().delivered
+    }
+}
+
+/// Drops delivered events beyond the capacity.
+fn trim(state: &mut State) {
+    while state.events.len() > state.capacity {
+        match state.events.front() {
+            Some(&(n, _)) if n <= state.delivered => {
+                state.events.pop_front();
+            }
+            _ => break,
+        }
+    }
+}
+
+/// A reader attached to a stream; detaches on drop.
+pub(crate) struct ReaderGuard(Arc<EventStream>);
+
+impl Drop for ReaderGuard {
+    fn drop(&mut self) {
+        self.0.readers.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// The outbox's sink: lines in, events out.
+struct Sink(Arc<EventStream>);
+
+impl DirectWrite for Sink {
+    fn try_write(&self, bytes: &[u8]) -> io::Result<usize> {
+        let stream = &self.0;
+        let mut state = stream.lock();
+        if state.ended {
+            return Err(io::ErrorKind::BrokenPipe.into());
+        }
+        let unread = state.next - 1 - state.delivered;
+        if unread as usize >= state.capacity && stream.has_readers() {
+            // A reader is behind: hold back until it catches up.
+            state.refused = true;
+            return Ok(0);
+        }
+        for line in bytes.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+            if is_response(line) {
+                state.answered = true;
+            }
+            let n = state.next;
+            state.next += 1;
+            state.events.push_back((n, Bytes::copy_from_slice(line)));
+        }
+        if !stream.has_readers() {
+            // Nobody is reading: keep only the newest events.
+            while state.events.len() > state.capacity {
+                state.events.pop_front();
+            }
+        }
+        drop(state);
+        stream.changed.notify_waiters();
+        Ok(bytes.len())
+    }
+
+    fn write_all(&self, bytes: &[u8]) -> io::Result<()> {
+        // Only a writer thread calls this, and these outboxes have none.
+        self.try_write(bytes).map(|_| ())
+    }
+}
+
+impl Drop for Sink {
+    fn drop(&mut self) {
+        self.0.close();
+    }
+}

@@ -1,0 +1,375 @@
+//! A small HTTP/1.1 client for the HTTP transport's tests: raw enough to
+//! send what a well-behaved client never would, and to read an SSE stream
+//! event by event. Every read has a timeout.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::time::Duration;
+
+use mcp_runtime::Server;
+use serde_json::{Value, json};
+
+/// How long any read waits before the test fails.
+pub const TIMEOUT: Duration = Duration::from_secs(20);
+
+/// A server on a free loopback port, in a runtime of its own; stopped (as
+/// by SIGTERM) when dropped or by [`HttpServer::stop`].
+pub struct HttpServer {
+    pub addr: SocketAddr,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<std::io::Result<()>>>,
+}
+
+impl HttpServer {
+    pub fn start(server: Server) -> HttpServer {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        listener.set_nonblocking(true).unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let thread = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .enable_all()
+                .build()
+                .unwrap();
+            runtime.block_on(async move {
+                let listener = tokio::net::TcpListener::from_std(listener)?;
+                server
+                    .serve_http_with(listener, async move {
+                        let _ = stopped.await;
+                    })
+                    .await
+            })
+        });
+        HttpServer {
+            addr,
+            stop: Some(stop),
+            thread: Some(thread),
+        }
+    }
+
+    /// Stops the server and waits (with a timeout) for `serve_http_with`
+    /// to return; returns what it returned.
+    pub fn stop(mut self) -> std::io::Result<()> {
+        self.stop_now()
+    }
+
+    fn stop_now(&mut self) -> std::io::Result<()> {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        let Some(thread) = self.thread.take() else {
+            return Ok(());
+        };
+        let deadline = std::time::Instant::now() + TIMEOUT;
+        while !thread.is_finished() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the server did not stop"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        thread.join().unwrap()
+    }
+
+    pub fn client(&self) -> Client {
+        Client::new(self.addr)
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        if self.thread.is_some() && !std::thread::panicking() {
+            let _ = self.stop_now();
+        }
+    }
+}
+
+/// One HTTP response, read whole (or, for SSE, as far as asked).
+pub struct Reply {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    body: Body,
+}
+
+enum Body {
+    Done(Vec<u8>),
+    Open(Box<dyn BufRead + Send>),
+}
+
+impl Reply {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    pub fn content_type(&self) -> &str {
+        self.header("content-type").unwrap_or_default()
+    }
+
+    /// The whole body (waits for its end).
+    pub fn body(&mut self) -> Vec<u8> {
+        if let Body::Open(reader) = &mut self.body {
+            let mut all = Vec::new();
+            reader.read_to_end(&mut all).expect("read the body");
+            self.body = Body::Done(all);
+        }
+        match &self.body {
+            Body::Done(bytes) => bytes.clone(),
+            Body::Open(_) => unreachable!(),
+        }
+    }
+
+    pub fn text(&mut self) -> String {
+        String::from_utf8(self.body()).expect("a UTF-8 body")
+    }
+
+    pub fn json(&mut self) -> Value {
+        let text = self.text();
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("not JSON ({e}): {text:?}"))
+    }
+
+    /// The next SSE event (`id`, `data`), or `None` at the end of the
+    /// stream. Comments are skipped.
+    pub fn next_event(&mut self) -> Option<(Option<String>, String)> {
+        let Body::Open(reader) = &mut self.body else {
+            panic!("not a streamed body");
+        };
+        let mut id = None;
+        let mut data: Option<String> = None;
+        loop {
+            let mut line = String::new();
+            if reader.read_line(&mut line).expect("read an event") == 0 {
+                return None;
+            }
+            let line = line.trim_end_matches(['\r', '\n']);
+            if line.is_empty() {
+                if id.is_some() || data.is_some() {
+                    return Some((id, data.unwrap_or_default()));
+                }
+                continue;
+            }
+            if line.starts_with(':') {
+                continue;
+            }
+            let (field, value) = line.split_once(':').unwrap_or((line, ""));
+            let value = value.strip_prefix(' ').unwrap_or(value);
+            match field {
+                "id" => id = Some(value.to_owned()),
+                "data" => {
+                    let data = data.get_or_insert_with(String::new);
+                    if !data.is_empty() {
+                        data.push('\n');
+                    }
+                    data.push_str(value);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Every message of an SSE body, parsed, up to its end (events without
+    /// data, such as the priming event, are skipped).
+    pub fn messages(&mut self) -> Vec<Value> {
+        let mut messages = Vec::new();
+        while let Some((_, data)) = self.next_event() {
+            if !data.is_empty() {
+                messages.push(serde_json::from_str(&data).expect("an event's data is JSON"));
+            }
+        }
+        messages
+    }
+
+    /// The JSON-RPC messages of the reply, whether it is JSON or SSE.
+    pub fn replies(&mut self) -> Vec<Value> {
+        if self.content_type().starts_with("text/event-stream") {
+            self.messages()
+        } else if self.content_type().starts_with("application/json") {
+            vec![self.json()]
+        } else {
+            Vec::new()
+        }
+    }
+}
+
+/// Sends one request on a fresh connection (`Connection: close`).
+pub fn send(addr: SocketAddr, method: &str, headers: &[(&str, &str)], body: &[u8]) -> Reply {
+    let mut raw = format!("{method} /mcp HTTP/1.1\r\n");
+    if !headers.iter().any(|(n, _)| n.eq_ignore_ascii_case("host")) {
+        raw.push_str(&format!("Host: {addr}\r\n"));
+    }
+    for (name, value) in headers {
+        raw.push_str(&format!("{name}: {value}\r\n"));
+    }
+    raw.push_str(&format!(
+        "Content-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    ));
+    let mut request = raw.into_bytes();
+    request.extend_from_slice(body);
+    send_raw(addr, &request)
+}
+
+/// Writes `request` as given and reads the response's head.
+pub fn send_raw(addr: SocketAddr, request: &[u8]) -> Reply {
+    let mut stream = TcpStream::connect(addr).expect("connect");
+    stream.set_read_timeout(Some(TIMEOUT)).unwrap();
+    stream.write_all(request).expect("send the request");
+    read_reply(stream)
+}
+
+pub fn read_reply(stream: TcpStream) -> Reply {
+    let mut reader = BufReader::new(stream);
+    let mut status_line = String::new();
+    reader
+        .read_line(&mut status_line)
+        .expect("read the status line");
+    let status = status_line
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no status in {status_line:?}"));
+    let mut headers = Vec::new();
+    loop {
+        let mut line = String::new();
+        reader.read_line(&mut line).expect("read a header");
+        let line = line.trim_end();
+        if line.is_empty() {
+            break;
+        }
+        let (name, value) = line.split_once(':').expect("a header line");
+        headers.push((name.trim().to_owned(), value.trim().to_owned()));
+    }
+    let find = |name: &str| {
+        headers
+            .iter()
+            .find(|(n, _): &&(String, String)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.clone())
+    };
+    let body: Box<dyn BufRead + Send> =
+        if find("transfer-encoding").is_some_and(|v| v.contains("chunked")) {
+            Box::new(BufReader::new(Chunked {
+                inner: reader,
+                left: 0,
+                done: false,
+            }))
+        } else if let Some(length) = find("content-length") {
+            Box::new(reader.take(length.parse().unwrap()))
+        } else {
+            Box::new(reader)
+        };
+    Reply {
+        status,
+        headers,
+        body: Body::Open(body),
+    }
+}
+
+/// A chunked transfer-encoded body, read as the bytes it carries.
+struct Chunked<R> {
+    inner: R,
+    left: usize,
+    done: bool,
+}
+
+impl<R: BufRead> Read for Chunked<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.done {
+            return Ok(0);
+        }
+        if self.left == 0 {
+            let mut size = String::new();
+            self.inner.read_line(&mut size)?;
+            let size = size.trim().split(';').next().unwrap_or_default();
+            self.left = usize::from_str_radix(size, 16)
+                .map_err(|_| std::io::Error::other(format!("bad chunk size {size:?}")))?;
+            if self.left == 0 {
+                self.done = true;
+                return Ok(0);
+            }
+        }
+        let want = self.left.min(buf.len());
+        let n = self.inner.read(&mut buf[..want])?;
+        self.left -= n;
+        if self.left == 0 {
+            let mut crlf = String::new();
+            self.inner.read_line(&mut crlf)?;
+        }
+        Ok(n)
+    }
+}
+
+/// A client that keeps a session.
+#[derive(Clone)]
+pub struct Client {
+    pub addr: SocketAddr,
+    pub session: Option<String>,
+    pub version: Option<String>,
+    pub next_id: i64,
+}
+
+pub const ACCEPT_BOTH: (&str, &str) = ("Accept", "application/json, text/event-stream");
+pub const JSON_BODY: (&str, &str) = ("Content-Type", "application/json");
+
+impl Client {
+    pub fn new(addr: SocketAddr) -> Client {
+        Client {
+            addr,
+            session: None,
+            version: None,
+            next_id: 1,
+        }
+    }
+
+    /// POSTs `message` with the session's headers.
+    pub fn post(&mut self, message: &Value) -> Reply {
+        self.post_with(message, &[])
+    }
+
+    pub fn post_with(&mut self, message: &Value, extra: &[(&str, &str)]) -> Reply {
+        let mut headers = vec![ACCEPT_BOTH, JSON_BODY];
+        if let Some(session) = &self.session {
+            headers.push(("Mcp-Session-Id", session));
+        }
+        if let Some(version) = &self.version {
+            headers.push(("MCP-Protocol-Version", version));
+        }
+        headers.extend_from_slice(extra);
+        send(self.addr, "POST", &headers, message.to_string().as_bytes())
+    }
+
+    /// `initialize` offering `version`, then `notifications/initialized`;
+    /// keeps the session id. Returns the initialize result.
+    pub fn initialize(&mut self, version: &str) -> Value {
+        let mut reply = self.post(&json!({
+            "jsonrpc": "2.0", "id": 0, "method": "initialize",
+            "params": {"protocolVersion": version, "capabilities": {},
+                       "clientInfo": {"name": "http-test", "version": "0"}}
+        }));
+        assert_eq!(reply.status, 200, "initialize");
+        self.session = reply.header("mcp-session-id").map(str::to_owned);
+        let result = reply.replies().remove(0)["result"].clone();
+        self.version = result["protocolVersion"].as_str().map(str::to_owned);
+        let mut ack = self.post(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        let status = ack.status;
+        assert_eq!(status, 202, "{}", ack.text());
+        result
+    }
+
+    /// A request with a fresh id; returns the HTTP reply.
+    pub fn request(&mut self, method: &str, params: Value) -> Reply {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.post(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
+    }
+
+    /// A request whose only reply is its response; returns the response.
+    pub fn call(&mut self, method: &str, params: Value) -> Value {
+        let mut reply = self.request(method, params);
+        assert_eq!(reply.status, 200, "{method}");
+        let replies = reply.replies();
+        replies.into_iter().last().expect("a response")
+    }
+}

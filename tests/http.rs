@@ -1,0 +1,500 @@
+//! The Streamable HTTP transport, row by row of PROTOCOL.md's table:
+//! status codes, headers and bodies, sessions, streams and resumption,
+//! stateless mode, and shutdown. A real server on a loopback port, driven
+//! by a raw HTTP/1.1 client (tests/common/http.rs).
+
+mod common;
+
+use std::time::Duration;
+
+use common::http::{ACCEPT_BOTH, HttpServer, JSON_BODY, send, send_raw};
+use mcp_runtime::{Context, Server, tool};
+use serde_json::{Value, json};
+
+/// Echo the text back.
+#[tool]
+async fn echo(text: String) -> String {
+    text
+}
+
+/// Report progress `steps` times, `ms` apart, then answer "done".
+#[tool]
+async fn stepped(ctx: Context, steps: u32, ms: u64) -> String {
+    for step in 1..=steps {
+        ctx.progress(f64::from(step), Some(f64::from(steps)), None);
+        tokio::time::sleep(Duration::from_millis(ms)).await;
+    }
+    "done".into()
+}
+
+/// Wait `ms` milliseconds, then answer.
+#[tool]
+async fn sleepy(ms: u64) -> String {
+    tokio::time::sleep(Duration::from_millis(ms)).await;
+    format!("slept {ms} ms")
+}
+
+fn server() -> Server {
+    Server::new("http-test", "1.0.0")
+}
+
+fn text_of(response: &Value) -> &str {
+    response["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no text in {response}"))
+}
+
+#[test]
+fn a_session_initializes_lists_and_calls_with_json_replies() {
+    let server = HttpServer::start(server());
+    let mut client = server.client();
+    let result = client.initialize("2025-11-25");
+    assert_eq!(result["protocolVersion"], "2025-11-25");
+    assert_eq!(result["serverInfo"]["name"], "http-test");
+    let session = client.session.clone().expect("a session id");
+    assert_eq!(session.len(), 32, "128 random bits as hex: {session}");
+    assert!(session.bytes().all(|b| b.is_ascii_hexdigit()));
+
+    let mut reply = client.request("tools/list", json!({}));
+    assert_eq!(reply.status, 200);
+    assert_eq!(reply.content_type(), "application/json");
+    let names: Vec<String> = reply.json()["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(names, ["echo", "sleepy", "stepped"]);
+
+    let response = client.call(
+        "tools/call",
+        json!({"name": "echo", "arguments": {"text": "hi"}}),
+    );
+    assert_eq!(text_of(&response), "hi");
+    // A call that has to wait is still answered with plain JSON when it
+    // reports nothing on the way.
+    let response = client.call(
+        "tools/call",
+        json!({"name": "sleepy", "arguments": {"ms": 50}}),
+    );
+    assert_eq!(text_of(&response), "slept 50 ms");
+}
+
+#[test]
+fn progress_travels_on_the_requests_own_stream_before_its_response() {
+    let server = HttpServer::start(server());
+    let mut client = server.client();
+    client.initialize("2025-11-25");
+    let mut reply = client.request(
+        "tools/call",
+        json!({"name": "stepped", "arguments": {"steps": 3, "ms": 20}, "_meta": {"progressToken": "p"}}),
+    );
+    assert_eq!(reply.status, 200);
+    assert_eq!(reply.content_type(), "text/event-stream");
+    let mut ids = Vec::new();
+    let mut messages = Vec::new();
+    while let Some((id, data)) = reply.next_event() {
+        ids.push(id.expect("every event has an id"));
+        if !data.is_empty() {
+            messages.push(serde_json::from_str::<Value>(&data).unwrap());
+        }
+    }
+    // 2025-11-25: a first event with an id and no data, to resume from.
+    assert_eq!(ids.len(), messages.len() + 1, "{ids:?}");
+    let unique: std::collections::HashSet<_> = ids.iter().collect();
+    assert_eq!(unique.len(), ids.len(), "event ids are unique: {ids:?}");
+    let progress: Vec<f64> = messages
+        .iter()
+        .filter(|m| m["method"] == "notifications/progress")
+        .map(|m| m["params"]["progress"].as_f64().unwrap())
+        .collect();
+    assert_eq!(progress, [1.0, 2.0, 3.0]);
+    let last = messages.last().unwrap();
+    assert_eq!(text_of(last), "done", "the response comes last");
+}
+
+#[test]
+fn notifications_and_responses_alone_are_accepted_without_a_body() {
+    let server = HttpServer::start(server());
+    let mut client = server.client();
+    client.initialize("2025-06-18");
+    let mut reply = client.post(&json!({"jsonrpc": "2.0", "method": "notifications/unknown"}));
+    assert_eq!(reply.status, 202);
+    assert!(reply.body().is_empty());
+    let mut reply = client.post(&json!({"jsonrpc": "2.0", "id": 7, "result": {}}));
+    assert_eq!(reply.status, 202);
+    assert!(reply.body().is_empty());
+}
+
+#[test]
+fn bad_requests_get_the_status_the_table_gives() {
+    let server = HttpServer::start(server().max_message_size(1000));
+    let addr = server.addr;
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}})
+    .to_string();
+    let init = init.as_bytes();
+
+    // Accept allows neither form.
+    let reply = send(addr, "POST", &[("Accept", "text/html"), JSON_BODY], init);
+    assert_eq!(reply.status, 406);
+    // Not JSON by its Content-Type.
+    let reply = send(
+        addr,
+        "POST",
+        &[ACCEPT_BOTH, ("Content-Type", "text/plain")],
+        init,
+    );
+    assert_eq!(reply.status, 415);
+    // Not JSON by its content.
+    let mut reply = send(addr, "POST", &[ACCEPT_BOTH, JSON_BODY], b"{not json");
+    assert_eq!(reply.status, 400);
+    let body = reply.json();
+    assert_eq!(body["error"]["code"], -32700);
+    assert_eq!(body["id"], Value::Null);
+    // Over the size limit.
+    let big = format!(
+        "{{\"jsonrpc\":\"2.0\",\"method\":\"x\",\"params\":{{\"pad\":\"{}\"}}}}",
+        "x".repeat(2000)
+    );
+    let mut reply = send(addr, "POST", &[ACCEPT_BOTH, JSON_BODY], big.as_bytes());
+    assert_eq!(reply.status, 413);
+    assert_eq!(reply.json()["error"]["data"]["limitBytes"], 1000);
+    // DNS rebinding: a Host or Origin that is not ours.
+    let reply = send(
+        addr,
+        "POST",
+        &[("Host", "evil.example"), ACCEPT_BOTH, JSON_BODY],
+        init,
+    );
+    assert_eq!(reply.status, 403);
+    let reply = send(
+        addr,
+        "POST",
+        &[("Origin", "http://evil.example"), ACCEPT_BOTH, JSON_BODY],
+        init,
+    );
+    assert_eq!(reply.status, 403);
+    let reply = send(
+        addr,
+        "POST",
+        &[("Origin", "http://localhost:6274"), ACCEPT_BOTH, JSON_BODY],
+        init,
+    );
+    assert_eq!(reply.status, 200, "a localhost origin is fine");
+    // Other methods, other paths.
+    let reply = send(addr, "PUT", &[], b"");
+    assert_eq!(reply.status, 405);
+    assert!(reply.header("allow").is_some_and(|a| a.contains("POST")));
+    let request = format!(
+        "POST /other HTTP/1.1\r\nHost: {addr}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+    );
+    assert_eq!(send_raw(addr, request.as_bytes()).status, 404);
+    // Versions: unsupported, or unlike the session's.
+    let reply = send(
+        addr,
+        "POST",
+        &[
+            ACCEPT_BOTH,
+            JSON_BODY,
+            ("MCP-Protocol-Version", "1999-01-01"),
+        ],
+        init,
+    );
+    assert_eq!(reply.status, 400);
+    let mut client = server.client();
+    client.initialize("2025-06-18");
+    client.version = Some("2025-03-26".into());
+    let mut reply = client.request("ping", json!({}));
+    let status = reply.status;
+    assert_eq!(status, 400, "not the session's version: {}", reply.text());
+    // Without the header, the session's version.
+    client.version = None;
+    assert_eq!(client.call("ping", json!({}))["result"], json!({}));
+}
+
+#[test]
+fn sessions_are_required_found_and_ended() {
+    let server = HttpServer::start(server());
+    let addr = server.addr;
+    let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}).to_string();
+    // No session id on a request other than initialize.
+    let mut reply = send(addr, "POST", &[ACCEPT_BOTH, JSON_BODY], ping.as_bytes());
+    assert_eq!(reply.status, 400);
+    assert!(reply.text().contains("Mcp-Session-Id"));
+    // An unknown one.
+    let headers = [
+        ACCEPT_BOTH,
+        JSON_BODY,
+        ("Mcp-Session-Id", "0123456789abcdef0123456789abcdef"),
+    ];
+    assert_eq!(send(addr, "POST", &headers, ping.as_bytes()).status, 404);
+
+    let mut one = server.client();
+    one.initialize("2025-11-25");
+    let mut two = server.client();
+    two.initialize("2025-11-25");
+    assert_ne!(one.session, two.session);
+    assert_eq!(one.call("ping", json!({}))["result"], json!({}));
+    // DELETE ends a session, and only that one.
+    let session = one.session.clone().unwrap();
+    let reply = send(addr, "DELETE", &[("Mcp-Session-Id", &session)], b"");
+    assert_eq!(reply.status, 204);
+    assert_eq!(one.request("ping", json!({})).status, 404);
+    assert_eq!(
+        send(addr, "DELETE", &[("Mcp-Session-Id", &session)], b"").status,
+        404
+    );
+    assert_eq!(two.call("ping", json!({}))["result"], json!({}));
+}
+
+#[test]
+fn an_idle_session_ends_and_the_number_of_sessions_is_bounded() {
+    let server = HttpServer::start(
+        server()
+            .session_idle_timeout(Duration::from_millis(300))
+            .max_sessions(2),
+    );
+    let mut one = server.client();
+    one.initialize("2025-11-25");
+    let mut two = server.client();
+    two.initialize("2025-11-25");
+    // Full: a third is refused while both are in use.
+    let mut three = server.client();
+    let mut reply = three.post(&json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}));
+    let status = reply.status;
+    assert_eq!(status, 503, "{}", reply.text());
+    // Idle past the timeout: gone, and there is room again.
+    std::thread::sleep(Duration::from_millis(1000));
+    assert_eq!(one.request("ping", json!({})).status, 404);
+    three.initialize("2025-11-25");
+    assert_eq!(three.call("ping", json!({}))["result"], json!({}));
+}
+
+#[test]
+fn stateless_mode_serves_every_post_alone() {
+    let server = HttpServer::start(server().stateless());
+    let mut client = server.client();
+    let result = client.initialize("2025-11-25");
+    assert_eq!(result["protocolVersion"], "2025-11-25");
+    assert_eq!(client.session, None, "no session id in stateless mode");
+    // No initialize needed before a request.
+    let mut fresh = server.client();
+    let response = fresh.call(
+        "tools/call",
+        json!({"name": "echo", "arguments": {"text": "alone"}}),
+    );
+    assert_eq!(text_of(&response), "alone");
+    let mut reply = fresh.request(
+        "tools/call",
+        json!({"name": "stepped", "arguments": {"steps": 2, "ms": 10}, "_meta": {"progressToken": 1}}),
+    );
+    assert_eq!(reply.content_type(), "text/event-stream");
+    let mut messages = Vec::new();
+    while let Some((_, data)) = reply.next_event() {
+        // No priming event: without a session there is nothing to resume.
+        assert!(!data.is_empty());
+        messages.push(serde_json::from_str::<Value>(&data).unwrap());
+    }
+    assert_eq!(messages.len(), 3, "{messages:?}");
+    assert_eq!(text_of(&messages[2]), "done");
+    assert_eq!(
+        send(server.addr, "GET", &[("Accept", "text/event-stream")], b"").status,
+        405
+    );
+    assert_eq!(send(server.addr, "DELETE", &[], b"").status, 405);
+}
+
+#[test]
+fn batches_are_served_to_2025_03_26_sessions_only() {
+    let server = HttpServer::start(server());
+    let batch = json!([
+        {"jsonrpc": "2.0", "id": 1, "method": "ping"},
+        {"jsonrpc": "2.0", "method": "notifications/x"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "b"}}}
+    ]);
+    let mut old = server.client();
+    old.initialize("2025-03-26");
+    let mut reply = old.post(&batch);
+    assert_eq!(reply.status, 200);
+    let replies = reply.json();
+    assert_eq!(replies.as_array().map(Vec::len), Some(2), "{replies}");
+    assert_eq!(replies[1]["result"]["content"][0]["text"], "b");
+
+    let mut new = server.client();
+    new.initialize("2025-11-25");
+    let mut reply = new.post(&batch);
+    assert_eq!(reply.status, 400);
+    assert_eq!(reply.json()["error"]["code"], -32600);
+}
+
+#[test]
+fn the_get_stream_opens_once_per_session() {
+    let server = HttpServer::start(server());
+    let mut client = server.client();
+    client.initialize("2025-11-25");
+    let session = client.session.clone().unwrap();
+    let get = [
+        ("Accept", "text/event-stream"),
+        ("Mcp-Session-Id", session.as_str()),
+    ];
+    let mut first = send(server.addr, "GET", &get, b"");
+    assert_eq!(first.status, 200);
+    assert_eq!(first.content_type(), "text/event-stream");
+    let (id, data) = first.next_event().expect("the priming event");
+    assert!(id.is_some() && data.is_empty());
+    assert_eq!(send(server.addr, "GET", &get, b"").status, 409);
+    assert_eq!(
+        send(
+            server.addr,
+            "GET",
+            &[("Accept", "application/json"), ("Mcp-Session-Id", &session)],
+            b""
+        )
+        .status,
+        406
+    );
+    // Ending the session ends the stream.
+    assert_eq!(
+        send(server.addr, "DELETE", &[("Mcp-Session-Id", &session)], b"").status,
+        204
+    );
+    assert!(first.next_event().is_none());
+}
+
+#[test]
+fn a_dropped_stream_is_resumed_with_last_event_id() {
+    let server = HttpServer::start(server());
+    let mut client = server.client();
+    client.initialize("2025-11-25");
+    let mut reply = client.request(
+        "tools/call",
+        json!({"name": "stepped", "arguments": {"steps": 4, "ms": 100}, "_meta": {"progressToken": "r"}}),
+    );
+    assert_eq!(reply.content_type(), "text/event-stream");
+    let _prime = reply.next_event().unwrap();
+    let (id, data) = reply.next_event().unwrap();
+    let first: Value = serde_json::from_str(&data).unwrap();
+    assert_eq!(first["params"]["progress"], 1.0);
+    // The connection drops: not a cancellation. The client resumes.
+    drop(reply);
+    let session = client.session.clone().unwrap();
+    let id = id.unwrap();
+    let mut resumed = send(
+        server.addr,
+        "GET",
+        &[
+            ("Accept", "text/event-stream"),
+            ("Mcp-Session-Id", &session),
+            ("Last-Event-ID", &id),
+        ],
+        b"",
+    );
+    assert_eq!(resumed.status, 200);
+    let rest = resumed.messages();
+    let progress: Vec<f64> = rest
+        .iter()
+        .filter_map(|m| m["params"]["progress"].as_f64())
+        .collect();
+    assert_eq!(progress, [2.0, 3.0, 4.0], "{rest:?}");
+    assert_eq!(text_of(rest.last().unwrap()), "done");
+}
+
+#[test]
+fn a_cancelled_call_is_never_answered_and_its_stream_ends() {
+    let server = HttpServer::start(server());
+    let mut client = server.client();
+    client.initialize("2025-11-25");
+    let addr = server.addr;
+    let session = client.session.clone().unwrap();
+    let call = std::thread::spawn(move || {
+        let body = json!({"jsonrpc": "2.0", "id": "slow", "method": "tools/call",
+                          "params": {"name": "sleepy", "arguments": {"ms": 60_000}}});
+        let mut reply = send(
+            addr,
+            "POST",
+            &[ACCEPT_BOTH, JSON_BODY, ("Mcp-Session-Id", &session)],
+            body.to_string().as_bytes(),
+        );
+        (reply.status, reply.body())
+    });
+    std::thread::sleep(Duration::from_millis(200));
+    let reply = client.post(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "slow"}}));
+    assert_eq!(reply.status, 202);
+    let (status, body) = call.join().unwrap();
+    assert_eq!(
+        status,
+        202,
+        "no response: {}",
+        String::from_utf8_lossy(&body)
+    );
+    assert!(body.is_empty());
+}
+
+#[test]
+fn shutdown_lets_calls_in_flight_answer() {
+    let server = HttpServer::start(server());
+    let mut client = server.client();
+    client.initialize("2025-11-25");
+    let addr = server.addr;
+    let session = client.session.clone().unwrap();
+    let call = std::thread::spawn(move || {
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                          "params": {"name": "sleepy", "arguments": {"ms": 500}}});
+        let mut reply = send(
+            addr,
+            "POST",
+            &[ACCEPT_BOTH, JSON_BODY, ("Mcp-Session-Id", &session)],
+            body.to_string().as_bytes(),
+        );
+        (reply.status, reply.replies())
+    });
+    std::thread::sleep(Duration::from_millis(150));
+    server.stop().expect("serve_http_with returns Ok");
+    let (status, replies) = call.join().unwrap();
+    assert_eq!(status, 200);
+    assert_eq!(text_of(&replies[0]), "slept 500 ms");
+    assert!(
+        std::net::TcpStream::connect(addr).is_err(),
+        "no longer accepting"
+    );
+}
+
+#[test]
+fn the_endpoint_mounts_into_an_axum_router_beside_other_routes() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let listener = runtime
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .unwrap();
+    let addr = listener.local_addr().unwrap();
+    let app = axum::Router::new()
+        .route("/health", axum::routing::get(|| async { "ok" }))
+        .merge(server().into_router().expect("the tools can be served"));
+    runtime.spawn(async move { axum::serve(listener, app).await });
+
+    let request = format!("GET /health HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+    let mut health = send_raw(addr, request.as_bytes());
+    assert_eq!(health.status, 200);
+    assert_eq!(health.text(), "ok");
+    let mut client = common::http::Client::new(addr);
+    client.initialize("2025-11-25");
+    let response = client.call(
+        "tools/call",
+        json!({"name": "echo", "arguments": {"text": "mounted"}}),
+    );
+    assert_eq!(text_of(&response), "mounted");
+    // Mounted, it answers to localhost names only unless told otherwise.
+    let reply = send(
+        addr,
+        "POST",
+        &[("Host", "mcp.example.com"), ACCEPT_BOTH, JSON_BODY],
+        b"{}",
+    );
+    assert_eq!(reply.status, 403);
+    runtime.shutdown_timeout(Duration::from_secs(1));
+}
