@@ -84,7 +84,7 @@ type SessionMetric = (
 /// A load-phase metric: label, unit, direction and how to read it.
 type PhaseMetric = (&'static str, &'static str, Better, fn(&HttpPhase) -> f64);
 
-const PHASE_METRICS: [PhaseMetric; 5] = [
+const PHASE_METRICS: [PhaseMetric; 6] = [
     ("calls/s", "calls/s", Better::Higher, |p| p.calls_per_s),
     ("latency p50", "µs", Better::Lower, |p| p.p50_us),
     ("latency p99", "µs", Better::Lower, |p| p.p99_us),
@@ -94,19 +94,19 @@ const PHASE_METRICS: [PhaseMetric; 5] = [
     ("driver (client) CPU per call", "µs", Better::Lower, |p| {
         p.driver_cpu_us_per_call
     }),
+    (
+        "time the server's threads waited for a CPU, per call",
+        "µs",
+        Better::Lower,
+        |p| p.server_wait_us_per_call,
+    ),
 ];
 
-/// Whose binary a peer runs: `rmcp-nodelay` is `rmcp`'s with a flag.
+/// Whose binary a peer runs: `rmcp-nodelay` runs `rmcp`'s with a flag.
 fn size_key(peer: &str) -> &str {
-    let known = httpsuite::known_peers();
-    let Some(bin) = known.iter().find(|p| p.name == peer).map(|p| p.bin.clone()) else {
-        return peer;
-    };
-    match known.iter().find(|p| p.bin == bin && p.args.is_empty()) {
-        Some(owner) if owner.name == "ours" => "ours",
-        Some(owner) if owner.name == "rmcp" => "rmcp",
-        Some(owner) if owner.name == "floor" => "floor",
-        _ => peer,
+    match peer {
+        "rmcp-nodelay" => "rmcp",
+        other => other,
     }
 }
 

@@ -24,7 +24,7 @@ use serde_json::json;
 
 use crate::httpclient::{HttpConn, first_initialize};
 use crate::load::{Error, PROTOCOL_VERSION, Template, preview};
-use crate::process::{Server, Watchdog, self_cpu_ns};
+use crate::process::{Server, Watchdog, self_cpu_ns, self_run_delay_ns};
 use crate::workloads::{self, Workload};
 
 /// A framework's Streamable HTTP server.
@@ -88,6 +88,13 @@ pub struct HttpPhase {
     pub cpu_sched_us_per_call: f64,
     /// The driver's own CPU per call (getrusage): what the client costs.
     pub driver_cpu_us_per_call: f64,
+    /// Time the server's threads waited for a CPU (schedstat run delay),
+    /// per call: with the driver on the same 2 cores, where tails come from.
+    #[serde(default)]
+    pub server_wait_us_per_call: f64,
+    /// The same for the driver's threads.
+    #[serde(default)]
+    pub driver_wait_us_per_call: f64,
     /// Connections the server closed and the client opened again.
     pub reconnects: u64,
 }
@@ -341,9 +348,11 @@ fn load_run(
             let clients: Vec<HttpConn> = idle.drain(..n).collect();
             let (clients, _) = closed_loop(clients, &template, warm).await?;
             let cpu0 = (server.cpu_ticks_ns(), server.cpu_ns(), self_cpu_ns());
+            let wait0 = (server.run_delay_ns(), self_run_delay_ns());
             let (clients, outcome) =
                 closed_loop(clients, &template, if n == 1 { one } else { many }).await?;
             let cpu1 = (server.cpu_ticks_ns(), server.cpu_ns(), self_cpu_ns());
+            let wait1 = (server.run_delay_ns(), self_run_delay_ns());
             idle.splice(0..0, clients);
             let mut sorted = outcome.latencies_ns;
             sorted.sort_unstable();
@@ -360,6 +369,8 @@ fn load_run(
                 cpu_us_per_call: per_call(cpu0.0, cpu1.0),
                 cpu_sched_us_per_call: per_call(cpu0.1, cpu1.1),
                 driver_cpu_us_per_call: per_call(cpu0.2, cpu1.2),
+                server_wait_us_per_call: per_call(wait0.0, wait1.0),
+                driver_wait_us_per_call: per_call(wait0.1, wait1.1),
                 reconnects: outcome.reconnects,
             });
         }

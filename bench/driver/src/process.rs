@@ -100,14 +100,13 @@ impl Server {
     /// only has clock ticks). Threads that exited are not counted, so
     /// this is read around phases during which the servers' threads persist.
     pub fn cpu_ns(&self) -> u64 {
-        let Ok(tasks) = std::fs::read_dir(format!("/proc/{}/task", self.pid)) else {
-            return 0;
-        };
-        tasks
-            .flatten()
-            .filter_map(|task| std::fs::read_to_string(task.path().join("schedstat")).ok())
-            .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
-            .sum()
+        schedstat_sum(&format!("/proc/{}/task", self.pid), 0)
+    }
+
+    /// Time the server's threads spent runnable but waiting for a CPU, in
+    /// nanoseconds (schedstat's run delay; live threads only).
+    pub fn run_delay_ns(&self) -> u64 {
+        schedstat_sum(&format!("/proc/{}/task", self.pid), 1)
     }
 
     /// utime + stime of the process from /proc/PID/stat, in nanoseconds
@@ -180,6 +179,24 @@ impl Server {
             }
         }
     }
+}
+
+/// The sum over the threads under `tasks` of field `field` of their
+/// schedstat (0: time on a CPU, 1: time waiting for one; nanoseconds).
+fn schedstat_sum(tasks: &str, field: usize) -> u64 {
+    let Ok(tasks) = std::fs::read_dir(tasks) else {
+        return 0;
+    };
+    tasks
+        .flatten()
+        .filter_map(|task| std::fs::read_to_string(task.path().join("schedstat")).ok())
+        .filter_map(|s| s.split_whitespace().nth(field)?.parse::<u64>().ok())
+        .sum()
+}
+
+/// Time this process's threads spent waiting for a CPU, in nanoseconds.
+pub fn self_run_delay_ns() -> u64 {
+    schedstat_sum("/proc/self/task", 1)
 }
 
 /// A `/proc/PID/status` field in KiB.
