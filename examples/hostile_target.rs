@@ -163,17 +163,12 @@ async fn chatty(
 
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
-    tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
-        .with_writer(std::io::stderr)
-        .with_ansi(false)
-        .init();
     let grace = std::env::var("HOSTILE_GRACE_MS")
         .ok()
         .and_then(|ms| ms.parse().ok())
         .unwrap_or(2000);
     Server::new("hostile-target", env!("CARGO_PKG_VERSION"))
         .shutdown_grace(Duration::from_millis(grace))
-        .serve_stdio()
+        .run()
         .await
 }

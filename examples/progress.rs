@@ -30,12 +30,7 @@ async fn count_slowly(
 
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
-    tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .init();
     Server::new("progress", env!("CARGO_PKG_VERSION"))
-        .serve_stdio()
+        .run()
         .await
 }

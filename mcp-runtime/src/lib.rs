@@ -21,6 +21,7 @@ extern crate self as mcp_runtime;
 
 mod arguments;
 mod call_params;
+mod cli;
 mod content;
 mod context;
 mod dispatch;

@@ -391,7 +391,7 @@ impl std::fmt::Debug for Server {
 
 /// The Inspector, as the README runs it: pinned, and on the Node 22 that npx
 /// fetches as the npm package `node@22`, so it works from Node 20 on.
-const INSPECTOR: &str =
+pub(crate) const INSPECTOR: &str =
     "npx -y -p node@22 -p @modelcontextprotocol/inspector@2.12.0 -- mcp-inspector";
 
 /// What to tell the user when the server has no tools, if it has none.
@@ -480,7 +480,7 @@ fn terminal_hint(
 }
 
 /// `word` as a POSIX shell reads it back: quoted when it has to be.
-fn shell_word(word: &str) -> String {
+pub(crate) fn shell_word(word: &str) -> String {
     let plain = !word.is_empty()
         && word
             .chars()

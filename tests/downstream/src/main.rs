@@ -17,6 +17,6 @@ async fn about() -> &'static str {
 async fn main() -> std::io::Result<()> {
     Server::new("downstream", env!("CARGO_PKG_VERSION"))
         .state(Notebook::default())
-        .serve_stdio()
+        .run()
         .await
 }

@@ -1,6 +1,6 @@
 //! A newcomer's first run, through this crate's binaries as a user runs
-//! them (no tracing subscriber installed): what stderr says when the tools
-//! are not linked, and when a `State<T>` is missing.
+//! them (`main` is `Server::run()`, which logs to stderr): what stderr says
+//! when the tools are not linked, and when a `State<T>` is missing.
 
 use std::io::{Read, Write};
 use std::process::{Command, ExitStatus, Stdio};
@@ -16,10 +16,12 @@ struct Run {
     stderr: String,
 }
 
-/// Runs `binary` with `input` on stdin, then closes stdin; kills it and
-/// panics if it has not exited within 20 s.
-fn run(binary: &str, input: &str) -> Run {
+/// Runs `binary` with `args` and `input` on stdin, then closes stdin; kills
+/// it and panics if it has not exited within 20 s.
+fn run(binary: &str, args: &[&str], input: &str) -> Run {
     let mut child = Command::new(binary)
+        .args(args)
+        .env_remove("RUST_LOG")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -68,6 +70,7 @@ fn lines(messages: &[Value]) -> String {
 fn tools_in_a_library_main_never_names_are_reported_on_the_first_run() {
     let run = run(
         env!("CARGO_BIN_EXE_unlinked"),
+        &[],
         &lines(&[
             json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
                 "protocolVersion": "2025-11-25", "capabilities": {},
@@ -89,14 +92,13 @@ fn tools_in_a_library_main_never_names_are_reported_on_the_first_run() {
     assert_eq!(replies.len(), 2, "stdout:\n{}", run.stdout);
     assert_eq!(replies[1]["result"]["tools"], json!([]), "{}", replies[1]);
 
-    assert!(
-        stderr.starts_with(&format!(
-            "warning: the MCP server `weather` {} serves no tools: no #[tool] is linked into \
-             this binary.\n",
-            env!("CARGO_PKG_VERSION")
-        )),
-        "stderr:\n{stderr}"
+    // After the log's own line about it, the warning with the fix.
+    let warning = format!(
+        "\nwarning: the MCP server `weather` {} serves no tools: no #[tool] is linked into this \
+         binary.\n",
+        env!("CARGO_PKG_VERSION")
     );
+    assert!(stderr.contains(&warning), "stderr:\n{stderr}");
     assert!(
         stderr.contains("add this line to the file with `fn main`"),
         "stderr:\n{stderr}"
@@ -125,18 +127,62 @@ fn the_unlinked_binary_is_the_readme_main() {
 
 #[test]
 fn a_missing_state_stops_the_server_with_a_sentence_and_its_fix() {
-    let run = run(env!("CARGO_BIN_EXE_no_state"), "");
-    let stderr = &run.stderr;
-    assert!(!run.status.success(), "{}; stderr:\n{stderr}", run.status);
-    assert_eq!(run.stdout, "", "stderr:\n{stderr}");
-    for part in [
-        "cannot start the MCP server: the tool `save_note` (defined at src/notes.rs:",
-        "takes `State<downstream::notes::Notebook>`, but no `downstream::notes::Notebook` \
-         was registered",
-        "add one with `Server::new(..).state(value)`, where `value` is a \
-         `downstream::notes::Notebook`",
-    ] {
-        assert!(stderr.contains(part), "no {part:?} in stderr:\n{stderr}");
+    // Serving, and listing the tools, need every tool's state.
+    for args in [&[][..], &["--list-tools"]] {
+        let run = run(env!("CARGO_BIN_EXE_no_state"), args, "");
+        let stderr = &run.stderr;
+        assert_eq!(run.status.code(), Some(1), "{args:?}; stderr:\n{stderr}");
+        assert_eq!(run.stdout, "", "{args:?}; stderr:\n{stderr}");
+        // `run()` prints the sentence after `error: `, on a line of its own.
+        let sentence = stderr
+            .lines()
+            .find_map(|line| line.strip_prefix("error: "))
+            .unwrap_or_else(|| panic!("{args:?}: no `error: ` line in stderr:\n{stderr}"));
+        assert!(
+            sentence.starts_with(
+                "cannot start the MCP server: the tool `save_note` (defined at src/notes.rs:"
+            ),
+            "{args:?}: {sentence}"
+        );
+        for part in [
+            "takes `State<downstream::notes::Notebook>`, but no `downstream::notes::Notebook` \
+             was registered",
+            "; add one with `Server::new(..).state(value)`, where `value` is a \
+             `downstream::notes::Notebook`",
+        ] {
+            assert!(sentence.contains(part), "{args:?}: no {part:?} in {sentence}");
+        }
+        assert!(!stderr.contains("MissingState {"), "stderr:\n{stderr}");
+        assert!(!stderr.contains("Custom {"), "stderr:\n{stderr}");
     }
-    assert!(!stderr.contains("MissingState {"), "stderr:\n{stderr}");
+}
+
+#[test]
+fn the_command_line_is_the_servers() {
+    // The README's `main` gives a user's binary the options too.
+    let version = run(env!("CARGO_BIN_EXE_unlinked"), &["--version"], "");
+    assert_eq!(version.status.code(), Some(0), "stderr:\n{}", version.stderr);
+    assert_eq!(
+        version.stdout,
+        format!("weather {}\n", env!("CARGO_PKG_VERSION"))
+    );
+
+    let listing = run(env!("CARGO_BIN_EXE_downstream"), &["--list-tools"], "");
+    assert_eq!(listing.status.code(), Some(0), "stderr:\n{}", listing.stderr);
+    let listed: Value = mcp_runtime::serde_json::from_str(&listing.stdout).expect("JSON");
+    let names: Vec<&str> = listed["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(|tool| tool["name"].as_str())
+        .collect();
+    assert_eq!(names, ["about", "add", "count_words", "repeat", "save_note"]);
+
+    let wrong = run(env!("CARGO_BIN_EXE_unlinked"), &["--no-such-option"], "");
+    assert_eq!(wrong.status.code(), Some(2), "stderr:\n{}", wrong.stderr);
+    assert_eq!(wrong.stdout, "");
+    assert_eq!(
+        wrong.stderr,
+        "error: unknown option `--no-such-option`; try --help\n"
+    );
 }

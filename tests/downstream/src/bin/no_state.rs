@@ -9,6 +9,6 @@ use mcp_runtime::Server;
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
     Server::new("downstream", env!("CARGO_PKG_VERSION"))
-        .serve_stdio()
+        .run()
         .await
 }

@@ -8,6 +8,6 @@ use mcp_runtime::Server;
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
     Server::new("weather", env!("CARGO_PKG_VERSION"))
-        .serve_stdio()
+        .run()
         .await
 }

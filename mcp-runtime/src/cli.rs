@@ -1,0 +1,513 @@
+//! The command line of a server binary: [`Server::run`] reads it, then
+//! serves on stdio or over HTTP, or prints the tools, the usage or the
+//! version.
+
+mod args;
+#[cfg(feature = "stderr-log")]
+mod log;
+
+use std::ffi::OsString;
+use std::io::Write;
+
+use self::args::{Command, UsageError};
+use crate::dispatch::{Limits, ServerCore};
+use crate::registry::RegistryError;
+use crate::server::{INSPECTOR, Server, shell_word};
+use crate::version::ProtocolVersion;
+
+/// The exit status of a command line that cannot be obeyed.
+const USAGE_ERROR: i32 = 2;
+/// The exit status of a server that could not start, or failed.
+const FAILURE: i32 = 1;
+
+impl Server {
+    /// The whole `main` of a server binary: reads the command line, then
+    /// serves.
+    ///
+    /// ```no_run
+    /// use mcp_runtime::Server;
+    ///
+    /// #[tokio::main]
+    /// async fn main() -> std::io::Result<()> {
+    ///     Server::new("weather", env!("CARGO_PKG_VERSION")).run().await
+    /// }
+    /// ```
+    ///
+    /// | Arguments | What it does |
+    /// | --- | --- |
+    /// | none | serves on stdin and stdout ([`Server::serve_stdio`]) |
+    /// | `--http ADDR` | serves Streamable HTTP at `http://ADDR/mcp` (`Server::serve_http`); `ADDR` is `HOST:PORT` (`0.0.0.0:8080`, `[::1]:8080`, `localhost:8080`), or a port alone (`8080`, `:8080`) for `127.0.0.1:PORT` |
+    /// | `--http ADDR --stateless` | the same, without sessions (`Server::stateless`) |
+    /// | `--list-tools` | prints the `tools/list` result, `{"tools": [...]}`, as a client of the newest protocol version gets it (every tool, in one page), and exits |
+    /// | `-h`, `--help` | prints the usage: the server's name and version, the options, examples, how to connect the MCP Inspector |
+    /// | `-V`, `--version` | prints `NAME VERSION` |
+    ///
+    /// `--http=ADDR` works too. Without the `http` cargo feature (on by
+    /// default), `--http` says the binary was built without HTTP support.
+    ///
+    /// Unless `main` installed a `tracing` subscriber first, `run` installs
+    /// one that writes to stderr, filtered by `RUST_LOG` (default `info`;
+    /// a level, and `target=level` pairs such as `mcp_runtime=debug,info`).
+    /// That needs the `stderr-log` cargo feature, on by default; without it
+    /// `run` installs nothing.
+    ///
+    /// # Exits
+    ///
+    /// `run` is meant to be all of `main`, so it ends the process itself
+    /// when something goes wrong:
+    ///
+    /// - arguments it does not accept: one line on stderr naming the
+    ///   problem and pointing to `--help`; exit status 2;
+    /// - a server that cannot start (a tool set that cannot be served, see
+    ///   [`RegistryError`]; an address that cannot be bound) or fails while
+    ///   serving: `error: ` and the sentence on stderr; exit status 1.
+    ///
+    /// Otherwise it returns `Ok(())` once the client has gone (stdio) or
+    /// the server was stopped (HTTP), or after printing what was asked.
+    pub async fn run(self) -> std::io::Result<()> {
+        self.run_with_args(std::env::args_os().skip(1)).await
+    }
+
+    /// [`Server::run`] with these arguments (those after the program name)
+    /// instead of the process's: for a binary with options of its own,
+    /// which takes them out and passes the rest on.
+    ///
+    /// ```no_run
+    /// use mcp_runtime::Server;
+    ///
+    /// struct Notebook;
+    ///
+    /// impl Notebook {
+    ///     fn open(path: &str) -> Notebook {
+    ///         # let _ = path;
+    ///         Notebook
+    ///     }
+    /// }
+    ///
+    /// #[tokio::main]
+    /// async fn main() -> std::io::Result<()> {
+    ///     // `--notes PATH` is this binary's; `--http 8080` and the others
+    ///     // are the server's.
+    ///     let mut notes = String::from("notes.db");
+    ///     let mut rest = Vec::new();
+    ///     let mut args = std::env::args().skip(1);
+    ///     while let Some(arg) = args.next() {
+    ///         match arg.as_str() {
+    ///             "--notes" => notes = args.next().unwrap_or(notes),
+    ///             _ => rest.push(arg),
+    ///         }
+    ///     }
+    ///     Server::new("notes", env!("CARGO_PKG_VERSION"))
+    ///         .state(Notebook::open(&notes))
+    ///         .run_with_args(rest)
+    ///         .await
+    /// }
+    /// ```
+    ///
+    /// Any argument parser that leaves what it does not know can feed it.
+    /// `--help` describes only the server's options; a binary whose own
+    /// command line is richer parses all of it and calls
+    /// [`Server::serve_stdio`] or `Server::serve_http` itself.
+    pub async fn run_with_args<I, T>(self, args: I) -> std::io::Result<()>
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<OsString>,
+    {
+        let command = args::parse(args).unwrap_or_else(|error| usage_error(&error));
+        match command {
+            Command::Help => print(&usage(self.name(), self.version(), &program(self.name()))),
+            Command::Version => print(&format!("{} {}\n", self.name(), self.version())),
+            Command::ListTools => {
+                install_log();
+                match tools_list_json(&self) {
+                    Ok(json) => print(&json),
+                    Err(error) => fail(&error),
+                }
+            }
+            Command::Stdio => {
+                install_log();
+                if let Err(error) = self.serve_stdio().await {
+                    fail(&error);
+                }
+                Ok(())
+            }
+            #[cfg(feature = "http")]
+            Command::Http { addr, stateless } => {
+                install_log();
+                let server = if stateless { self.stateless() } else { self };
+                if let Err(error) = server.serve_http(addr.clone()).await {
+                    // A start-up sentence stands alone; an I/O error needs
+                    // to say what it was doing.
+                    if wrapped_registry_error(&error) {
+                        fail(&error);
+                    }
+                    fail(&format!("cannot serve HTTP at {addr}: {error}"));
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+fn install_log() {
+    #[cfg(feature = "stderr-log")]
+    log::install();
+}
+
+/// Reports a command line that cannot be obeyed, and exits 2.
+fn usage_error(error: &UsageError) -> ! {
+    eprintln!("error: {error}; try --help");
+    std::process::exit(USAGE_ERROR)
+}
+
+/// Reports why the server cannot go on, and exits 1.
+fn fail(error: &dyn std::fmt::Display) -> ! {
+    eprintln!("error: {error}");
+    std::process::exit(FAILURE)
+}
+
+#[cfg(feature = "http")]
+fn wrapped_registry_error(error: &std::io::Error) -> bool {
+    error
+        .get_ref()
+        .is_some_and(|inner| inner.is::<RegistryError>())
+}
+
+/// Writes `text` to stdout. A reader that went away (`| head`) is not an
+/// error of ours.
+fn print(text: &str) -> std::io::Result<()> {
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Err(error) if error.kind() != std::io::ErrorKind::BrokenPipe => {
+            fail(&format!("cannot write to stdout: {error}"))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The `tools/list` result a client of the newest protocol version gets,
+/// with every tool whatever the page size, pretty-printed.
+fn tools_list_json(server: &Server) -> Result<String, RegistryError> {
+    // The pages the server serializes when it starts, made the same way,
+    // so the tools are the same bytes a client receives.
+    let core = ServerCore::new(
+        server.name().to_owned(),
+        server.version().to_owned(),
+        None,
+        server.registry()?,
+        Limits::default(),
+    );
+    let page = core
+        .tools_page(None, ProtocolVersion::LATEST)
+        .expect("the first page needs no cursor");
+    let mut text = pretty(page.get());
+    text.push('\n');
+    Ok(text)
+}
+
+/// Compact JSON, as serde_json writes it, laid out as
+/// `serde_json::to_string_pretty` lays it out, with every string and
+/// number kept byte for byte (not read back into values).
+fn pretty(compact: &str) -> String {
+    let mut out = String::with_capacity(compact.len() * 2);
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    let mut chars = compact.chars().peekable();
+    let newline = |out: &mut String, depth: usize| {
+        out.push('\n');
+        out.extend(std::iter::repeat_n("  ", depth));
+    };
+    while let Some(c) = chars.next() {
+        if in_string {
+            out.push(c);
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => {
+                in_string = true;
+                out.push(c);
+            }
+            '{' | '[' => {
+                out.push(c);
+                if chars.peek().is_some_and(|&next| next == '}' || next == ']') {
+                    out.extend(chars.next());
+                } else {
+                    depth += 1;
+                    newline(&mut out, depth);
+                }
+            }
+            '}' | ']' => {
+                depth = depth.saturating_sub(1);
+                newline(&mut out, depth);
+                out.push(c);
+            }
+            ',' => {
+                out.push(c);
+                newline(&mut out, depth);
+            }
+            ':' => out.push_str(": "),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// The program's name as the user typed it (its file name), for the usage.
+fn program(server_name: &str) -> String {
+    std::env::args_os()
+        .next()
+        .as_deref()
+        .and_then(|arg0| std::path::Path::new(arg0).file_name())
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_else(|| server_name.to_owned())
+}
+
+/// The usage, for `--help`.
+fn usage(name: &str, version: &str, program: &str) -> String {
+    let exe = std::env::current_exe()
+        .map(|path| shell_word(&path.display().to_string()))
+        .unwrap_or_else(|_| "/path/to/".to_owned() + &shell_word(program));
+    usage_text(name, version, program, &exe)
+}
+
+fn usage_text(name: &str, version: &str, program: &str, exe: &str) -> String {
+    let mut options = vec![
+        (
+            "    --list-tools",
+            "Print the tools as JSON (a tools/list result) and exit",
+        ),
+        ("-h, --help", "Print this help and exit"),
+        ("-V, --version", "Print the name and version and exit"),
+    ];
+    let mut examples = vec![
+        (String::new(), "Serve on stdin and stdout"),
+        (
+            "--list-tools".to_owned(),
+            "Print the tools and their schemas",
+        ),
+    ];
+    if cfg!(feature = "http") {
+        options.splice(
+            0..0,
+            [
+                (
+                    "    --http ADDR",
+                    "Serve Streamable HTTP at http://ADDR/mcp instead of stdio;\n\
+                     ADDR is HOST:PORT, or a port alone for 127.0.0.1:PORT",
+                ),
+                (
+                    "    --stateless",
+                    "With --http: no sessions, each request stands alone",
+                ),
+            ],
+        );
+        examples.splice(
+            1..1,
+            [
+                ("--http 8080".to_owned(), "Serve http://127.0.0.1:8080/mcp"),
+                (
+                    "--http 0.0.0.0:8080 --stateless".to_owned(),
+                    "Serve all interfaces, no sessions",
+                ),
+            ],
+        );
+    }
+    let column = |rows: Vec<(String, &str)>| {
+        let width = rows.iter().map(|(left, _)| left.len()).max().unwrap_or(0) + 3;
+        rows.into_iter()
+            .map(|(left, right)| {
+                let right = right.replace('\n', &format!("\n  {:width$}", ""));
+                format!("  {left:width$}{right}\n")
+            })
+            .collect::<String>()
+    };
+    let options = column(
+        options
+            .into_iter()
+            .map(|(left, right)| (left.to_owned(), right))
+            .collect(),
+    );
+    let examples = column(
+        examples
+            .into_iter()
+            .map(|(args, right)| (format!("{program} {args}").trim_end().to_owned(), right))
+            .collect(),
+    );
+    let mut text = format!(
+        "{name} {version}, an MCP (Model Context Protocol) server\n\n\
+         Usage: {program} [OPTIONS]\n\n\
+         With no option it serves MCP on stdin and stdout, to a client that starts it\n\
+         (Claude Desktop, an IDE, the MCP Inspector).\n\n\
+         Options:\n{options}\n\
+         Examples:\n{examples}\n\
+         Connect the MCP Inspector (npx brings the Node 22 it needs):\n  \
+         {INSPECTOR} --cli --method tools/list -- {exe}\n"
+    );
+    if cfg!(feature = "http") {
+        text += &format!(
+            "  {INSPECTOR} --cli --method tools/list http://127.0.0.1:8080/mcp\n\
+             The second is for `{program} --http 8080`. "
+        );
+    }
+    text += "Without `--cli --method tools/list`,\nthe Inspector opens its web UI.\n";
+    if cfg!(not(feature = "http")) {
+        text +=
+            "\nThis binary was built without HTTP support (the `http` feature of mcp-runtime).\n";
+    }
+    if cfg!(feature = "stderr-log") {
+        text += "\nLogs go to stderr; RUST_LOG sets what they show (default: info).\n";
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::TestClient;
+    use crate::tool;
+    use serde_json::{Value, json};
+
+    /// Count the words of a text.
+    #[tool(read_only)]
+    async fn cli_count(
+        /// The text, at most 100 characters: "quoted", \escaped\, é.
+        #[schemars(length(max = 100))]
+        text: String,
+        /// A weight between 0.1 and 1e300.
+        #[schemars(range(min = 0.1, max = 1e300))]
+        weight: Option<f64>,
+    ) -> usize {
+        let _ = weight;
+        text.split_whitespace().count()
+    }
+
+    #[test]
+    fn pretty_lays_out_json_as_serde_json_does() {
+        let value = json!({
+            "tools": [
+                {"name": "a", "empty": {}, "none": [], "n": [1, -2.5, 1e300, true, null]},
+                {"text": "a \"quoted\" {[,:]} \\ string\n", "nested": {"x": {"y": []}}}
+            ],
+            "also": {}
+        });
+        let compact = serde_json::to_string(&value).unwrap();
+        assert_eq!(
+            pretty(&compact),
+            serde_json::to_string_pretty(&value).unwrap()
+        );
+        assert_eq!(pretty("{}"), "{}");
+        assert_eq!(pretty("[]"), "[]");
+    }
+
+    #[tokio::test]
+    async fn list_tools_prints_the_tools_a_client_gets() {
+        let server = || {
+            let dynamic = crate::DynamicTool::new(
+                "cli_dynamic",
+                "A tool defined at run time.",
+                json!({"type": "object", "properties": {
+                    "n": {"type": "number", "maximum": 0.30000000000000004}
+                }}),
+                |_arguments, _ctx| async { "ok" },
+            )
+            .title("Dynamic")
+            .read_only(true);
+            Server::new("cli", "1.2.3")
+                .include_tools(["cli_count", "cli_dynamic"])
+                .tool(dynamic)
+                // Paging is for clients; the listing has every tool.
+                .page_size(1)
+        };
+        let printed = tools_list_json(&server()).unwrap();
+        assert!(printed.ends_with("}\n"), "{printed}");
+        let listed: Value = serde_json::from_str(&printed).unwrap();
+
+        let mut client = TestClient::connect(server()).await.unwrap();
+        let mut wire = Vec::new();
+        let mut cursor = Value::Null;
+        loop {
+            let params = if cursor.is_null() {
+                json!({})
+            } else {
+                json!({"cursor": cursor})
+            };
+            let page = client.request("tools/list", params).await.unwrap();
+            wire.extend(page["tools"].as_array().unwrap().iter().cloned());
+            cursor = page.get("nextCursor").cloned().unwrap_or(Value::Null);
+            if cursor.is_null() {
+                break;
+            }
+        }
+        assert_eq!(wire.len(), 2);
+        // Compared as text: the order of fields matters too.
+        assert_eq!(
+            serde_json::to_string(&listed).unwrap(),
+            serde_json::to_string(&json!({"tools": wire})).unwrap()
+        );
+        assert_eq!(listed["tools"][0]["name"], "cli_count");
+        assert_eq!(listed["tools"][0]["annotations"]["readOnlyHint"], true);
+    }
+
+    #[test]
+    fn list_tools_reports_a_tool_set_that_cannot_be_served() {
+        let error =
+            tools_list_json(&Server::new("cli", "1").include_tools(["no_such_tool"])).unwrap_err();
+        assert!(error.to_string().contains("no_such_tool"), "{error}");
+    }
+
+    #[test]
+    fn usage_says_what_the_binary_is_and_how_to_use_it() {
+        let text = usage_text("weather", "1.2.3", "weather", "/opt/bin/weather");
+        assert!(
+            text.starts_with(
+                "weather 1.2.3, an MCP (Model Context Protocol) server\n\nUsage: weather [OPTIONS]\n"
+            ),
+            "{text}"
+        );
+        for option in ["    --list-tools", "-h, --help", "-V, --version"] {
+            assert!(
+                text.contains(&format!("\n  {option}   ")),
+                "{option}\n{text}"
+            );
+        }
+        assert!(text.contains("\n  weather   "), "{text}");
+        assert!(text.contains("\n  weather --list-tools "), "{text}");
+        assert!(
+            text.contains(&format!(
+                "\n  {INSPECTOR} --cli --method tools/list -- /opt/bin/weather\n"
+            )),
+            "{text}"
+        );
+        #[cfg(feature = "http")]
+        for line in [
+            "\n      --http ADDR ",
+            "\n      --stateless ",
+            "\n  weather --http 8080 ",
+            "\n  weather --http 0.0.0.0:8080 --stateless ",
+            "--cli --method tools/list http://127.0.0.1:8080/mcp\n",
+        ] {
+            assert!(text.contains(line), "{line:?}\n{text}");
+        }
+        #[cfg(not(feature = "http"))]
+        assert!(
+            text.contains("built without HTTP support") && !text.contains("--http"),
+            "{text}"
+        );
+        // Columns line up, and nothing is wider than a terminal.
+        assert!(
+            text.lines()
+                .all(|line| line.len() <= 80 || line.contains(INSPECTOR)),
+            "{text}"
+        );
+    }
+}

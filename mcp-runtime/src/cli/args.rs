@@ -1,0 +1,423 @@
+//! The arguments a server binary accepts, parsed by hand: five options do
+//! not pay for an argument-parsing crate's build time.
+
+use std::ffi::OsString;
+use std::net::SocketAddr;
+
+/// What the command line asks for.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Command {
+    /// Serve on stdin and stdout (no option).
+    Stdio,
+    /// Serve Streamable HTTP at `addr` (`HOST:PORT`, as given or completed).
+    #[cfg(feature = "http")]
+    Http { addr: String, stateless: bool },
+    /// Print the `tools/list` result and exit.
+    ListTools,
+    /// Print the usage and exit.
+    Help,
+    /// Print `NAME VERSION` and exit.
+    Version,
+}
+
+/// A command line that cannot be obeyed: the one-line reason, without the
+/// `error: ` before it or the hint after it.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct UsageError(pub(crate) String);
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Every option, for suggestions.
+const OPTIONS: [&str; 7] = [
+    "--http",
+    "--stateless",
+    "--list-tools",
+    "--help",
+    "-h",
+    "--version",
+    "-V",
+];
+
+/// Parses the arguments after the program name. `--help` and `--version`
+/// win over whatever follows them; anything else is read to the end, so
+/// a mistake anywhere is reported.
+pub(crate) fn parse<I, T>(args: I) -> Result<Command, UsageError>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString>,
+{
+    let mut args = args.into_iter().map(Into::into);
+    let mut http: Option<String> = None;
+    let mut stateless = false;
+    let mut list_tools = false;
+    while let Some(arg) = args.next() {
+        let arg = utf8(arg)?;
+        let (name, inline) = match arg.split_once('=') {
+            Some((name, value)) if name.starts_with("--") => (name, Some(value.to_owned())),
+            _ => (arg.as_str(), None),
+        };
+        if inline.is_some() && name != "--http" && OPTIONS.contains(&name) {
+            return Err(UsageError(format!("`{name}` takes no value")));
+        }
+        match name {
+            "-h" | "--help" => return Ok(Command::Help),
+            "-V" | "--version" => return Ok(Command::Version),
+            "--list-tools" => list_tools = true,
+            "--stateless" => stateless = true,
+            "--http" => {
+                let value = match inline {
+                    Some(value) => Some(value),
+                    // Not `--http --stateless`: an option is not an address.
+                    None => match args.next().map(utf8).transpose()? {
+                        Some(next) if !next.starts_with('-') => Some(next),
+                        _ => None,
+                    },
+                };
+                let value = value.filter(|v| !v.is_empty()).ok_or_else(|| {
+                    UsageError(
+                        "`--http` needs an address, such as `--http 127.0.0.1:8080` or \
+                         `--http 8080`"
+                            .into(),
+                    )
+                })?;
+                if http.is_some() {
+                    return Err(UsageError("`--http` is given twice".into()));
+                }
+                http = Some(http_addr(&value)?);
+            }
+            _ if name.starts_with('-') && name.len() > 1 => {
+                let hint = suggestion(name)
+                    .map(|known| format!(" (did you mean `{known}`?)"))
+                    .unwrap_or_default();
+                return Err(UsageError(format!("unknown option `{name}`{hint}")));
+            }
+            _ => {
+                return Err(UsageError(format!(
+                    "unexpected argument `{arg}`: this server takes options only"
+                )));
+            }
+        }
+    }
+    match (http, list_tools) {
+        (Some(addr), list_tools) => {
+            let command = http_command(addr, stateless)?;
+            if list_tools {
+                return Err(UsageError(
+                    "`--list-tools` and `--http` cannot be used together".into(),
+                ));
+            }
+            Ok(command)
+        }
+        (None, _) if stateless => Err(UsageError(
+            "`--stateless` only applies to HTTP: use it with `--http`, as in \
+             `--http 127.0.0.1:8080 --stateless`"
+                .into(),
+        )),
+        (None, true) => Ok(Command::ListTools),
+        (None, false) => Ok(Command::Stdio),
+    }
+}
+
+#[cfg(feature = "http")]
+fn http_command(addr: String, stateless: bool) -> Result<Command, UsageError> {
+    Ok(Command::Http { addr, stateless })
+}
+
+#[cfg(not(feature = "http"))]
+fn http_command(_: String, _: bool) -> Result<Command, UsageError> {
+    Err(UsageError(
+        "this binary was built without HTTP support: build it with the `http` feature of \
+         mcp-runtime (on by default; `default-features = false` turns it off)"
+            .into(),
+    ))
+}
+
+fn utf8(arg: OsString) -> Result<String, UsageError> {
+    arg.into_string().map_err(|arg| {
+        UsageError(format!(
+            "argument `{}` is not valid UTF-8",
+            arg.to_string_lossy()
+        ))
+    })
+}
+
+/// The address `--http` names: `PORT` and `:PORT` mean `127.0.0.1:PORT`;
+/// `HOST:PORT` (an IP address, `[IPv6]` or a host name) stays as given and
+/// is resolved when bound.
+pub(crate) fn http_addr(text: &str) -> Result<String, UsageError> {
+    let bad = |why: &str| {
+        UsageError(format!(
+            "bad address `{text}` for `--http`: {why}; write HOST:PORT (`127.0.0.1:8080`, \
+             `[::1]:8080`, `localhost:8080`) or a port alone (`8080`, for 127.0.0.1:8080)"
+        ))
+    };
+    let port = |digits: &str| {
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(bad("the port is not a number"));
+        }
+        digits
+            .parse::<u16>()
+            .map_err(|_| bad("the port is above 65535"))
+    };
+    if let Some(digits) = text.strip_prefix(':').filter(|rest| !rest.contains(':')) {
+        return Ok(format!("127.0.0.1:{}", port(digits)?));
+    }
+    if text.bytes().all(|b| b.is_ascii_digit()) {
+        return Ok(format!("127.0.0.1:{}", port(text)?));
+    }
+    if text.parse::<SocketAddr>().is_ok() {
+        return Ok(text.to_owned());
+    }
+    let Some((host, digits)) = text.rsplit_once(':') else {
+        return Err(bad("no port"));
+    };
+    port(digits)?;
+    if host.contains(':') || host.starts_with('[') {
+        return Err(bad("an IPv6 address goes in brackets"));
+    }
+    let name = host
+        .split('.')
+        .all(|l| !l.is_empty() && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-'));
+    if !name {
+        return Err(bad("not a host name or IP address"));
+    }
+    Ok(text.to_owned())
+}
+
+/// The known option closest to `unknown`, if it is close: a typo (two
+/// edits) or a prefix (`--list`).
+fn suggestion(unknown: &str) -> Option<&'static str> {
+    let unknown = unknown.to_ascii_lowercase();
+    OPTIONS
+        .iter()
+        .copied()
+        .filter(|o| o.len() > 2)
+        .map(|known| {
+            let prefix = unknown.len() >= 4 && known.starts_with(&unknown);
+            (if prefix { 0 } else { edits(&unknown, known) }, known)
+        })
+        .filter(|&(distance, _)| distance <= 2)
+        .min_by_key(|&(distance, _)| distance)
+        .map(|(_, known)| known)
+}
+
+/// Levenshtein distance, by bytes (options are ASCII).
+fn edits(a: &str, b: &str) -> usize {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, &x) in a.iter().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, &y) in b.iter().enumerate() {
+            let next = (diagonal + usize::from(x != y))
+                .min(row[j] + 1)
+                .min(row[j + 1] + 1);
+            diagonal = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parsed(args: &[&str]) -> Result<Command, UsageError> {
+        parse(args.iter().copied())
+    }
+
+    fn error(args: &[&str]) -> String {
+        match parsed(args) {
+            Err(UsageError(message)) => message,
+            Ok(command) => panic!("{args:?} parsed as {command:?}"),
+        }
+    }
+
+    #[cfg(feature = "http")]
+    fn http(addr: &str, stateless: bool) -> Command {
+        Command::Http {
+            addr: addr.into(),
+            stateless,
+        }
+    }
+
+    #[test]
+    fn no_argument_serves_stdio() {
+        assert_eq!(parsed(&[]), Ok(Command::Stdio));
+        assert_eq!(parse(Vec::<OsString>::new()), Ok(Command::Stdio));
+    }
+
+    #[test]
+    fn help_version_and_list_tools() {
+        for args in [
+            &["--help"][..],
+            &["-h"],
+            &["--list-tools", "--help"],
+            &["--help", "--nope"],
+        ] {
+            assert_eq!(parsed(args), Ok(Command::Help), "{args:?}");
+        }
+        for args in [&["--version"][..], &["-V"], &["-V", "--nope"]] {
+            assert_eq!(parsed(args), Ok(Command::Version), "{args:?}");
+        }
+        assert_eq!(parsed(&["--list-tools"]), Ok(Command::ListTools));
+        // An error before `--help` is still an error.
+        assert_eq!(error(&["--nope", "--help"]), "unknown option `--nope`");
+    }
+
+    #[cfg(feature = "http")]
+    #[test]
+    fn http_addresses() {
+        for (given, addr) in [
+            ("8080", "127.0.0.1:8080"),
+            (":8080", "127.0.0.1:8080"),
+            ("0", "127.0.0.1:0"),
+            ("0.0.0.0:8080", "0.0.0.0:8080"),
+            ("127.0.0.1:8080", "127.0.0.1:8080"),
+            ("[::1]:8080", "[::1]:8080"),
+            ("[::]:80", "[::]:80"),
+            ("localhost:8080", "localhost:8080"),
+            ("my-host.example:443", "my-host.example:443"),
+        ] {
+            assert_eq!(parsed(&["--http", given]), Ok(http(addr, false)), "{given}");
+            let inline = format!("--http={given}");
+            assert_eq!(parsed(&[&inline]), Ok(http(addr, false)), "{given}");
+        }
+        assert_eq!(
+            parsed(&["--http", "8080", "--stateless"]),
+            Ok(http("127.0.0.1:8080", true))
+        );
+        assert_eq!(
+            parsed(&["--stateless", "--http=[::1]:9000"]),
+            Ok(http("[::1]:9000", true))
+        );
+    }
+
+    #[test]
+    fn bad_addresses_say_what_is_wrong_and_what_to_write() {
+        for (given, why) in [
+            ("localhost", "no port"),
+            ("8080x", "no port"),
+            ("99999", "the port is above 65535"),
+            (":", "the port is not a number"),
+            ("localhost:http", "the port is not a number"),
+            ("127.0.0.1:", "the port is not a number"),
+            ("::1:8080", "an IPv6 address goes in brackets"),
+            ("[::1:8080", "an IPv6 address goes in brackets"),
+            ("a b:80", "not a host name or IP address"),
+        ] {
+            let message = http_addr(given).unwrap_err().0;
+            assert!(
+                message.starts_with(&format!("bad address `{given}` for `--http`: {why}; ")),
+                "{given}: {message}"
+            );
+            assert!(message.contains("write HOST:PORT"), "{message}");
+        }
+    }
+
+    #[test]
+    fn http_needs_an_address() {
+        for args in [
+            &["--http"][..],
+            &["--http="],
+            &["--http", ""],
+            &["--http", "--stateless"],
+        ] {
+            assert!(
+                error(args).starts_with("`--http` needs an address"),
+                "{args:?}"
+            );
+        }
+        #[cfg(feature = "http")]
+        assert_eq!(
+            error(&["--http", "1", "--http", "2"]),
+            "`--http` is given twice"
+        );
+    }
+
+    #[test]
+    fn stateless_needs_http() {
+        for args in [&["--stateless"][..], &["--stateless", "--list-tools"]] {
+            let message = error(args);
+            assert!(
+                message.starts_with("`--stateless` only applies to HTTP: use it with `--http`"),
+                "{message}"
+            );
+        }
+    }
+
+    #[cfg(feature = "http")]
+    #[test]
+    fn list_tools_and_http_conflict() {
+        assert_eq!(
+            error(&["--list-tools", "--http", "8080"]),
+            "`--list-tools` and `--http` cannot be used together"
+        );
+    }
+
+    #[cfg(not(feature = "http"))]
+    #[test]
+    fn http_says_the_binary_lacks_it_and_how_to_add_it() {
+        let message = error(&["--http", "8080"]);
+        assert!(
+            message.starts_with("this binary was built without HTTP support"),
+            "{message}"
+        );
+        assert!(message.contains("`http` feature"), "{message}");
+    }
+
+    #[test]
+    fn unknown_options_and_arguments() {
+        assert_eq!(
+            error(&["--list"]),
+            "unknown option `--list` (did you mean `--list-tools`?)"
+        );
+        assert_eq!(
+            error(&["--htp", "8080"]),
+            "unknown option `--htp` (did you mean `--http`?)"
+        );
+        assert_eq!(
+            error(&["--stateles"]),
+            "unknown option `--stateles` (did you mean `--stateless`?)"
+        );
+        assert_eq!(error(&["--port=80"]), "unknown option `--port`");
+        assert_eq!(error(&["-x"]), "unknown option `-x`");
+        assert_eq!(
+            error(&["serve"]),
+            "unexpected argument `serve`: this server takes options only"
+        );
+        assert_eq!(
+            error(&["-"]),
+            "unexpected argument `-`: this server takes options only"
+        );
+        assert_eq!(error(&["--help=yes"]), "`--help` takes no value");
+        assert_eq!(error(&["--list-tools=1"]), "`--list-tools` takes no value");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn arguments_that_are_not_utf8_are_refused() {
+        use std::os::unix::ffi::OsStringExt;
+        let arg = OsString::from_vec(vec![b'-', b'-', 0xff]);
+        assert_eq!(
+            parse([arg]),
+            Err(UsageError(
+                "argument `--\u{fffd}` is not valid UTF-8".into()
+            ))
+        );
+    }
+
+    #[test]
+    fn edit_distance() {
+        assert_eq!(edits("", "abc"), 3);
+        assert_eq!(edits("--htp", "--http"), 1);
+        assert_eq!(edits("kitten", "sitting"), 3);
+        assert_eq!(suggestion("--verison"), Some("--version"));
+        assert_eq!(suggestion("--port"), None);
+    }
+}

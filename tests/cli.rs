@@ -1,0 +1,275 @@
+//! The command line `Server::run()` gives a binary, through the weather
+//! example as a user runs it: usage, version, the tool listing, and what a
+//! wrong command line or a failed start says and exits with.
+//!
+//! A missing `State<T>` through `run()` is checked by the downstream crate
+//! (`tests/downstream/tests/startup.rs`), whose `no_state` binary makes
+//! that mistake.
+
+mod common;
+
+use std::io::Read;
+use std::path::Path;
+use std::process::{Command, ExitStatus, Stdio};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use common::Process;
+use serde_json::{Value, json};
+
+/// What a run of a binary left behind.
+struct Run {
+    status: ExitStatus,
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs `binary` with `args`, stdin closed; kills it and panics if it has
+/// not exited within 20 s.
+fn run_with_env(binary: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
+    let mut child = Command::new(binary)
+        .args(args)
+        .env_remove("RUST_LOG")
+        .envs(env.iter().copied())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary starts");
+    let read = |mut pipe: Box<dyn Read + Send>| {
+        thread::spawn(move || {
+            let mut text = String::new();
+            let _ = pipe.read_to_string(&mut text);
+            text
+        })
+    };
+    let stdout = read(Box::new(child.stdout.take().unwrap()));
+    let stderr = read(Box::new(child.stderr.take().unwrap()));
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{} {args:?} did not exit within 20 s", binary.display());
+        }
+        thread::sleep(Duration::from_millis(10));
+    };
+    Run {
+        status,
+        stdout: stdout.join().unwrap(),
+        stderr: stderr.join().unwrap(),
+    }
+}
+
+fn run(args: &[&str]) -> Run {
+    run_with_env(&common::weather_binary(), args, &[])
+}
+
+/// A usage error: exit status 2, nothing on stdout, one line on stderr
+/// that starts with `error: ` and ends by pointing to `--help`.
+fn assert_usage_error(args: &[&str], message: &str) {
+    let run = run(args);
+    let stderr = &run.stderr;
+    assert_eq!(run.status.code(), Some(2), "{args:?}: {stderr}");
+    assert_eq!(run.stdout, "", "{args:?}");
+    assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+    assert!(
+        stderr.starts_with(&format!("error: {message}")),
+        "{args:?}: {stderr}"
+    );
+    assert!(stderr.ends_with("; try --help\n"), "{args:?}: {stderr}");
+}
+
+#[test]
+fn help_says_what_the_binary_is_and_lists_every_option() {
+    for flag in ["--help", "-h"] {
+        let run = run(&[flag]);
+        assert_eq!(run.status.code(), Some(0), "{}", run.stderr);
+        assert_eq!(run.stderr, "");
+        let help = &run.stdout;
+        assert!(
+            help.starts_with(&format!(
+                "weather {}, an MCP (Model Context Protocol) server\n\nUsage: weather [OPTIONS]\n",
+                env!("CARGO_PKG_VERSION")
+            )),
+            "{help}"
+        );
+        for option in [
+            "--http ADDR",
+            "--stateless",
+            "--list-tools",
+            "-h, --help",
+            "-V, --version",
+        ] {
+            assert!(
+                help.contains(&format!("  {option}   ")),
+                "{option}:\n{help}"
+            );
+        }
+        for example in [
+            "weather --http 8080",
+            "weather --http 0.0.0.0:8080 --stateless",
+            "weather --list-tools",
+        ] {
+            assert!(
+                help.lines()
+                    .any(|l| l.starts_with(&format!("  {example}   "))),
+                "{example}:\n{help}"
+            );
+        }
+        // The Inspector line runs this very binary.
+        let exe = common::weather_binary().canonicalize().unwrap();
+        assert!(
+            help.contains(&format!(
+                " mcp-inspector --cli --method tools/list -- {}\n",
+                exe.display()
+            )),
+            "{help}"
+        );
+    }
+}
+
+#[test]
+fn version_is_the_name_and_version() {
+    for flag in ["--version", "-V"] {
+        let run = run(&[flag]);
+        assert_eq!(run.status.code(), Some(0), "{}", run.stderr);
+        assert_eq!(
+            run.stdout,
+            format!("weather {}\n", env!("CARGO_PKG_VERSION"))
+        );
+        assert_eq!(run.stderr, "");
+    }
+}
+
+/// `text` without the whitespace outside strings: JSON as serde_json
+/// writes it compactly, byte for byte.
+fn compact(text: &str) -> String {
+    let (mut out, mut in_string, mut escaped) = (String::new(), false, false);
+    for c in text.chars() {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_string = false;
+            }
+        } else if c.is_ascii_whitespace() {
+            continue;
+        } else {
+            in_string = c == '"';
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[test]
+fn list_tools_prints_exactly_what_a_client_gets() {
+    let run = run(&["--list-tools"]);
+    assert_eq!(run.status.code(), Some(0), "{}", run.stderr);
+    let printed = &run.stdout;
+    let listed: Value = serde_json::from_str(printed).expect("stdout is one JSON value");
+    assert_eq!(
+        serde_json::to_string_pretty(&listed).unwrap() + "\n",
+        *printed,
+        "pretty-printed, with a final newline"
+    );
+
+    // The same bytes as the result of `tools/list` over stdio, for a client
+    // of the newest version.
+    let mut server = Process::spawn(&common::weather_binary());
+    server.initialize("2025-11-25");
+    server.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}));
+    let line = server.recv_raw();
+    let (code, _, stderr) = server.finish();
+    assert_eq!(code, Some(0), "{stderr}");
+    let prefix = r#"{"jsonrpc":"2.0","id":1,"result":"#;
+    let wire = line
+        .strip_prefix(prefix)
+        .and_then(|rest| rest.strip_suffix('}'))
+        .unwrap_or_else(|| panic!("not a tools/list response: {line}"));
+    assert_eq!(compact(printed), wire);
+
+    let names: Vec<&str> = listed["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|tool| tool["name"].as_str())
+        .collect();
+    assert_eq!(
+        names,
+        ["current_conditions", "get_forecast", "search_cities"]
+    );
+    assert!(listed["tools"][1].get("outputSchema").is_some());
+}
+
+#[test]
+fn wrong_command_lines_are_usage_errors() {
+    assert_usage_error(&["--bogus"], "unknown option `--bogus`");
+    assert_usage_error(
+        &["--list"],
+        "unknown option `--list` (did you mean `--list-tools`?)",
+    );
+    assert_usage_error(&["serve"], "unexpected argument `serve`");
+    assert_usage_error(
+        &["--stateless"],
+        "`--stateless` only applies to HTTP: use it with `--http`",
+    );
+    assert_usage_error(&["--http"], "`--http` needs an address");
+    assert_usage_error(
+        &["--http", "localhost"],
+        "bad address `localhost` for `--http`: no port",
+    );
+    assert_usage_error(
+        &["--http=70000"],
+        "bad address `70000` for `--http`: the port is above 65535",
+    );
+    assert_usage_error(
+        &["--list-tools", "--http", "8080"],
+        "`--list-tools` and `--http` cannot be used together",
+    );
+}
+
+#[test]
+fn an_address_in_use_stops_the_server_with_exit_status_1() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port().to_string();
+    for arg in [
+        port.clone(),
+        format!(":{port}"),
+        format!("127.0.0.1:{port}"),
+    ] {
+        let run = run(&["--http", &arg]);
+        assert_eq!(run.status.code(), Some(1), "{arg}: {}", run.stderr);
+        assert_eq!(run.stdout, "");
+        let line = format!("error: cannot serve HTTP at 127.0.0.1:{port}: ");
+        assert!(
+            run.stderr.lines().any(|l| l.starts_with(&line)),
+            "{arg}: {}",
+            run.stderr
+        );
+    }
+}
+
+#[test]
+fn the_log_goes_to_stderr_at_info_unless_rust_log_says_otherwise() {
+    // stdin is closed at once: the server starts, reads EOF and exits 0.
+    let run = run(&[]);
+    assert_eq!(run.status.code(), Some(0), "{}", run.stderr);
+    assert_eq!(run.stdout, "");
+    assert!(
+        run.stderr.contains(" INFO ") && run.stderr.contains("MCP server ready"),
+        "{}",
+        run.stderr
+    );
+
+    let quiet = run_with_env(&common::weather_binary(), &[], &[("RUST_LOG", "off")]);
+    assert_eq!(quiet.status.code(), Some(0), "{}", quiet.stderr);
+    assert_eq!(quiet.stderr, "");
+    assert_eq!(quiet.stdout, "");
+}
