@@ -57,6 +57,15 @@ pub(crate) fn stats(values: &[f64]) -> Option<Stats> {
     })
 }
 
+/// A ratio with two decimals, or enough to tell a very small one from 0.
+fn ratio(r: f64) -> String {
+    if r != 0.0 && r.abs() < 0.1 {
+        format!("{r:.3}×")
+    } else {
+        format!("{r:.2}×")
+    }
+}
+
 pub(crate) fn num(v: f64) -> String {
     let a = v.abs();
     if a >= 100.0 {
@@ -371,7 +380,7 @@ pub(crate) fn render(rows: &[Row], peers: &[String]) -> String {
         if has_ours {
             for p in &others {
                 let cell = match (medians.get("ours"), medians.get(p.as_str())) {
-                    (Some(a), Some(b)) if *b != 0.0 => format!("{:.2}×", a / b),
+                    (Some(a), Some(b)) if *b != 0.0 => ratio(a / b),
                     _ => "—".into(),
                 };
                 let _ = write!(out, " {cell} |");
