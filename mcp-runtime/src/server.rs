@@ -304,8 +304,9 @@ impl Server {
     /// and `Debug` are both a sentence naming the problem, where it is and
     /// how to fix it. A server with no tools starts, and says why on stderr.
     pub async fn serve_stdio(self) -> std::io::Result<()> {
+        // Not logged as well: `run()` prints it, and so does a `main`
+        // returning it.
         let core = self.into_core().map_err(|error| {
-            tracing::error!("{error}");
             // `main` returning this prints `Error: Custom { kind: Other,
             // error: <the sentence> }`: `Debug` of an `io::Error` wrapping
             // an error is that struct, whatever the inner type.
@@ -327,10 +328,7 @@ impl Server {
     /// `io::Error`; says on stderr when there are no tools.
     #[cfg(feature = "http")]
     fn http_parts(self) -> std::io::Result<(ServerCore, crate::transport::http::HttpConfig)> {
-        let (core, config) = self.into_http_parts().map_err(|error| {
-            tracing::error!("{error}");
-            std::io::Error::other(error)
-        })?;
+        let (core, config) = self.into_http_parts().map_err(std::io::Error::other)?;
         if let Some(warning) = no_tools_warning(&core) {
             eprintln!("{warning}");
         }
@@ -355,7 +353,8 @@ impl Server {
             "MCP server ready"
         );
         if registry.is_empty() {
-            tracing::warn!(
+            // The transports say it on stderr with the whole fix.
+            tracing::debug!(
                 "no tools are registered; a crate of tools that the binary never names is not \
                  linked: add `use your_tools_crate as _;` to the file with `fn main`"
             );

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use axum::body::Body;
 use axum::http::header::{ACCEPT, ALLOW, CACHE_CONTROL, CONTENT_LENGTH, CONTENT_TYPE};
-use axum::http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, Request, Response, StatusCode};
 use bytes::Bytes;
 use serde_json::json;
 
@@ -25,9 +25,11 @@ use crate::jsonrpc::{
 use crate::outbox::Outbox;
 use crate::version::ProtocolVersion;
 
-pub(crate) const SESSION_ID: &str = "mcp-session-id";
-const PROTOCOL_VERSION: &str = "mcp-protocol-version";
-const LAST_EVENT_ID: &str = "last-event-id";
+// Names ready-made: looked up by `&str`, a name is parsed and lowercased
+// on every lookup.
+const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
+const PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
+const LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
 
 /// The version assumed for a request that names none and has no session.
 const DEFAULT_VERSION: ProtocolVersion = ProtocolVersion::V2025_03_26;
@@ -107,7 +109,7 @@ impl Endpoint {
     }
 
     /// Serves one HTTP request to `/mcp`.
-    pub(crate) async fn handle(self: Arc<Self>, request: Request<Body>) -> Response<Body> {
+    pub(crate) async fn handle(&self, request: Request<Body>) -> Response<Body> {
         if let Err(reason) = self.guard.check(request.headers()) {
             tracing::warn!(reason, "HTTP request refused");
             return error(StatusCode::FORBIDDEN, None, reason);
@@ -201,7 +203,7 @@ impl Endpoint {
         }
         // With a session id, `initialize` goes to that session (which
         // refuses a second one, as on stdio); without, it starts one.
-        if initialize && !headers.contains_key(SESSION_ID) {
+        if initialize && !headers.contains_key(&SESSION_ID) {
             return self.initialize(line, body.len(), accepts).await;
         }
         let session = match self.session_of(headers) {
@@ -310,7 +312,7 @@ impl Endpoint {
 
     /// The session a request names: 400 without one, 404 if unknown.
     fn session_of(&self, headers: &HeaderMap) -> Result<Arc<Session>, Box<Response<Body>>> {
-        let Some(id) = headers.get(SESSION_ID) else {
+        let Some(id) = headers.get(&SESSION_ID) else {
             return Err(Box::new(error(
                 StatusCode::BAD_REQUEST,
                 Some(INVALID_REQUEST),
@@ -408,7 +410,7 @@ impl Endpoint {
             Err(response) => return *response,
         };
         let version = session.version.get().copied().unwrap_or(DEFAULT_VERSION);
-        if let Some(last) = headers.get(LAST_EVENT_ID) {
+        if let Some(last) = headers.get(&LAST_EVENT_ID) {
             let (stream, cursor) = match parse_event_id(last.to_str().unwrap_or_default())
                 .and_then(|(number, seq)| Some((session.stream(number)?, seq)))
             {
@@ -489,7 +491,7 @@ impl Endpoint {
 /// The `MCP-Protocol-Version` header: `None` when absent, 400 when it
 /// names a version this server does not serve.
 fn header_version(headers: &HeaderMap) -> Result<Option<ProtocolVersion>, Box<Response<Body>>> {
-    let Some(value) = headers.get(PROTOCOL_VERSION) else {
+    let Some(value) = headers.get(&PROTOCOL_VERSION) else {
         return Ok(None);
     };
     let text = value.to_str().unwrap_or_default().trim();
@@ -547,6 +549,15 @@ fn method_not_allowed(message: &str, allow: &'static str) -> Response<Body> {
         .headers_mut()
         .insert(ALLOW, HeaderValue::from_static(allow));
     response
+}
+
+/// Any path but the endpoint's.
+pub(crate) fn not_found() -> Response<Body> {
+    error(
+        StatusCode::NOT_FOUND,
+        None,
+        "Not Found: the MCP endpoint is /mcp",
+    )
 }
 
 /// An HTTP error whose body is a JSON-RPC error without an id, as the

@@ -2,16 +2,20 @@
 //! HTTP/1.1 with keep-alive, a deadline for each request's headers, and a
 //! graceful stop on SIGTERM or Ctrl-C.
 
+use std::convert::Infallible;
 use std::sync::Arc;
+
+use axum::body::Body;
+use axum::http::Request;
+use hyper::body::Incoming;
 use std::time::Duration;
 
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
-use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
 
 use super::HttpConfig;
-use super::endpoint::Endpoint;
+use super::endpoint::{self, Endpoint};
 use crate::dispatch::ServerCore;
 
 /// How long a stopped server waits for responses still being written
@@ -37,7 +41,21 @@ pub(crate) async fn serve(
         &config,
         local.ip().is_loopback(),
     ));
-    let service = TowerToHyperService::new(super::routes(Arc::clone(&endpoint)));
+    // Straight to the endpoint, without a router: one path to match.
+    let service = {
+        let endpoint = Arc::clone(&endpoint);
+        hyper::service::service_fn(move |request: Request<Incoming>| {
+            let endpoint = Arc::clone(&endpoint);
+            async move {
+                let response = if request.uri().path() == "/mcp" {
+                    endpoint.handle(request.map(Body::new)).await
+                } else {
+                    endpoint::not_found()
+                };
+                Ok::<_, Infallible>(response)
+            }
+        })
+    };
     let mut http = hyper::server::conn::http1::Builder::new();
     http.timer(TokioTimer::new())
         .header_read_timeout(config.header_read_timeout)

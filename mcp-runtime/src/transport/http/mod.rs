@@ -51,6 +51,9 @@ pub(crate) fn router(core: ServerCore, config: HttpConfig) -> axum::Router {
 fn routes(endpoint: Arc<Endpoint>) -> axum::Router {
     axum::Router::new().route(
         "/mcp",
-        axum::routing::any(move |request| Arc::clone(&endpoint).handle(request)),
+        axum::routing::any(move |request| {
+            let endpoint = Arc::clone(&endpoint);
+            async move { endpoint.handle(request).await }
+        }),
     )
 }
