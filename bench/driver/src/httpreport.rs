@@ -408,8 +408,14 @@ impl Section {
                         Better::Higher => r >= bound,
                         Better::Lower => r <= bound,
                     };
+                    // Three decimals when two would round onto the bound.
+                    let shown = if format!("{r:.2}") == format!("{bound:.2}") {
+                        format!("{r:.3}")
+                    } else {
+                        format!("{r:.2}")
+                    };
                     format!(
-                        "| {what} | ours ÷ {peer} = {r:.2}× | {} |",
+                        "| {what} | ours ÷ {peer} = {shown}× | {} |",
                         if met { "yes" } else { "**no**" }
                     )
                 }
