@@ -45,7 +45,7 @@ fn manifest(peer: &str, tools: usize, runtime: &Path) -> String {
              tokio = {{ version = \"1.45\", features = [\"macros\", \"rt-multi-thread\"] }}\n",
             runtime.display().to_string()
         ),
-        _ => "rmcp = { version = \"3.9\", features = [\"transport-io\"] }\n\
+        _ => "rmcp = { version = \"3.11\", features = [\"transport-io\"] }\n\
               tokio = { version = \"1.45\", features = [\"macros\", \"rt-multi-thread\"] }\n\
               serde = { version = \"1.0.219\", features = [\"derive\"] }\n\
               schemars = \"1.0\"\n"

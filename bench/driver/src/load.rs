@@ -32,7 +32,7 @@ impl Template {
         Template { suffix }
     }
 
-    fn write(&self, out: &mut impl Write, id: u64) -> std::io::Result<()> {
+    pub fn write(&self, out: &mut impl Write, id: u64) -> std::io::Result<()> {
         out.write_all(b"{\"jsonrpc\":\"2.0\",\"id\":")?;
         let mut digits = [0u8; 20];
         out.write_all(format_u64(id, &mut digits))?;
@@ -71,7 +71,7 @@ struct ResultHead {
 }
 
 /// What one line from the server is.
-enum Line {
+pub enum Line {
     /// A response to request `id`, successful and not `isError`.
     Ok(u64),
     /// A notification (or anything else without an id): skipped.
@@ -80,7 +80,7 @@ enum Line {
 
 /// Classifies a line; a JSON-RPC error, an `isError` result, a request from
 /// the server or an unreadable line is an error of the run.
-fn classify(line: &[u8]) -> Result<Line, Error> {
+pub fn classify(line: &[u8]) -> Result<Line, Error> {
     let head: Head<'_> = serde_json::from_slice(line).map_err(|e| {
         format!(
             "unreadable line from the server ({e}): {}",

@@ -4,10 +4,15 @@
 //! driver meta      --out DIR --bench-dir D --commit C --date D --mode M --rounds N [--in-flight K]
 //! driver suite     --out DIR --bin-dir D [--peers a,b] [--workloads a,b] [--rounds N] [--quick] [--in-flight K]
 //! driver buildcost --out DIR --bench-dir D [--rounds N] [--tools 1,100] [--no-clean | --clean-all]
+//! driver http      --out DIR --bin-dir D [--peers ours,rmcp,floor] [--modes stateful,stateless]
+//!                  [--workloads echo] [--clients 1,64] [--sessions N] [--rounds N] [--quick] [--weather PATH]
 //! driver report    DIR
 //! ```
 
 mod buildcost;
+mod httpclient;
+mod httpreport;
+mod httpsuite;
 mod load;
 mod process;
 mod report;
@@ -135,6 +140,76 @@ fn run(command: &str, args: &Args) -> Result<(), String> {
             };
             suite::run(&options).map_err(|e| e.to_string())
         }
+        "http" => {
+            let known = httpsuite::known_peers();
+            let wanted = args.list("peers");
+            let peers = if wanted.is_empty() {
+                known.clone()
+            } else {
+                wanted
+                    .iter()
+                    .map(|name| {
+                        known
+                            .iter()
+                            .find(|p| &p.name == name)
+                            .cloned()
+                            .ok_or_else(|| {
+                                let names: Vec<_> = known.iter().map(|p| p.name.as_str()).collect();
+                                format!("unknown HTTP peer {name}; known: {}", names.join(", "))
+                            })
+                    })
+                    .collect::<Result<Vec<_>, _>>()?
+            };
+            let mut modes = args.list("modes");
+            if modes.is_empty() {
+                modes = httpsuite::MODES.iter().map(|m| m.to_string()).collect();
+            }
+            if let Some(m) = modes
+                .iter()
+                .find(|m| !httpsuite::MODES.contains(&m.as_str()))
+            {
+                return Err(format!("unknown mode {m}; known: stateful, stateless"));
+            }
+            let mut workloads = args.list("workloads");
+            if workloads.is_empty() {
+                workloads = vec!["echo".into()];
+            }
+            let basic: Vec<&str> = workloads::all()
+                .into_iter()
+                .filter(|w| w.server == workloads::Server::Basic)
+                .map(|w| w.name)
+                .collect();
+            if let Some(w) = workloads.iter().find(|w| !basic.contains(&w.as_str())) {
+                return Err(format!(
+                    "unknown HTTP workload {w}; known: {}",
+                    basic.join(", ")
+                ));
+            }
+            let clients = match args.get("clients") {
+                None => vec![1, 64],
+                Some(_) => args
+                    .list("clients")
+                    .iter()
+                    .map(|c| match c.parse::<usize>() {
+                        Ok(n) if n > 0 => Ok(n),
+                        _ => Err(format!("--clients: not a positive number: {c}")),
+                    })
+                    .collect::<Result<Vec<_>, _>>()?,
+            };
+            let options = httpsuite::Options {
+                bin_dir: args.path("bin-dir")?,
+                out_dir: args.path("out")?,
+                peers,
+                modes,
+                workloads,
+                clients,
+                sessions: args.number("sessions", 10_000u64)?,
+                rounds: args.number("rounds", if quick { 2 } else { 5 })?,
+                quick,
+                weather: args.get("weather").map(PathBuf::from),
+            };
+            httpsuite::run(&options).map_err(|e| e.to_string())
+        }
         "buildcost" => {
             let tools = args.list("tools");
             let tool_counts = if tools.is_empty() {
@@ -174,6 +249,8 @@ fn run(command: &str, args: &Args) -> Result<(), String> {
             print!("{text}");
             Ok(())
         }
-        _ => Err("usage: driver meta|suite|buildcost|report ... (see bench/README.md)".to_string()),
+        _ => Err(
+            "usage: driver meta|suite|http|buildcost|report ... (see bench/README.md)".to_string(),
+        ),
     }
 }

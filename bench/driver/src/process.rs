@@ -54,19 +54,59 @@ impl Server {
         })
     }
 
+    /// Spawns a server that listens on its own (HTTP): stdin from /dev/null,
+    /// stdout and stderr to `log`.
+    pub fn spawn_listening(program: &Path, args: &[String], log: &Path) -> io::Result<Server> {
+        let stdout = File::create(log)?;
+        let stderr = stdout.try_clone()?;
+        let spawned_at = Instant::now();
+        let child = Command::new(program)
+            .args(args)
+            .env_remove("RUST_LOG")
+            .stdin(Stdio::null())
+            .stdout(Stdio::from(stdout))
+            .stderr(Stdio::from(stderr))
+            .spawn()?;
+        let pid = i32::try_from(child.id()).map_err(io::Error::other)?;
+        Ok(Server {
+            pid,
+            stdin: None,
+            stdout: None,
+            spawned_at,
+            _child: child,
+        })
+    }
+
+    /// Whether the process is still running (not exited and unreaped).
+    pub fn alive(&self) -> bool {
+        proc_state(self.pid).is_some_and(|state| state != 'Z' && state != 'X')
+    }
+
+    /// Sends `signal` (SIGINT asks an HTTP server to shut down).
+    pub fn signal(&self, signal: i32) {
+        // SAFETY: as in Server::kill.
+        unsafe {
+            libc::kill(self.pid, signal);
+        }
+    }
+
+    /// The resident set size now (VmRSS), KiB.
+    pub fn vm_rss_kib(&self) -> Option<u64> {
+        status_field(self.pid, "VmRSS:")
+    }
+
     /// CPU time of all the server's threads so far, in nanoseconds, from
     /// /proc/PID/task/*/schedstat (nanosecond resolution; /proc/PID/stat
     /// only has clock ticks). Threads that exited are not counted, so
     /// this is read around phases during which the servers' threads persist.
     pub fn cpu_ns(&self) -> u64 {
-        let Ok(tasks) = std::fs::read_dir(format!("/proc/{}/task", self.pid)) else {
-            return 0;
-        };
-        tasks
-            .flatten()
-            .filter_map(|task| std::fs::read_to_string(task.path().join("schedstat")).ok())
-            .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
-            .sum()
+        schedstat_sum(&format!("/proc/{}/task", self.pid), 0)
+    }
+
+    /// Time the server's threads spent runnable but waiting for a CPU, in
+    /// nanoseconds (schedstat's run delay; live threads only).
+    pub fn run_delay_ns(&self) -> u64 {
+        schedstat_sum(&format!("/proc/{}/task", self.pid), 1)
     }
 
     /// utime + stime of the process from /proc/PID/stat, in nanoseconds
@@ -93,14 +133,7 @@ impl Server {
 
     /// The peak resident set size so far (VmHWM), KiB.
     pub fn vm_hwm_kib(&self) -> Option<u64> {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid)).ok()?;
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix("VmHWM:"))?
-            .split_whitespace()
-            .next()?
-            .parse()
-            .ok()
+        status_field(self.pid, "VmHWM:")
     }
 
     /// Sends SIGKILL.
@@ -146,6 +179,56 @@ impl Server {
             }
         }
     }
+}
+
+/// The sum over the threads under `tasks` of field `field` of their
+/// schedstat (0: time on a CPU, 1: time waiting for one; nanoseconds).
+fn schedstat_sum(tasks: &str, field: usize) -> u64 {
+    let Ok(tasks) = std::fs::read_dir(tasks) else {
+        return 0;
+    };
+    tasks
+        .flatten()
+        .filter_map(|task| std::fs::read_to_string(task.path().join("schedstat")).ok())
+        .filter_map(|s| s.split_whitespace().nth(field)?.parse::<u64>().ok())
+        .sum()
+}
+
+/// Time this process's threads spent waiting for a CPU, in nanoseconds.
+pub fn self_run_delay_ns() -> u64 {
+    schedstat_sum("/proc/self/task", 1)
+}
+
+/// A `/proc/PID/status` field in KiB.
+fn status_field(pid: i32, name: &str) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix(name))?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// The state letter of `/proc/PID/stat` (R, S, Z, ...).
+fn proc_state(pid: i32) -> Option<char> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let rest = &stat[stat.rfind(')')? + 1..];
+    rest.split_whitespace().next()?.chars().next()
+}
+
+/// CPU time (user + system) of this process so far, all threads, in
+/// nanoseconds: the driver's own cost.
+pub fn self_cpu_ns() -> u64 {
+    // SAFETY: all-zero is a valid rusage; getrusage only writes to it.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: a valid pointer to a local rusage.
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } != 0 {
+        return 0;
+    }
+    let tv = |t: libc::timeval| t.tv_sec as u64 * 1_000_000_000 + t.tv_usec as u64 * 1_000;
+    tv(usage.ru_utime) + tv(usage.ru_stime)
 }
 
 /// Kills the server unless disarmed before `limit`: a hung server ends its

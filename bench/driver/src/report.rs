@@ -12,32 +12,32 @@ use crate::suite::{self, Run};
 use crate::workloads::{self, Server};
 
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Better {
+pub(crate) enum Better {
     Higher,
     Lower,
 }
 
 /// One row: a label and each peer's samples (or why there are none).
-struct Row {
-    label: String,
-    unit: &'static str,
-    better: Better,
-    samples: BTreeMap<String, Result<Vec<f64>, String>>,
+pub(crate) struct Row {
+    pub(crate) label: String,
+    pub(crate) unit: &'static str,
+    pub(crate) better: Better,
+    pub(crate) samples: BTreeMap<String, Result<Vec<f64>, String>>,
     /// Computed from other rows, not measured: shown with "≈".
-    derived: bool,
+    pub(crate) derived: bool,
 }
 
 /// A runtime metric: label, unit, direction and how to read it off a run.
 type Metric = (String, &'static str, Better, fn(&Run) -> Option<f64>);
 
-struct Stats {
-    median: f64,
-    min: f64,
-    max: f64,
-    n: usize,
+pub(crate) struct Stats {
+    pub(crate) median: f64,
+    pub(crate) min: f64,
+    pub(crate) max: f64,
+    pub(crate) n: usize,
 }
 
-fn stats(values: &[f64]) -> Option<Stats> {
+pub(crate) fn stats(values: &[f64]) -> Option<Stats> {
     if values.is_empty() {
         return None;
     }
@@ -57,7 +57,16 @@ fn stats(values: &[f64]) -> Option<Stats> {
     })
 }
 
-fn num(v: f64) -> String {
+/// A ratio with two decimals, or enough to tell a very small one from 0.
+fn ratio(r: f64) -> String {
+    if r != 0.0 && r.abs() < 0.1 {
+        format!("{r:.3}×")
+    } else {
+        format!("{r:.2}×")
+    }
+}
+
+pub(crate) fn num(v: f64) -> String {
     let a = v.abs();
     if a >= 100.0 {
         format!("{v:.0}")
@@ -313,7 +322,7 @@ fn build_rows(builds: &[Build], peers: &[String]) -> Vec<Row> {
 }
 
 /// Renders the table (Markdown) and the footnotes.
-fn render(rows: &[Row], peers: &[String]) -> String {
+pub(crate) fn render(rows: &[Row], peers: &[String]) -> String {
     let others: Vec<&String> = peers.iter().filter(|p| p.as_str() != "ours").collect();
     let has_ours = peers.iter().any(|p| p == "ours");
     let mut notes: Vec<String> = Vec::new();
@@ -371,7 +380,7 @@ fn render(rows: &[Row], peers: &[String]) -> String {
         if has_ours {
             for p in &others {
                 let cell = match (medians.get("ours"), medians.get(p.as_str())) {
-                    (Some(a), Some(b)) if *b != 0.0 => format!("{:.2}×", a / b),
+                    (Some(a), Some(b)) if *b != 0.0 => ratio(a / b),
                     _ => "—".into(),
                 };
                 let _ = write!(out, " {cell} |");
@@ -407,9 +416,8 @@ fn failures(runs: &[Run]) -> String {
     out
 }
 
-fn load_line(runs: &[Run]) -> String {
-    let loads: Vec<f64> = runs.iter().filter_map(|r| r.load1).collect();
-    match stats(&loads) {
+fn load_line(loads: &[f64]) -> String {
+    match stats(loads) {
         Some(s) => format!(
             "- 1-minute load average at the start of each run: median {:.1}, max {:.1} \
              (anything well above 1 means other work shared the CPUs)\n",
@@ -419,7 +427,12 @@ fn load_line(runs: &[Run]) -> String {
     }
 }
 
-fn header(dir: &Path, runs: &[Run]) -> String {
+fn header(
+    dir: &Path,
+    loads: &[f64],
+    http: Option<&crate::httpreport::Section>,
+    stdio: bool,
+) -> String {
     let meta: Value = std::fs::read_to_string(dir.join("meta.json"))
         .ok()
         .and_then(|s| serde_json::from_str(&s).ok())
@@ -430,14 +443,26 @@ fn header(dir: &Path, runs: &[Run]) -> String {
             .unwrap_or("?")
             .to_string()
     };
+    let mut suites = String::new();
+    if stdio {
+        let _ = writeln!(
+            suites,
+            "- stdio: {rounds} rounds, peers interleaved; one fresh server process per run; \
+             pipelined runs keep {in_flight} calls in flight",
+            rounds = meta.get("rounds").and_then(Value::as_u64).unwrap_or(0),
+            in_flight = meta.get("in_flight").and_then(Value::as_u64).unwrap_or(0),
+        );
+    }
+    if let Some(http) = http {
+        suites.push_str(&http.suite_line());
+    }
     format!(
         "# mcp-runtime benchmark, {date} ({mode})\n\n\
          - commit: {commit}\n\
          - machine: {nproc} CPUs, {cpu}, {mem}, Linux {kernel}\n\
          - toolchain: {rustc}\n\
          - peers: {versions}\n\
-         - {rounds} rounds, peers interleaved; one fresh server process per run; \
-           pipelined runs keep {in_flight} calls in flight\n{load}\n\
+         {suites}{load}\n\
          Cells: median (min–max) over the rounds. ↑ higher is better, ↓ lower is better. \
          \"ours ÷ X\" divides our median by X's: above 1 is better for ↑ rows, below 1 for ↓ rows.\n",
         date = get("date"),
@@ -449,13 +474,12 @@ fn header(dir: &Path, runs: &[Run]) -> String {
         kernel = get("kernel"),
         rustc = get("rustc"),
         versions = get("versions"),
-        rounds = meta.get("rounds").and_then(Value::as_u64).unwrap_or(0),
-        in_flight = meta.get("in_flight").and_then(Value::as_u64).unwrap_or(0),
-        load = load_line(runs),
+        load = load_line(loads),
     )
 }
 
-/// The whole report for a results directory.
+/// The whole report for a results directory: the stdio suite's table (if
+/// it ran) and the Streamable HTTP suite's (if it ran).
 pub fn report(dir: &Path) -> String {
     let runs = suite::load_runs(dir);
     let builds = buildcost::load(dir);
@@ -463,26 +487,39 @@ pub fn report(dir: &Path) -> String {
         .ok()
         .and_then(|s| serde_json::from_str(&s).ok())
         .unwrap_or_default();
-    let mut peers = peer_order(&runs);
-    for b in &builds {
-        if !peers.contains(&b.peer) {
-            peers.push(b.peer.clone());
-        }
+    let http = crate::httpreport::Section::load(dir);
+    let stdio = !runs.is_empty() || !builds.is_empty() || http.is_none();
+    let mut loads: Vec<f64> = runs.iter().filter_map(|r| r.load1).collect();
+    if let Some(http) = &http {
+        loads.extend(http.loads());
     }
-    let mut rows = runtime_rows(&runs, &peers);
-    rows.extend(size_rows(&sizes, &peers));
-    rows.extend(build_rows(&builds, &peers));
-    format!(
-        "{}\n{}{}{}",
-        header(dir, &runs),
-        render(&rows, &peers),
-        targets(&rows, &runs),
-        failures(&runs)
-    )
+    let mut out = header(dir, &loads, http.as_ref(), stdio);
+    if stdio {
+        let mut peers = peer_order(&runs);
+        for b in &builds {
+            if !peers.contains(&b.peer) {
+                peers.push(b.peer.clone());
+            }
+        }
+        let mut rows = runtime_rows(&runs, &peers);
+        rows.extend(size_rows(&sizes, &peers));
+        rows.extend(build_rows(&builds, &peers));
+        if http.is_some() {
+            out.push_str("\n## stdio\n");
+        }
+        out.push('\n');
+        out.push_str(&render(&rows, &peers));
+        out.push_str(&targets(&rows, &runs));
+        out.push_str(&failures(&runs));
+    }
+    if let Some(http) = &http {
+        out.push_str(&http.render());
+    }
+    out
 }
 
 /// The median of `peer` in the row whose label starts with `label`.
-fn median_of(rows: &[Row], label: &str, peer: &str) -> Option<f64> {
+pub(crate) fn median_of(rows: &[Row], label: &str, peer: &str) -> Option<f64> {
     let row = rows.iter().find(|r| r.label.starts_with(label))?;
     let samples = row.samples.get(peer)?.as_ref().ok()?;
     stats(samples).map(|s| s.median)
@@ -657,7 +694,7 @@ pub fn write_meta(
             rest[..rest.find('"').unwrap_or(0)].to_string()
         })
     };
-    let versions = ["rmcp", "flymcprust", "tokio", "serde_json"]
+    let versions = ["rmcp", "flymcprust", "tokio", "serde_json", "axum", "hyper"]
         .iter()
         .filter_map(|n| version_of(n).map(|v| format!("{n} {v}")))
         .collect::<Vec<_>>()

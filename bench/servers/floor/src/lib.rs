@@ -250,9 +250,26 @@ fn tools_list(catalog: Catalog) -> String {
     json!({ "tools": tools }).to_string()
 }
 
-struct Floor {
+/// The dispatcher: one JSON-RPC message in, its answer appended to a buffer.
+/// Shared with the HTTP floor (servers/floor-http).
+pub struct Floor {
     catalog: Catalog,
     list: String,
+}
+
+/// What a message was, for a transport that treats them differently (the
+/// HTTP floor issues a session on `initialize` and answers a notification
+/// with 202).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Kind {
+    /// An `initialize` request (answered).
+    Initialize,
+    /// Any other request (answered).
+    Request,
+    /// A notification: nothing written.
+    Notification,
+    /// Not JSON-RPC: a parse error written.
+    Invalid,
 }
 
 enum Answer {
@@ -261,15 +278,30 @@ enum Answer {
 }
 
 impl Floor {
-    fn handle(&self, line: &[u8], out: &mut Vec<u8>) {
+    /// The dispatcher for `catalog`, with its `tools/list` answer written once.
+    pub fn new(catalog: Catalog) -> Floor {
+        Floor {
+            catalog,
+            list: tools_list(catalog),
+        }
+    }
+
+    /// Appends the answer to the message in `line` (a line ending in `\n`)
+    /// to `out`, and says what the message was.
+    pub fn handle(&self, line: &[u8], out: &mut Vec<u8>) -> Kind {
         let Ok(request) = serde_json::from_slice::<Request<'_>>(line) else {
             out.extend_from_slice(
                 b"{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,\"message\":\"Parse error\"}}\n",
             );
-            return;
+            return Kind::Invalid;
         };
         let Some(id) = request.id else {
-            return; // a notification
+            return Kind::Notification;
+        };
+        let kind = if request.method == "initialize" {
+            Kind::Initialize
+        } else {
+            Kind::Request
         };
         let start = out.len();
         out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
@@ -285,6 +317,7 @@ impl Floor {
                 out.extend_from_slice(format!(",\"error\":{error}}}\n").as_bytes());
             }
         }
+        kind
     }
 
     fn dispatch(&self, method: &str, params: Option<&RawValue>, out: &mut Vec<u8>) -> Answer {
@@ -372,10 +405,7 @@ impl Floor {
 
 /// Serves `catalog` on stdin and stdout until stdin ends.
 pub fn serve(catalog: Catalog) -> io::Result<()> {
-    let floor = Floor {
-        catalog,
-        list: tools_list(catalog),
-    };
+    let floor = Floor::new(catalog);
     // Plain files on fds 0 and 1: no LineWriter, no locking per call.
     let stdin = File::from(io::stdin().as_fd().try_clone_to_owned()?);
     let stdout = File::from(io::stdout().as_fd().try_clone_to_owned()?);
