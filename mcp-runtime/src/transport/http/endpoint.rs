@@ -43,6 +43,8 @@ pub(crate) struct Endpoint {
     stateless_streams: AtomicU64,
     replay_events: usize,
     shutting_down: AtomicBool,
+    /// The output of stateless connections, where nothing goes.
+    discard: Outbox,
 }
 
 /// What the client's `Accept` header allows.
@@ -63,20 +65,15 @@ impl Accepts {
         for value in values {
             any = true;
             for item in value.to_str().unwrap_or_default().split(',') {
-                let media = item
-                    .split(';')
-                    .next()
-                    .unwrap_or_default()
-                    .trim()
-                    .to_ascii_lowercase();
-                match media.as_str() {
-                    "*/*" => {
-                        accepts.json = true;
-                        accepts.sse = true;
-                    }
-                    "application/json" | "application/*" => accepts.json = true,
-                    "text/event-stream" | "text/*" => accepts.sse = true,
-                    _ => {}
+                let media = item.split(';').next().unwrap_or_default().trim();
+                let is = |name: &str| media.eq_ignore_ascii_case(name);
+                if is("*/*") {
+                    accepts.json = true;
+                    accepts.sse = true;
+                } else if is("application/json") || is("application/*") {
+                    accepts.json = true;
+                } else if is("text/event-stream") || is("text/*") {
+                    accepts.sse = true;
                 }
             }
         }
@@ -105,6 +102,7 @@ impl Endpoint {
             stateless_streams: AtomicU64::new(1),
             replay_events: config.replay_events,
             shutting_down: AtomicBool::new(false),
+            discard: Outbox::discard(),
         }
     }
 
@@ -300,7 +298,7 @@ impl Endpoint {
         let number = self.stateless_streams.fetch_add(1, Ordering::Relaxed);
         let stream = EventStream::new(number, self.replay_events);
         // Its own output stays unused: every message belongs to the request.
-        let mut connection = Connection::new(Arc::clone(&self.core), Outbox::discard());
+        let mut connection = Connection::new(Arc::clone(&self.core), self.discard.clone());
         let version = version.unwrap_or(DEFAULT_VERSION);
         if !initialize {
             connection.assume_initialized(version);
