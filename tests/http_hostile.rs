@@ -275,3 +275,41 @@ fn a_client_that_drops_its_stream_does_not_stop_the_server() {
     );
     assert_eq!(reply["result"]["content"][0]["text"], "still here");
 }
+
+#[test]
+fn a_body_sent_in_chunks_is_read_whole_and_the_limit_holds_across_chunks() {
+    let server = HttpServer::start(server().max_message_size(300));
+    let mut client = server.client();
+    client.initialize("2025-11-25");
+    let session = client.session.clone().unwrap();
+    let chunked = |pieces: &[&str]| {
+        let mut request = format!(
+            "POST /mcp HTTP/1.1\r\nHost: {}\r\nAccept: application/json, text/event-stream\r\n\
+             Content-Type: application/json\r\nMcp-Session-Id: {session}\r\n\
+             Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n",
+            server.addr
+        );
+        for piece in pieces {
+            request.push_str(&format!("{:x}\r\n{piece}\r\n", piece.len()));
+        }
+        request.push_str("0\r\n\r\n");
+        common::http::send_raw(server.addr, request.as_bytes())
+    };
+    let mut reply = chunked(&[
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","#,
+        r#""params":{"name":"echo","#,
+        r#""arguments":{"text":"in pieces"}}}"#,
+    ]);
+    assert_eq!(reply.status, 200);
+    assert_eq!(reply.json()["result"]["content"][0]["text"], "in pieces");
+    let pad = "x".repeat(200);
+    let mut reply = chunked(&[
+        r#"{"jsonrpc":"2.0","id":2,"method":"ping","params":{"a":""#,
+        &pad,
+        &pad,
+        r#""}}"#,
+    ]);
+    let status = reply.status;
+    assert_eq!(status, 413, "{}", reply.text());
+    assert_alive(&mut client);
+}

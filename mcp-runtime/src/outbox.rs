@@ -72,8 +72,18 @@ struct Shared {
 
 impl Outbox {
     pub(crate) fn new(sink: Box<dyn DirectWrite>) -> Outbox {
+        Self::with_capacity(sink, 0)
+    }
+
+    /// An output whose queue has room for `bytes` before it grows: for a
+    /// short-lived output (one HTTP request's), so that writing its few
+    /// messages does not reallocate the queue again and again.
+    pub(crate) fn with_capacity(sink: Box<dyn DirectWrite>, bytes: usize) -> Outbox {
         Outbox(Arc::new(Shared {
-            state: Mutex::new(State::default()),
+            state: Mutex::new(State {
+                queue: Vec::with_capacity(bytes),
+                ..State::default()
+            }),
             full: AtomicBool::new(false),
             wake_writer: Condvar::new(),
             room: Notify::new(),

@@ -10,7 +10,7 @@ use std::time::Duration;
 use axum::body::Body;
 use axum::http::header::{ACCEPT, ALLOW, CACHE_CONTROL, CONTENT_LENGTH, CONTENT_TYPE};
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, Request, Response, StatusCode};
-use bytes::Bytes;
+use bytes::{Bytes, BytesMut};
 use serde_json::json;
 
 use super::HttpConfig;
@@ -173,10 +173,9 @@ impl Endpoint {
         if declared.is_some_and(|n| n > limit) {
             return too_large(limit);
         }
-        let body = match axum::body::to_bytes(body, limit).await {
-            Ok(body) => body,
+        let Some(body) = read_body(body, limit).await else {
             // Past the limit (a client that went away mid-body reads nothing).
-            Err(_) => return too_large(limit),
+            return too_large(limit);
         };
         let line = jsonrpc::parse_line(&body);
         let initialize = match &line {
@@ -508,6 +507,33 @@ fn header_version(headers: &HeaderMap) -> Result<Option<ProtocolVersion>, Box<Re
             ),
         ))),
     }
+}
+
+/// The whole body, or `None` past `limit` bytes or on an error. A body
+/// that comes in one piece (most do) is taken as it is, without a copy.
+async fn read_body(body: Body, limit: usize) -> Option<Bytes> {
+    use futures_util::StreamExt;
+    let mut chunks = body.into_data_stream();
+    let mut whole = Bytes::new();
+    let mut joined: Option<BytesMut> = None;
+    while let Some(chunk) = chunks.next().await {
+        let chunk = chunk.ok()?;
+        let so_far = joined.as_ref().map_or(whole.len(), BytesMut::len);
+        if so_far + chunk.len() > limit {
+            return None;
+        }
+        match &mut joined {
+            Some(joined) => joined.extend_from_slice(&chunk),
+            None if whole.is_empty() => whole = chunk,
+            None => {
+                let mut both = BytesMut::with_capacity(so_far + chunk.len());
+                both.extend_from_slice(&whole);
+                both.extend_from_slice(&chunk);
+                joined = Some(both);
+            }
+        }
+    }
+    Some(joined.map_or(whole, BytesMut::freeze))
 }
 
 /// `N_M` → stream `N`, event `M`.

@@ -67,9 +67,12 @@ impl Guard {
 /// `host` (`name` or `name:port`) against entries that are either a name
 /// (any port) or `name:port`.
 fn matches_host(allowed: &[String], host: &str) -> bool {
-    let host = host.trim().to_ascii_lowercase();
-    let name = strip_port(&host);
-    allowed.iter().any(|entry| *entry == host || entry == name)
+    // Entries are lowercase; compared without a lowercased copy.
+    let host = host.trim();
+    let name = strip_port(host);
+    allowed
+        .iter()
+        .any(|entry| entry.eq_ignore_ascii_case(host) || entry.eq_ignore_ascii_case(name))
 }
 
 /// `origin` (`scheme://host[:port]`) against entries that are either a

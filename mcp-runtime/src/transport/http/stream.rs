@@ -91,7 +91,7 @@ impl EventStream {
     /// An output whose messages become this stream's events. The stream
     /// ends when every clone of it is dropped.
     pub(crate) fn outbox(self: &Arc<Self>) -> Outbox {
-        let out = Outbox::new(Box::new(Sink(Arc::clone(self))));
+        let out = Outbox::with_capacity(Box::new(Sink(Arc::clone(self))), 1024);
         self.lock().source = out.downgrade();
         out
     }
