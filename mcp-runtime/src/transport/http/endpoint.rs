@@ -31,6 +31,10 @@ const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
 const PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
 const LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
 
+/// Bytes a request's output has room for before its queue grows: most
+/// replies fit.
+const REPLY_ROOM: usize = 1024;
+
 /// The version assumed for a request that names none and has no session.
 const DEFAULT_VERSION: ProtocolVersion = ProtocolVersion::V2025_03_26;
 
@@ -221,7 +225,7 @@ impl Endpoint {
         }
         let stream = EventStream::new(session.stream_number(), self.replay_events);
         {
-            let out = stream.outbox();
+            let out = stream.outbox(REPLY_ROOM);
             let mut connection = session.connection.lock().await;
             connection.handle_parsed(line, body.len(), &out).await;
         }
@@ -264,7 +268,7 @@ impl Endpoint {
         };
         let stream = EventStream::new(session.stream_number(), self.replay_events);
         let version = {
-            let out = stream.outbox();
+            let out = stream.outbox(REPLY_ROOM);
             let mut connection = session.connection.lock().await;
             connection.handle_parsed(line, size, &out).await;
             connection.version()
@@ -302,7 +306,9 @@ impl Endpoint {
         if !initialize {
             connection.assume_initialized(version);
         }
-        connection.handle_parsed(line, size, &stream.outbox()).await;
+        connection
+            .handle_parsed(line, size, &stream.outbox(REPLY_ROOM))
+            .await;
         self.respond(stream, accepts, None, Some(connection), version)
             .await
     }

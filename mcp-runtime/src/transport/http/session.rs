@@ -171,7 +171,7 @@ impl Sessions {
         let id = new_id().ok_or(CreateError::NoRandomness)?;
         self.start_reaper();
         let standalone = EventStream::new(0, self.replay_events);
-        let connection = Connection::new(Arc::clone(core), standalone.outbox());
+        let connection = Connection::new(Arc::clone(core), standalone.outbox(0));
         Ok(Arc::new(Session {
             id: id.into(),
             connection: tokio::sync::Mutex::new(connection),

@@ -88,10 +88,12 @@ impl EventStream {
         })
     }
 
-    /// An output whose messages become this stream's events. The stream
-    /// ends when every clone of it is dropped.
-    pub(crate) fn outbox(self: &Arc<Self>) -> Outbox {
-        let out = Outbox::with_capacity(Box::new(Sink(Arc::clone(self))), 1024);
+    /// An output whose messages become this stream's events, with room for
+    /// `bytes` before its queue grows (a request's stream writes a reply or
+    /// two and ends; a session's GET stream may never be written to). The
+    /// stream ends when every clone of it is dropped.
+    pub(crate) fn outbox(self: &Arc<Self>, bytes: usize) -> Outbox {
+        let out = Outbox::with_capacity(Box::new(Sink(Arc::clone(self))), bytes);
         self.lock().source = out.downgrade();
         out
     }
