@@ -150,7 +150,10 @@ fn a_missing_state_stops_the_server_with_a_sentence_and_its_fix() {
             "; add one with `Server::new(..).state(value)`, where `value` is a \
              `downstream::notes::Notebook`",
         ] {
-            assert!(sentence.contains(part), "{args:?}: no {part:?} in {sentence}");
+            assert!(
+                sentence.contains(part),
+                "{args:?}: no {part:?} in {sentence}"
+            );
         }
         assert!(!stderr.contains("MissingState {"), "stderr:\n{stderr}");
         assert!(!stderr.contains("Custom {"), "stderr:\n{stderr}");
@@ -161,14 +164,24 @@ fn a_missing_state_stops_the_server_with_a_sentence_and_its_fix() {
 fn the_command_line_is_the_servers() {
     // The README's `main` gives a user's binary the options too.
     let version = run(env!("CARGO_BIN_EXE_unlinked"), &["--version"], "");
-    assert_eq!(version.status.code(), Some(0), "stderr:\n{}", version.stderr);
+    assert_eq!(
+        version.status.code(),
+        Some(0),
+        "stderr:\n{}",
+        version.stderr
+    );
     assert_eq!(
         version.stdout,
         format!("weather {}\n", env!("CARGO_PKG_VERSION"))
     );
 
     let listing = run(env!("CARGO_BIN_EXE_downstream"), &["--list-tools"], "");
-    assert_eq!(listing.status.code(), Some(0), "stderr:\n{}", listing.stderr);
+    assert_eq!(
+        listing.status.code(),
+        Some(0),
+        "stderr:\n{}",
+        listing.stderr
+    );
     let listed: Value = mcp_runtime::serde_json::from_str(&listing.stdout).expect("JSON");
     let names: Vec<&str> = listed["tools"]
         .as_array()
@@ -176,7 +189,10 @@ fn the_command_line_is_the_servers() {
         .iter()
         .filter_map(|tool| tool["name"].as_str())
         .collect();
-    assert_eq!(names, ["about", "add", "count_words", "repeat", "save_note"]);
+    assert_eq!(
+        names,
+        ["about", "add", "count_words", "repeat", "save_note"]
+    );
 
     let wrong = run(env!("CARGO_BIN_EXE_unlinked"), &["--no-such-option"], "");
     assert_eq!(wrong.status.code(), Some(2), "stderr:\n{}", wrong.stderr);
