@@ -203,63 +203,13 @@ fn tools_list_json(server: &Server) -> Result<String, RegistryError> {
     let page = core
         .tools_page(None, ProtocolVersion::LATEST)
         .expect("the first page needs no cursor");
-    let mut text = pretty(page.get());
+    // serde_json wrote these bytes (with `preserve_order`): read back and
+    // laid out, every key, string and number comes out as it went in.
+    let tools: serde_json::Value =
+        serde_json::from_str(page.get()).expect("the server's own tools/list page is JSON");
+    let mut text = serde_json::to_string_pretty(&tools).expect("a Value always serializes");
     text.push('\n');
     Ok(text)
-}
-
-/// Compact JSON, as serde_json writes it, laid out as
-/// `serde_json::to_string_pretty` lays it out, with every string and
-/// number kept byte for byte (not read back into values).
-fn pretty(compact: &str) -> String {
-    let mut out = String::with_capacity(compact.len() * 2);
-    let mut depth = 0usize;
-    let mut in_string = false;
-    let mut escaped = false;
-    let mut chars = compact.chars().peekable();
-    let newline = |out: &mut String, depth: usize| {
-        out.push('\n');
-        out.extend(std::iter::repeat_n("  ", depth));
-    };
-    while let Some(c) = chars.next() {
-        if in_string {
-            out.push(c);
-            match c {
-                _ if escaped => escaped = false,
-                '\\' => escaped = true,
-                '"' => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
-        match c {
-            '"' => {
-                in_string = true;
-                out.push(c);
-            }
-            '{' | '[' => {
-                out.push(c);
-                if chars.peek().is_some_and(|&next| next == '}' || next == ']') {
-                    out.extend(chars.next());
-                } else {
-                    depth += 1;
-                    newline(&mut out, depth);
-                }
-            }
-            '}' | ']' => {
-                depth = depth.saturating_sub(1);
-                newline(&mut out, depth);
-                out.push(c);
-            }
-            ',' => {
-                out.push(c);
-                newline(&mut out, depth);
-            }
-            ':' => out.push_str(": "),
-            _ => out.push(c),
-        }
-    }
-    out
 }
 
 /// The program's name as the user typed it (its file name), for the usage.
@@ -389,24 +339,6 @@ mod tests {
     ) -> usize {
         let _ = weight;
         text.split_whitespace().count()
-    }
-
-    #[test]
-    fn pretty_lays_out_json_as_serde_json_does() {
-        let value = json!({
-            "tools": [
-                {"name": "a", "empty": {}, "none": [], "n": [1, -2.5, 1e300, true, null]},
-                {"text": "a \"quoted\" {[,:]} \\ string\n", "nested": {"x": {"y": []}}}
-            ],
-            "also": {}
-        });
-        let compact = serde_json::to_string(&value).unwrap();
-        assert_eq!(
-            pretty(&compact),
-            serde_json::to_string_pretty(&value).unwrap()
-        );
-        assert_eq!(pretty("{}"), "{}");
-        assert_eq!(pretty("[]"), "[]");
     }
 
     #[tokio::test]
