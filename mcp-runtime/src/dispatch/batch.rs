@@ -7,6 +7,7 @@ use tokio::sync::oneshot;
 use super::connection::Connection;
 use super::reply::{Replies, error_bytes};
 use crate::jsonrpc::{self, ErrorObject, INVALID_REQUEST, Message};
+use crate::outbox::Outbox;
 use crate::version::ProtocolVersion;
 
 enum BatchPart {
@@ -15,7 +16,8 @@ enum BatchPart {
 }
 
 impl Connection {
-    pub(super) async fn handle_batch(&mut self, items: Vec<&RawValue>) {
+    /// Serves a batch; its reply, and what its calls report, go to `out`.
+    pub(super) async fn handle_batch(&mut self, items: Vec<&RawValue>, out: &Outbox) {
         let version = self.session.as_ref().map(|s| s.version);
         if !version.is_some_and(ProtocolVersion::accepts_batches) {
             let version = version.map_or("(not initialized)", ProtocolVersion::as_str);
@@ -25,14 +27,12 @@ impl Connection {
                     "Invalid request: JSON-RPC batches are not supported in protocol version {version}"
                 ),
             );
-            self.out
-                .write_with(|reply| jsonrpc::write_error(reply, None, &error));
+            out.write_with(|reply| jsonrpc::write_error(reply, None, &error));
             return;
         }
         if items.is_empty() {
             let error = ErrorObject::new(INVALID_REQUEST, "Invalid request: empty batch");
-            self.out
-                .write_with(|reply| jsonrpc::write_error(reply, None, &error));
+            out.write_with(|reply| jsonrpc::write_error(reply, None, &error));
             return;
         }
         let mut parts = Vec::new();
@@ -55,7 +55,13 @@ impl Connection {
             let mut reply = Vec::new();
             let size = item.get().len();
             if self
-                .handle_message(message, size, &mut slot, &mut Replies::Batch(&mut reply))
+                .handle_message(
+                    message,
+                    size,
+                    out,
+                    &mut slot,
+                    &mut Replies::Batch(&mut reply),
+                )
                 .await
             {
                 parts.push(BatchPart::Ready(reply));
@@ -66,7 +72,7 @@ impl Connection {
         if parts.is_empty() {
             return; // only notifications: no reply at all
         }
-        let out = self.out.clone();
+        let out = out.clone();
         self.calls.spawn(async move {
             let mut body = vec![b'['];
             let mut empty = true;

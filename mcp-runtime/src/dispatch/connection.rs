@@ -26,7 +26,9 @@ use crate::version::ProtocolVersion;
 
 pub(crate) struct Connection {
     pub(super) core: Arc<ServerCore>,
-    pub(super) out: Outbox,
+    /// Where [`Connection::handle`] sends what it reads (stdio); a message
+    /// dispatched with [`Connection::handle_parsed`] (HTTP) names its own.
+    out: Outbox,
     /// Set by `initialize`.
     pub(super) session: Option<Arc<SessionShared>>,
     pub(super) calls: Calls,
@@ -121,29 +123,27 @@ impl Connection {
         }
     }
 
-    #[cfg(feature = "http")]
     /// Serves one parsed message body (HTTP): replies, and everything the
     /// calls it starts report, go to `out` instead of the connection's
     /// output. Returns once the body is dispatched; calls that have to wait
     /// answer later, from their tasks.
+    #[cfg(feature = "http")]
     pub(crate) async fn handle_parsed(&mut self, line: Line<'_>, size: usize, out: &Outbox) {
-        let previous = std::mem::replace(&mut self.out, out.clone());
         out.hold();
         self.dispatch(line, size, out).await;
         out.release();
-        self.out = previous;
         self.calls.reap();
     }
 
-    #[cfg(feature = "http")]
     /// The version negotiated by `initialize`, once it is done.
+    #[cfg(feature = "http")]
     pub(crate) fn version(&self) -> Option<ProtocolVersion> {
         self.session.as_ref().map(|s| s.version)
     }
 
-    #[cfg(feature = "http")]
     /// Serves as if `initialize` had negotiated `version` with an unnamed
     /// client: a stateless HTTP request stands alone.
+    #[cfg(feature = "http")]
     pub(crate) fn assume_initialized(&mut self, version: ProtocolVersion) {
         self.session = Some(Arc::new(SessionShared {
             core: Arc::clone(&self.core),
@@ -153,15 +153,15 @@ impl Connection {
         }));
     }
 
-    #[cfg(feature = "http")]
     /// Cancels every call in flight (the session ended).
+    #[cfg(feature = "http")]
     pub(crate) fn abort_all(&mut self) {
         self.calls.abort_all();
     }
 
-    #[cfg(feature = "http")]
     /// Waits up to `grace` for the calls in flight to answer, then drops
     /// the rest (shutdown).
+    #[cfg(feature = "http")]
     pub(crate) async fn drain(&mut self, grace: std::time::Duration) {
         self.calls.finish(grace).await;
     }
@@ -177,10 +177,10 @@ impl Connection {
                 );
             }),
             Line::Single(message) => {
-                self.handle_message(message, size, &mut None, &mut Replies::Out(out))
+                self.handle_message(message, size, out, &mut None, &mut Replies::Out(out))
                     .await;
             }
-            Line::Batch(items) => self.handle_batch(items).await,
+            Line::Batch(items) => self.handle_batch(items, out).await,
         }
     }
 
@@ -192,6 +192,7 @@ impl Connection {
         &mut self,
         message: Message<'_>,
         size: usize,
+        out: &Outbox,
         batch_slot: &mut Option<oneshot::Sender<Option<Vec<u8>>>>,
         reply: &mut Replies<'_>,
     ) -> bool {
@@ -226,7 +227,7 @@ impl Connection {
                     call,
                     size,
                 };
-                let handling = self.handle_request(request, batch_slot, reply);
+                let handling = self.handle_request(request, out, batch_slot, reply);
                 // Wrapping moves the whole future: only when it is logged.
                 let outcome = if started.is_some() {
                     handling.instrument(span.clone()).await
@@ -263,6 +264,7 @@ impl Connection {
     async fn handle_request(
         &mut self,
         request: Request<'_, '_>,
+        out: &Outbox,
         batch_slot: &mut Option<oneshot::Sender<Option<Vec<u8>>>>,
         reply: &mut Replies<'_>,
     ) -> Result<Answer, ErrorObject> {
@@ -300,9 +302,8 @@ impl Connection {
                 let params = call
                     .unwrap_or_else(|| call_params::parse(params))
                     .map_err(|error| *error)?;
-                let out = self.out.clone();
                 self.calls
-                    .start(&out, id, params, session, size, batch_slot, reply)
+                    .start(out, id, params, session, size, batch_slot, reply)
                     .await
             }
             "tools/list" => {
