@@ -23,6 +23,8 @@ pub(crate) use self::error::{
 pub use self::id::RequestId;
 pub(crate) use self::id::canonical_id;
 pub(crate) use self::text::string_of;
+#[cfg(feature = "http")]
+pub(crate) use self::write::{is_response, is_unaddressed_error};
 pub(crate) use self::write::{write_error, write_notification, write_result, write_result_with};
 
 /// One incoming message, classified.

@@ -17,10 +17,11 @@ use super::HttpConfig;
 use super::guard::Guard;
 use super::session::{CreateError, Session, Sessions};
 use super::sse;
-use super::stream::{EventStream, Read, is_response, is_unaddressed_error};
+use super::stream::{EventStream, Read};
 use crate::dispatch::{Connection, ServerCore};
 use crate::jsonrpc::{
-    self, ErrorObject, INTERNAL_ERROR, INVALID_REQUEST, Line, Message, PARSE_ERROR,
+    self, ErrorObject, INTERNAL_ERROR, INVALID_REQUEST, Line, Message, PARSE_ERROR, is_response,
+    is_unaddressed_error,
 };
 use crate::outbox::Outbox;
 use crate::version::ProtocolVersion;

@@ -18,23 +18,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use bytes::Bytes;
 use tokio::sync::Notify;
 
+use crate::jsonrpc::is_response;
 use crate::outbox::{DirectWrite, Outbox, WeakOutbox};
-
-/// The start of every response line our writers produce (a notification
-/// starts `{"jsonrpc":"2.0","method":`); a batch's reply is an array.
-const RESPONSE_PREFIX: &[u8] = b"{\"jsonrpc\":\"2.0\",\"id\":";
-
-/// Whether `line` is a response (or a batch of them), not a notification.
-pub(crate) fn is_response(line: &[u8]) -> bool {
-    line.starts_with(RESPONSE_PREFIX) || line.first() == Some(&b'[')
-}
-
-/// Whether `line` is an error response with `id: null`: the body could not
-/// be read as a request, which HTTP answers 400.
-pub(crate) fn is_unaddressed_error(line: &[u8]) -> bool {
-    line.strip_prefix(RESPONSE_PREFIX)
-        .is_some_and(|rest| rest.starts_with(b"null,\"error\""))
-}
 
 pub(crate) struct EventStream {
     /// Its number in the session, the first half of its event ids.
