@@ -29,6 +29,15 @@ async fn count(ctx: Context, n: u32, ms: u64) -> u32 {
     n
 }
 
+/// Report progress `n` times without waiting, then answer `n`.
+#[tool]
+async fn burst(ctx: Context, n: u32) -> u32 {
+    for i in 1..=n {
+        ctx.progress(f64::from(i), None, None);
+    }
+    n
+}
+
 fn server() -> Server {
     Server::new("http-hostile", "1.0.0")
 }
@@ -312,4 +321,34 @@ fn a_body_sent_in_chunks_is_read_whole_and_the_limit_holds_across_chunks() {
     let status = reply.status;
     assert_eq!(status, 413, "{}", reply.text());
     assert_alive(&mut client);
+}
+
+#[test]
+fn a_call_that_reports_more_than_a_stream_keeps_loses_nothing() {
+    // 1,000 progress reports, past the 256 events a stream keeps: the
+    // reader is attached from the start, so the call is held back, not cut.
+    let server = HttpServer::start(server());
+    let mut client = server.client();
+    client.initialize("2025-11-25");
+    // Answered where it is dispatched, or from a task of its own.
+    for (tool, arguments, n) in [
+        ("burst", json!({"n": 1000}), 1000),
+        ("count", json!({"n": 300, "ms": 1}), 300),
+    ] {
+        let mut reply = client.request(
+            "tools/call",
+            json!({"name": tool, "arguments": arguments, "_meta": {"progressToken": "many"}}),
+        );
+        let messages = reply.replies();
+        let progress: Vec<u64> = messages
+            .iter()
+            .filter_map(|m| m["params"]["progress"].as_f64())
+            .map(|p| p as u64)
+            .collect();
+        assert_eq!(progress, (1..=n as u64).collect::<Vec<_>>(), "{tool}");
+        assert_eq!(
+            messages.last().unwrap()["result"]["structuredContent"]["result"],
+            n
+        );
+    }
 }

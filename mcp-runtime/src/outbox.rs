@@ -292,6 +292,19 @@ impl Outbox {
     }
 }
 
+impl Drop for Shared {
+    /// The last handle is gone: what the sink refused so far (a sink without
+    /// a writer thread, whose reader was behind) is handed over whole, so
+    /// no message made is lost. A sink with a writer thread has nothing
+    /// left by then: the thread holds a handle until it has written all.
+    fn drop(&mut self) {
+        let state = self.state.get_mut().unwrap_or_else(|e| e.into_inner());
+        if !state.closed && !state.queue.is_empty() {
+            let _ = self.sink.write_all(&state.queue);
+        }
+    }
+}
+
 /// An [`Outbox`] that may be gone: the output ends when its last
 /// [`Outbox`] is dropped (the sink is dropped with it), whoever holds these.
 #[cfg(feature = "http")]

@@ -17,7 +17,7 @@ use super::HttpConfig;
 use super::guard::Guard;
 use super::session::{CreateError, Session, Sessions};
 use super::sse;
-use super::stream::{EventStream, Read};
+use super::stream::{EventStream, Read, ReaderGuard};
 use crate::dispatch::{Connection, ServerCore};
 use crate::jsonrpc::{
     self, ErrorObject, INTERNAL_ERROR, INVALID_REQUEST, Line, Message, PARSE_ERROR, is_response,
@@ -224,15 +224,15 @@ impl Endpoint {
                 ),
             );
         }
-        let stream = EventStream::new(session.stream_number(), self.replay_events);
+        let reader = self.request_stream(session.stream_number());
         {
-            let out = stream.outbox(REPLY_ROOM);
+            let out = reader.stream().outbox(REPLY_ROOM);
             let mut connection = session.connection.lock().await;
             connection.handle_parsed(line, body.len(), &out).await;
         }
         let response = self
             .respond(
-                stream,
+                reader,
                 accepts,
                 Some(&session),
                 None,
@@ -267,9 +267,9 @@ impl Endpoint {
                 );
             }
         };
-        let stream = EventStream::new(session.stream_number(), self.replay_events);
+        let reader = self.request_stream(session.stream_number());
         let version = {
-            let out = stream.outbox(REPLY_ROOM);
+            let out = reader.stream().outbox(REPLY_ROOM);
             let mut connection = session.connection.lock().await;
             connection.handle_parsed(line, size, &out).await;
             connection.version()
@@ -277,13 +277,13 @@ impl Endpoint {
         let Some(version) = version else {
             // Refused (no protocolVersion, bad params): no session.
             return self
-                .respond(stream, accepts, None, None, DEFAULT_VERSION)
+                .respond(reader, accepts, None, None, DEFAULT_VERSION)
                 .await;
         };
         let _ = session.version.set(version);
         self.sessions.insert(&session);
         let mut response = self
-            .respond(stream, accepts, Some(&session), None, version)
+            .respond(reader, accepts, Some(&session), None, version)
             .await;
         if let Ok(id) = HeaderValue::from_str(&session.id) {
             response.headers_mut().insert(SESSION_ID, id);
@@ -300,7 +300,7 @@ impl Endpoint {
         accepts: Accepts,
     ) -> Response<Body> {
         let number = self.stateless_streams.fetch_add(1, Ordering::Relaxed);
-        let stream = EventStream::new(number, self.replay_events);
+        let reader = self.request_stream(number);
         // Its own output stays unused: every message belongs to the request.
         let mut connection = Connection::new(Arc::clone(&self.core), self.discard.clone());
         let version = version.unwrap_or(DEFAULT_VERSION);
@@ -308,9 +308,9 @@ impl Endpoint {
             connection.assume_initialized(version);
         }
         connection
-            .handle_parsed(line, size, &stream.outbox(REPLY_ROOM))
+            .handle_parsed(line, size, &reader.stream().outbox(REPLY_ROOM))
             .await;
-        self.respond(stream, accepts, None, Some(connection), version)
+        self.respond(reader, accepts, None, Some(connection), version)
             .await
     }
 
@@ -333,17 +333,24 @@ impl Endpoint {
         })
     }
 
+    /// A new stream for a POST's replies, read from the start: until the
+    /// POST is answered, nothing its request reports is dropped (a stream
+    /// nobody reads keeps only its newest events).
+    fn request_stream(&self, number: u64) -> ReaderGuard {
+        EventStream::new(number, self.replay_events).attach()
+    }
+
     /// The answer to a POST, from what its messages produced: 202 for none,
     /// plain JSON for a lone response, an SSE stream otherwise.
     async fn respond(
         &self,
-        stream: Arc<EventStream>,
+        reader: ReaderGuard,
         accepts: Accepts,
         session: Option<&Arc<Session>>,
         connection: Option<Connection>,
         version: ProtocolVersion,
     ) -> Response<Body> {
-        let reader = stream.attach();
+        let stream = Arc::clone(reader.stream());
         let first = match stream.read(0).await {
             Read::End => {
                 return Response::builder()

@@ -115,34 +115,37 @@ impl EventStream {
             let changed = self.changed.notified();
             tokio::pin!(changed);
             changed.as_mut().enable();
-            let pump = {
+            let (taken, end, refused) = {
                 let mut state = self.lock();
+                // Numbered in order: skip what the reader has.
                 let taken: Vec<(u64, Bytes)> = state
                     .events
                     .iter()
-                    .filter(|(n, _)| *n > cursor)
+                    .skip_while(|(n, _)| *n <= cursor)
                     .cloned()
                     .collect();
                 if let Some(&(last, _)) = taken.last() {
                     state.delivered = state.delivered.max(last);
                     trim(&mut state);
-                    let pump = std::mem::take(&mut state.refused).then(|| state.source.clone());
-                    drop(state);
-                    if let Some(out) = pump.and_then(|weak| weak.upgrade()) {
-                        out.pump();
-                    }
-                    return Read::Events(taken);
                 }
-                if (state.answered || state.ended) && cursor + 1 >= state.next {
-                    return Read::End;
-                }
-                std::mem::take(&mut state.refused).then(|| state.source.clone())
+                let end = (state.answered || state.ended) && cursor + 1 >= state.next;
+                let refused = std::mem::take(&mut state.refused).then(|| state.source.clone());
+                (taken, end, refused)
             };
-            if let Some(out) = pump.and_then(|weak| weak.upgrade()) {
-                out.pump();
-                continue;
+            // The sink refused bytes while this reader was behind: now
+            // there is room, the outbox writes them.
+            let pumped = refused
+                .and_then(|weak| weak.upgrade())
+                .map(|out| out.pump());
+            if !taken.is_empty() {
+                return Read::Events(taken);
             }
-            changed.await;
+            if end {
+                return Read::End;
+            }
+            if pumped.is_none() {
+                changed.await;
+            }
         }
     }
 
@@ -167,6 +170,12 @@ fn trim(state: &mut State) {
 /// A reader attached to a stream; detaches on drop.
 pub(crate) struct ReaderGuard(Arc<EventStream>);
 
+impl ReaderGuard {
+    pub(crate) fn stream(&self) -> &Arc<EventStream> {
+        &self.0
+    }
+}
+
 impl Drop for ReaderGuard {
     fn drop(&mut self) {
         self.0.readers.fetch_sub(1, Ordering::AcqRel);
@@ -189,6 +198,27 @@ impl DirectWrite for Sink {
             state.refused = true;
             return Ok(0);
         }
+        drop(state);
+        self.append(bytes);
+        Ok(bytes.len())
+    }
+
+    /// Takes everything, past the capacity: the outbox hands over what it
+    /// still holds when its last handle is dropped (the request is done).
+    fn write_all(&self, bytes: &[u8]) -> io::Result<()> {
+        if self.0.lock().ended {
+            return Err(io::ErrorKind::BrokenPipe.into());
+        }
+        self.append(bytes);
+        Ok(())
+    }
+}
+
+impl Sink {
+    /// Each line of `bytes` as an event.
+    fn append(&self, bytes: &[u8]) {
+        let stream = &self.0;
+        let mut state = stream.lock();
         for line in bytes.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
             if is_response(line) {
                 state.answered = true;
@@ -205,12 +235,6 @@ impl DirectWrite for Sink {
         }
         drop(state);
         stream.changed.notify_waiters();
-        Ok(bytes.len())
-    }
-
-    fn write_all(&self, bytes: &[u8]) -> io::Result<()> {
-        // Only a writer thread calls this, and these outboxes have none.
-        self.try_write(bytes).map(|_| ())
     }
 }
 
