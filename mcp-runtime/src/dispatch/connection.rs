@@ -97,12 +97,7 @@ impl Connection {
     fn too_large(&self, out: &Outbox) {
         let max_message_bytes = self.core.limits.max_message_bytes;
         out.write_with(|reply| {
-            jsonrpc::write_error(
-                reply,
-                None,
-                &ErrorObject::new(INVALID_REQUEST, "message too large")
-                    .with_data(json!({ "limitBytes": max_message_bytes })),
-            );
+            jsonrpc::write_error(reply, None, &ErrorObject::too_large(max_message_bytes));
         });
     }
 

@@ -30,4 +30,10 @@ impl ErrorObject {
         self.data = Some(data);
         self
     }
+
+    /// A message over the size limit (a line on stdio, a body on HTTP).
+    pub(crate) fn too_large(limit_bytes: usize) -> Self {
+        ErrorObject::new(INVALID_REQUEST, "message too large")
+            .with_data(serde_json::json!({ "limitBytes": limit_bytes }))
+    }
 }

@@ -11,7 +11,6 @@ use axum::body::Body;
 use axum::http::header::{ACCEPT, ALLOW, CACHE_CONTROL, CONTENT_LENGTH, CONTENT_TYPE};
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, Request, Response, StatusCode};
 use bytes::{Bytes, BytesMut};
-use serde_json::json;
 
 use super::HttpConfig;
 use super::guard::Guard;
@@ -570,15 +569,10 @@ fn json_response(line: Bytes) -> Response<Body> {
 }
 
 fn too_large(limit: usize) -> Response<Body> {
-    let error = ErrorObject::new(INVALID_REQUEST, "message too large")
-        .with_data(json!({ "limitBytes": limit }));
-    let mut body = Vec::new();
-    jsonrpc::write_error(&mut body, None, &error);
-    Response::builder()
-        .status(StatusCode::PAYLOAD_TOO_LARGE)
-        .header(CONTENT_TYPE, HeaderValue::from_static("application/json"))
-        .body(Body::from(body))
-        .unwrap_or_default()
+    error_response(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        &ErrorObject::too_large(limit),
+    )
 }
 
 fn method_not_allowed(message: &str, allow: &'static str) -> Response<Body> {
@@ -601,9 +595,16 @@ pub(crate) fn not_found() -> Response<Body> {
 /// An HTTP error whose body is a JSON-RPC error without an id, as the
 /// transport specification suggests (`code` -32600 unless given).
 pub(crate) fn error(status: StatusCode, code: Option<i32>, message: &str) -> Response<Body> {
-    let error = ErrorObject::new(code.unwrap_or(INVALID_REQUEST), message);
+    error_response(
+        status,
+        &ErrorObject::new(code.unwrap_or(INVALID_REQUEST), message),
+    )
+}
+
+/// `status`, with `error` (and no id) as the body.
+fn error_response(status: StatusCode, error: &ErrorObject) -> Response<Body> {
     let mut body = Vec::new();
-    jsonrpc::write_error(&mut body, None, &error);
+    jsonrpc::write_error(&mut body, None, error);
     Response::builder()
         .status(status)
         .header(CONTENT_TYPE, HeaderValue::from_static("application/json"))
