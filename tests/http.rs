@@ -113,6 +113,25 @@ fn progress_travels_on_the_requests_own_stream_before_its_response() {
     assert_eq!(progress, [1.0, 2.0, 3.0]);
     let last = messages.last().unwrap();
     assert_eq!(text_of(last), "done", "the response comes last");
+
+    // A client that takes JSON only gets the response alone.
+    let session = client.session.clone().unwrap();
+    let body = json!({"jsonrpc": "2.0", "id": 99, "method": "tools/call",
+        "params": {"name": "stepped", "arguments": {"steps": 2, "ms": 10}, "_meta": {"progressToken": "j"}}});
+    let mut reply = send(
+        server.addr,
+        "POST",
+        &[
+            ("Accept", "application/json"),
+            JSON_BODY,
+            ("Mcp-Session-Id", &session),
+            ("MCP-Protocol-Version", "2025-11-25"),
+        ],
+        body.to_string().as_bytes(),
+    );
+    assert_eq!(reply.status, 200);
+    assert_eq!(reply.content_type(), "application/json");
+    assert_eq!(text_of(&reply.json()), "done");
 }
 
 #[test]

@@ -350,40 +350,24 @@ impl Endpoint {
         version: ProtocolVersion,
     ) -> Response<Body> {
         let stream = Arc::clone(reader.stream());
-        let first = match stream.read(0).await {
-            Read::End => {
-                return Response::builder()
-                    .status(StatusCode::ACCEPTED)
-                    .body(Body::empty())
-                    .unwrap_or_default();
-            }
-            Read::Events(events) => events,
+        let Read::Events(first) = stream.read(0).await else {
+            return accepted();
         };
         let lone_response = first.len() == 1 && is_response(&first[0].1) && stream.is_finished();
         if lone_response && accepts.json || !accepts.sse {
+            // Plain JSON: the response alone (a client that takes no SSE
+            // cannot be sent the notifications before it).
             let mut events = first;
-            let mut cursor = events.last().map_or(0, |e| e.0);
-            // JSON only: notifications cannot be sent; wait for the response.
-            while !events.iter().any(|(_, line)| is_response(line)) {
-                match stream.read(cursor).await {
-                    Read::Events(more) => {
-                        cursor = more.last().map_or(cursor, |e| e.0);
-                        events = more;
-                    }
-                    Read::End => {
-                        return Response::builder()
-                            .status(StatusCode::ACCEPTED)
-                            .body(Body::empty())
-                            .unwrap_or_default();
-                    }
+            loop {
+                if let Some((_, line)) = events.iter().find(|(_, line)| is_response(line)) {
+                    return json_response(line.clone());
                 }
+                let cursor = events.last().map_or(0, |e| e.0);
+                let Read::Events(more) = stream.read(cursor).await else {
+                    return accepted();
+                };
+                events = more;
             }
-            let line = events
-                .into_iter()
-                .map(|(_, line)| line)
-                .find(|line| is_response(line))
-                .unwrap_or_default();
-            return json_response(line);
         }
         if let Some(session) = session {
             session.keep_stream(&stream);
@@ -553,6 +537,14 @@ async fn read_body(body: Body, limit: usize) -> Option<Bytes> {
 fn parse_event_id(id: &str) -> Option<(u64, u64)> {
     let (stream, seq) = id.trim().split_once('_')?;
     Some((stream.parse().ok()?, seq.parse().ok()?))
+}
+
+/// 202: what was posted needs no answer (or its request was cancelled).
+fn accepted() -> Response<Body> {
+    Response::builder()
+        .status(StatusCode::ACCEPTED)
+        .body(Body::empty())
+        .unwrap_or_default()
 }
 
 fn json_response(line: Bytes) -> Response<Body> {
