@@ -11,9 +11,9 @@ use std::io::Write;
 
 use self::args::{Command, UsageError};
 use crate::dispatch::{Limits, ServerCore};
-use crate::registry::RegistryError;
+use crate::protocol::version::ProtocolVersion;
+use crate::registry::error::RegistryError;
 use crate::server::{INSPECTOR, Server, shell_word};
-use crate::version::ProtocolVersion;
 
 /// The exit status of a command line that cannot be obeyed.
 const USAGE_ERROR: i32 = 2;

@@ -11,11 +11,10 @@ use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::Notify;
 
-use crate::dispatch::ServerCore;
 use crate::jsonrpc::{self, RequestId};
 use crate::outbox::Outbox;
-use crate::output::{CallToolResult, RawOutput};
-use crate::version::ProtocolVersion;
+use crate::protocol::version::ProtocolVersion;
+use crate::tools::output::{CallToolResult, RawOutput};
 
 /// Shared values registered with [`Server::state`](crate::Server::state), by type.
 #[derive(Clone, Default)]
@@ -83,7 +82,8 @@ enum ContextInner {
 
 /// What every call of one client connection shares, fixed at `initialize`.
 pub(crate) struct SessionShared {
-    pub(crate) core: Arc<ServerCore>,
+    /// The server's shared values, for `State<T>`.
+    pub(crate) state: Arc<StateMap>,
     pub(crate) version: ProtocolVersion,
     pub(crate) client: ClientInfo,
     pub(crate) log_level: AtomicU8,
@@ -92,8 +92,8 @@ pub(crate) struct SessionShared {
 /// What the connection knows about one request.
 pub(crate) struct RequestScope {
     pub(crate) session: Arc<SessionShared>,
-    /// The tool's index in the registry.
-    pub(crate) tool: usize,
+    /// The name of the tool called (or of the resource or prompt asked for).
+    pub(crate) name: Arc<str>,
     pub(crate) id: RequestId,
     pub(crate) progress_token: Option<Value>,
     pub(crate) cancellation: Cancellation,
@@ -236,9 +236,7 @@ impl Context {
     pub fn tool_name(&self) -> &str {
         match &*self.inner {
             ContextInner::Detached { tool_name, .. } => tool_name,
-            ContextInner::Request(request) => {
-                &request.session.core.registry.tools()[request.tool].name
-            }
+            ContextInner::Request(request) => &request.name,
         }
     }
 
@@ -247,7 +245,7 @@ impl Context {
     pub fn state<T: Send + Sync + 'static>(&self) -> Option<State<T>> {
         let state = match &*self.inner {
             ContextInner::Detached { state, .. } => state,
-            ContextInner::Request(request) => request.session.core.registry.state_map(),
+            ContextInner::Request(request) => &request.session.state,
         };
         state.get::<T>().map(State)
     }

@@ -6,10 +6,10 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use crate::arguments::ArgumentValidator;
 use crate::dispatch::ServerCore;
 use crate::jsonrpc::{self, Line, Message};
-use crate::registry::RegistryError;
+use crate::registry::error::RegistryError;
+use crate::schema::arguments::ArgumentValidator;
 use crate::server::Server;
 use crate::testing::TestClient;
 

@@ -19,25 +19,20 @@
 // this crate's own tests.
 extern crate self as mcp_runtime;
 
-mod arguments;
-mod call_params;
 mod cli;
 mod content;
 mod context;
 mod dispatch;
-mod dynamic;
 mod jsonrpc;
+mod location;
 mod outbox;
-mod output;
 mod protocol;
 mod registry;
 mod schema;
 mod server;
 pub mod testing;
-mod tool;
+mod tools;
 mod transport;
-mod validator;
-mod version;
 mod wait;
 
 #[doc(hidden)]
@@ -57,7 +52,7 @@ pub use __private::{DeserializeAndJsonSchema, tool_future_must_be_send};
 #[doc(hidden)]
 pub use context::{Inject, SharedState};
 #[doc(hidden)]
-pub use output::{
+pub use tools::output::{
     DeriveJsonSchema, DeriveSerialize, ErrorWithoutDisplay, MissingJsonSchema, MissingSerialize,
     SerializeAndJsonSchema, ToolError, UnsupportedReturn,
 };
@@ -67,13 +62,15 @@ pub use content::{
     TextContent,
 };
 pub use context::{ClientInfo, Context, LogLevel, State};
-pub use dynamic::DynamicTool;
 pub use jsonrpc::RequestId;
-pub use output::{CallToolResult, IntoCallToolResult};
-pub use registry::{CallError, Registry, RegistryError};
+pub use location::Location;
+pub use protocol::version::ProtocolVersion;
+pub use registry::error::RegistryError;
+pub use registry::{CallError, Registry};
 pub use server::Server;
-pub use tool::{Hints, Location, Tool, ToolAnnotations};
-pub use version::ProtocolVersion;
+pub use tools::def::{Hints, Tool, ToolAnnotations};
+pub use tools::dynamic::DynamicTool;
+pub use tools::output::{CallToolResult, IntoCallToolResult};
 
 pub use schemars;
 pub use serde;

@@ -13,14 +13,14 @@ pub use serde;
 pub use serde_json;
 
 pub use crate::context::{Context, Inject, Requirement};
-pub use crate::output::{
+pub use crate::tools::def::{BoxFuture, Hints, Location, ToolDef};
+pub use crate::tools::output::{
     KindJsonSchemaOnly, KindResultBadOk, KindSerializeOnly, KindStructured, KindStructuredResult,
     KindStructuredResultBadError, KindText, KindTextResultBadError, KindUnsupported, Probe,
     RawOutput,
 };
-pub use crate::tool::{BoxFuture, Hints, Location, ToolDef};
 
-use crate::output::CallToolResult;
+use crate::tools::output::CallToolResult;
 
 /// A type a tool can take as an argument: `Deserialize + JsonSchema`.
 ///

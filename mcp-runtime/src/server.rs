@@ -6,8 +6,9 @@ use std::time::Duration;
 
 use crate::context::StateMap;
 use crate::dispatch::{Limits, ServerCore};
-use crate::dynamic::DynamicTool;
-use crate::registry::{Registry, RegistryError, ToolFilter, linked_tools};
+use crate::registry::error::RegistryError;
+use crate::registry::{Registry, ToolFilter, linked_tools};
+use crate::tools::dynamic::DynamicTool;
 
 /// An MCP server: every `#[tool]` linked into the binary, plus what the
 /// builder adds.

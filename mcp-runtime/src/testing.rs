@@ -31,9 +31,9 @@ use tokio::task::JoinHandle;
 
 use crate::dispatch::{self, Incoming, ServerCore};
 use crate::outbox::{DirectWrite, Outbox};
-use crate::registry::RegistryError;
+use crate::protocol::version::ProtocolVersion;
+use crate::registry::error::RegistryError;
 use crate::server::Server;
-use crate::version::ProtocolVersion;
 
 /// A JSON-RPC error answered by the server.
 #[derive(Clone, Debug, PartialEq)]

@@ -8,7 +8,7 @@ use super::connection::Connection;
 use super::reply::{Replies, error_bytes};
 use crate::jsonrpc::{self, ErrorObject, INVALID_REQUEST, Message};
 use crate::outbox::Outbox;
-use crate::version::ProtocolVersion;
+use crate::protocol::version::ProtocolVersion;
 
 enum BatchPart {
     Ready(Vec<u8>),

@@ -19,10 +19,10 @@ use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore, TryAcquireError, ones
 use tokio::task::{AbortHandle, JoinSet};
 use tracing::Instrument;
 
-use super::core::Limits;
+use super::core::{Limits, ServerCore};
 use super::reply::{Answer, Replies, write_call_result};
-use crate::call_params::CallParams;
 use crate::context::{Cancellation, Context, RequestScope, SessionShared};
+use crate::jsonrpc::call_params::CallParams;
 use crate::jsonrpc::{ErrorObject, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, RequestId};
 use crate::outbox::Outbox;
 
@@ -125,6 +125,7 @@ impl Calls {
     #[allow(clippy::too_many_arguments)]
     pub(crate) async fn start(
         &mut self,
+        core: &Arc<ServerCore>,
         out: &Outbox,
         id: &RequestId,
         params: Box<CallParams<'_>>,
@@ -133,7 +134,7 @@ impl Calls {
         batch_slot: &mut Option<oneshot::Sender<Option<Vec<u8>>>>,
         reply: &mut Replies<'_>,
     ) -> Result<Answer, ErrorObject> {
-        let Some(index) = session.core.registry.index_of(&params.name) else {
+        let Some(index) = core.registry.index_of(&params.name) else {
             return Err(ErrorObject::new(
                 INVALID_PARAMS,
                 format!("Unknown tool: {}", params.name),
@@ -156,7 +157,7 @@ impl Calls {
         let version = session.version;
         let ctx = Context::for_request(RequestScope {
             session: Arc::clone(&session),
-            tool: index,
+            name: Arc::clone(&core.registry.tools()[index].name),
             id: id.clone(),
             progress_token: params.progress_token,
             cancellation: Cancellation::default(),
@@ -165,8 +166,8 @@ impl Calls {
         });
         let call_ctx = ctx.clone();
         let arguments = params.arguments;
+        let core = Arc::clone(core);
         let mut call = Box::pin(async move {
-            let core = &session.core;
             core.registry.tools()[index]
                 .call(arguments, call_ctx, core.limits.default_timeout)
                 .await

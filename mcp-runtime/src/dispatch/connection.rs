@@ -15,14 +15,14 @@ use super::calls::Calls;
 use super::core::ServerCore;
 use super::incoming::{Incoming, lines_of, without_cr};
 use super::reply::{Answer, Replies};
-use crate::call_params;
 use crate::context::{ClientInfo, LogLevel, SessionShared};
+use crate::jsonrpc::call_params;
 use crate::jsonrpc::{
     self, ErrorObject, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, Line, METHOD_NOT_FOUND,
     Message, PARSE_ERROR, RequestId,
 };
 use crate::outbox::Outbox;
-use crate::version::ProtocolVersion;
+use crate::protocol::version::ProtocolVersion;
 
 pub(crate) struct Connection {
     pub(super) core: Arc<ServerCore>,
@@ -141,7 +141,7 @@ impl Connection {
     #[cfg(feature = "http")]
     pub(crate) fn assume_initialized(&mut self, version: ProtocolVersion) {
         self.session = Some(Arc::new(SessionShared {
-            core: Arc::clone(&self.core),
+            state: Arc::clone(self.core.registry.state_map()),
             version,
             client: ClientInfo::default(),
             log_level: AtomicU8::new(LogLevel::Info as u8),
@@ -298,7 +298,9 @@ impl Connection {
                     .unwrap_or_else(|| call_params::parse(params))
                     .map_err(|error| *error)?;
                 self.calls
-                    .start(out, id, params, session, size, batch_slot, reply)
+                    .start(
+                        &self.core, out, id, params, session, size, batch_slot, reply,
+                    )
                     .await
             }
             "tools/list" => {
@@ -370,7 +372,7 @@ impl Connection {
             "client initialized"
         );
         self.session = Some(Arc::new(SessionShared {
-            core: Arc::clone(&self.core),
+            state: Arc::clone(self.core.registry.state_map()),
             version,
             client,
             log_level: AtomicU8::new(LogLevel::Info as u8),

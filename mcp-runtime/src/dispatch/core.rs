@@ -7,9 +7,9 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::jsonrpc::{ErrorObject, INVALID_PARAMS};
-use crate::protocol;
+use crate::protocol::shape;
+use crate::protocol::version::ProtocolVersion;
 use crate::registry::Registry;
-use crate::version::ProtocolVersion;
 
 /// Tunables of a server, set on the builder.
 #[derive(Clone, Debug)]
@@ -73,7 +73,7 @@ impl ServerCore {
                     .map(|(i, chunk)| {
                         #[derive(serde::Serialize)]
                         struct Page<'a> {
-                            tools: Vec<protocol::ToolEntry<'a>>,
+                            tools: Vec<shape::ToolEntry<'a>>,
                             #[serde(
                                 rename = "nextCursor",
                                 skip_serializing_if = "Option::is_none"
@@ -83,7 +83,7 @@ impl ServerCore {
                         let page = Page {
                             tools: chunk
                                 .iter()
-                                .map(|tool| protocol::ToolEntry { tool, version })
+                                .map(|tool| shape::ToolEntry { tool, version })
                                 .collect(),
                             next_cursor: (i + 1 < count).then(|| cursor(i + 1)),
                         };

@@ -2,9 +2,9 @@
 
 use crate::jsonrpc::{self, ErrorObject, RequestId};
 use crate::outbox::Outbox;
-use crate::protocol;
-use crate::tool::Outcome;
-use crate::version::ProtocolVersion;
+use crate::protocol::shape;
+use crate::protocol::version::ProtocolVersion;
+use crate::tools::def::Outcome;
 
 /// Where the reply to one message goes.
 pub(crate) enum Replies<'a> {
@@ -41,7 +41,7 @@ pub(crate) fn write_call_result(
     version: ProtocolVersion,
 ) {
     jsonrpc::write_result_with(reply, id, |reply| {
-        protocol::write_outcome(reply, outcome, version)
+        shape::write_outcome(reply, outcome, version)
     });
 }
 

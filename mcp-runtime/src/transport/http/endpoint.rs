@@ -23,7 +23,7 @@ use crate::jsonrpc::{
     is_unaddressed_error,
 };
 use crate::outbox::Outbox;
-use crate::version::ProtocolVersion;
+use crate::protocol::version::ProtocolVersion;
 
 // Names ready-made: looked up by `&str`, a name is parsed and lowercased
 // on every lookup.

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use super::stream::EventStream;
 use crate::dispatch::{Connection, ServerCore};
-use crate::version::ProtocolVersion;
+use crate::protocol::version::ProtocolVersion;
 
 /// Ended streams kept per session for a client that reconnects to read
 /// their last events.

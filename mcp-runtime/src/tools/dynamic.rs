@@ -8,8 +8,8 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::context::Context;
-use crate::output::IntoCallToolResult;
-use crate::tool::{DynHandler, Hints, Location};
+use crate::tools::def::{DynHandler, Hints, Location};
+use crate::tools::output::IntoCallToolResult;
 
 /// A tool defined at run time: a name, a description, a JSON input schema
 /// and an async closure. Add it with [`Server::tool`](crate::Server::tool).

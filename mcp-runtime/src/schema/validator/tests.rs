@@ -8,7 +8,7 @@ use proptest::prelude::*;
 use serde_json::{Value, json};
 
 use super::Schema;
-use crate::arguments::ArgumentValidator;
+use crate::schema::arguments::ArgumentValidator;
 
 fn compile(schema: Value) -> Schema {
     Schema::compile(&schema).unwrap_or_else(|e| panic!("{schema}: {e}"))

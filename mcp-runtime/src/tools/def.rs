@@ -14,29 +14,13 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use crate::arguments::ArgumentValidator;
 use crate::context::{Context, Requirement};
-use crate::output::{CallToolResult, RawOutput};
+pub use crate::location::Location;
+use crate::schema::arguments::ArgumentValidator;
+use crate::tools::output::{CallToolResult, RawOutput};
 
 /// A boxed, sendable future.
 pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
-
-/// Where a tool was defined, for error messages and logs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Location {
-    /// The source file, as the compiler names it.
-    pub file: &'static str,
-    /// The line of the `#[tool]` attribute.
-    pub line: u32,
-    /// The module path (for a dynamic tool, the file again).
-    pub module: &'static str,
-}
-
-impl fmt::Display for Location {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}", self.file, self.line)
-    }
-}
 
 /// Behaviour hints for clients (MCP tool `annotations`). `None` leaves a hint
 /// unset, which clients read as the protocol's default.

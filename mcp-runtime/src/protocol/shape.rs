@@ -6,9 +6,9 @@ use serde::{Serialize, Serializer};
 use serde_json::Value;
 
 use crate::content::Content;
-use crate::output::CallToolResult;
-use crate::tool::{Outcome, Tool};
-use crate::version::ProtocolVersion;
+use crate::protocol::version::ProtocolVersion;
+use crate::tools::def::{Outcome, Tool};
+use crate::tools::output::CallToolResult;
 
 impl Tool {
     /// The tool as a `tools/list` entry, with every field the newest

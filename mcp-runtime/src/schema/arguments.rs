@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::validator::{Error, ErrorKind, Schema};
+use crate::schema::validator::{Error, ErrorKind, Schema};
 
 /// A compiled input schema. Built once per tool at start-up.
 pub(crate) struct ArgumentValidator {

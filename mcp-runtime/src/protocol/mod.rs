@@ -1,0 +1,6 @@
+//! The protocol's versions (`version`) and the shaping of results for each
+//! of them (`shape`): a client is never sent a field its version does not
+//! define.
+
+pub(crate) mod shape;
+pub(crate) mod version;

@@ -1,0 +1,178 @@
+//! Why a server could not start: a problem with the set of tools,
+//! resources or prompts, said as a sentence with its fix.
+
+use crate::location::Location;
+
+/// Why the server could not start: a problem with the set of tools.
+///
+/// Each message says what is wrong, where (the tool's source location) and
+/// what to write to fix it. `Debug` prints the same sentence as `Display`,
+/// so it reads the same however it reaches the user: `{}`, `{:?}`,
+/// `.unwrap()`, or `?` out of a `main` that returns `std::io::Result<()>`
+/// ([`Server::serve_stdio`](crate::Server::serve_stdio) wraps it in an
+/// [`std::io::Error`], from which `get_ref` and `into_inner` give it back).
+#[non_exhaustive]
+pub enum RegistryError {
+    /// Two tools have the same name.
+    DuplicateName {
+        /// The shared name.
+        name: String,
+        /// Where the first is defined.
+        first: Location,
+        /// Where the second is defined.
+        second: Location,
+    },
+    /// A dynamic tool's name breaks the naming rule.
+    InvalidName {
+        /// The name.
+        name: String,
+        /// Where the tool is defined.
+        location: Location,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A tool takes `State<T>` for a `T` that was never registered.
+    MissingState {
+        /// The tool.
+        tool: String,
+        /// Where the tool is defined.
+        location: Location,
+        /// The missing type.
+        type_name: &'static str,
+    },
+    /// A schema could not be used.
+    InvalidSchema {
+        /// The tool.
+        tool: String,
+        /// Where the tool is defined.
+        location: Location,
+        /// `input` or `output`.
+        which: &'static str,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The include or exclude filter names a tool that does not exist.
+    UnknownFilterName {
+        /// The name in the filter.
+        name: String,
+        /// The names of all tools, comma-separated (empty if there are none).
+        known: String,
+    },
+}
+
+impl std::fmt::Display for RegistryError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("cannot start the MCP server: ")?;
+        match self {
+            RegistryError::DuplicateName {
+                name,
+                first,
+                second,
+            } => {
+                write!(
+                    f,
+                    "two tools are named `{name}`, one defined at {first} and the other at \
+                     {second}; rename one of them, "
+                )?;
+                if first.is_dynamic() && second.is_dynamic() {
+                    f.write_str("with another name in its `DynamicTool::new`")?;
+                } else {
+                    f.write_str("for example with `#[tool(name = \"new_name\")]`")?;
+                }
+                write!(
+                    f,
+                    " (`Server::exclude_tools([\"{name}\"])` would leave out both)"
+                )
+            }
+            RegistryError::InvalidName {
+                name,
+                location,
+                reason,
+            } => write!(
+                f,
+                "the tool name {name:?} given to `DynamicTool::new` at {location} is invalid: \
+                 {reason}"
+            ),
+            RegistryError::MissingState {
+                tool,
+                location,
+                type_name,
+            } => write!(
+                f,
+                "the tool `{tool}` (defined at {location}) takes `State<{type_name}>`, but no \
+                 `{type_name}` was registered; add one with `Server::new(..).state(value)`, \
+                 where `value` is a `{type_name}`"
+            ),
+            RegistryError::InvalidSchema {
+                tool,
+                location,
+                which,
+                reason,
+            } => {
+                let fix = match (location.is_dynamic(), *which) {
+                    (true, "output") => "fix the schema given to `DynamicTool::output_schema`",
+                    (true, _) => "fix the schema given to `DynamicTool::new`",
+                    (false, "output") => {
+                        "change its return type, or that type's `#[schemars(..)]` attributes"
+                    }
+                    (false, _) => {
+                        "change the types of its parameters, or their `#[schemars(..)]` \
+                         attributes"
+                    }
+                };
+                write!(
+                    f,
+                    "the tool `{tool}` (defined at {location}) has an unusable {which} schema: \
+                     {reason}; {fix}"
+                )
+            }
+            RegistryError::UnknownFilterName { name, known } if known.is_empty() => write!(
+                f,
+                "`Server::include_tools` or `exclude_tools` names `{name}`, but this binary \
+                 has no tools at all; {NOT_LINKED}"
+            ),
+            RegistryError::UnknownFilterName { name, known } => write!(
+                f,
+                "`Server::include_tools` or `exclude_tools` names `{name}`, but no tool has \
+                 that name; remove it, or use one of the tools' names: {known}"
+            ),
+        }
+    }
+}
+
+impl std::fmt::Debug for RegistryError {
+    /// The sentence of `Display`, so that `main` returning the error (which
+    /// prints `Debug`) shows the problem and its fix rather than a struct.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(self, f)
+    }
+}
+
+impl std::error::Error for RegistryError {}
+
+/// The fix when no `#[tool]` is linked: the library crate of tools was
+/// never named by the binary, so the linker left it out.
+const NOT_LINKED: &str = "a crate of tools is linked only if the binary names it: \
+     add `use your_tools_crate as _;` (with your crate's name, `-` written `_`) to the file \
+     with `fn main`";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_filter_in_a_binary_without_tools_points_at_the_linking_fix() {
+        let error = RegistryError::UnknownFilterName {
+            name: "get_forecast".into(),
+            known: String::new(),
+        };
+        assert_eq!(
+            error.to_string(),
+            "cannot start the MCP server: `Server::include_tools` or `exclude_tools` names \
+             `get_forecast`, but this binary has no tools at all; a crate of tools is linked \
+             only if the binary names it: add `use your_tools_crate as _;` (with your crate's \
+             name, `-` written `_`) to the file with `fn main`"
+        );
+        assert_eq!(format!("{error:?}"), error.to_string());
+    }
+}

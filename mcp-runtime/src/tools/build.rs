@@ -1,0 +1,156 @@
+//! Building a served [`Tool`] from what `#[tool]` submitted or from a
+//! [`DynamicTool`]: schemas generated and shaped, the validator compiled,
+//! the state it needs checked.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::context::StateMap;
+use crate::location::Location;
+use crate::registry::catalog::Keyed;
+use crate::registry::error::RegistryError;
+use crate::schema::arguments::ArgumentValidator;
+use crate::schema::generate as schema;
+use crate::tools::def::{Handler, Tool, ToolDef};
+use crate::tools::dynamic::DynamicTool;
+
+/// A tool before it is built: what `#[tool]` submitted, or one added to
+/// the builder.
+pub(crate) enum ToolSource<'a> {
+    Static(&'static ToolDef),
+    Dynamic(&'a DynamicTool),
+}
+
+impl Keyed for ToolSource<'_> {
+    fn key(&self) -> &str {
+        match self {
+            ToolSource::Static(def) => def.name,
+            ToolSource::Dynamic(tool) => &tool.name,
+        }
+    }
+
+    fn location(&self) -> Location {
+        match self {
+            ToolSource::Static(def) => def.location,
+            ToolSource::Dynamic(tool) => tool.location,
+        }
+    }
+}
+
+impl ToolSource<'_> {
+    pub(crate) fn build(&self, state: &StateMap) -> Result<Tool, RegistryError> {
+        match self {
+            ToolSource::Static(def) => build_static(def, state),
+            ToolSource::Dynamic(tool) => build_dynamic(tool),
+        }
+    }
+}
+
+pub(crate) fn build_static(def: &'static ToolDef, state: &StateMap) -> Result<Tool, RegistryError> {
+    let invalid = |which: &'static str, reason: String| RegistryError::InvalidSchema {
+        tool: def.name.to_owned(),
+        location: def.location,
+        which,
+        reason,
+    };
+    for requirement in def.requirements.iter().filter_map(|r| r()) {
+        if !state.contains(requirement.type_id) {
+            return Err(RegistryError::MissingState {
+                tool: def.name.to_owned(),
+                location: def.location,
+                type_name: requirement.type_name,
+            });
+        }
+    }
+    // A fresh generator per tool: `root_schema_for` puts every definition
+    // the generator has seen so far into `$defs`, so a shared one would leak
+    // one tool's recursive types into the schemas of the tools after it.
+    let raw_input = (def.input_schema)(&mut schema::input_generator());
+    let checked_input =
+        schema::finish_input_for_validation(raw_input.clone()).map_err(|r| invalid("input", r))?;
+    let input_schema = schema::finish_input(raw_input).map_err(|r| invalid("input", r))?;
+    let (output_schema, wrap_output) = match (def.output_schema)(&mut schema::output_generator()) {
+        Some(schema) => {
+            let (schema, wrap) = schema::finish_output(schema).map_err(|r| invalid("output", r))?;
+            (Some(schema), wrap)
+        }
+        None => (None, false),
+    };
+    let validator = ArgumentValidator::new(&checked_input).map_err(|r| invalid("input", r))?;
+    Ok(Tool {
+        name: Arc::from(def.name),
+        title: def.title.map(str::to_owned),
+        description: def.description.to_owned(),
+        hints: def.hints,
+        timeout: def.timeout,
+        input_schema,
+        output_schema,
+        wrap_output,
+        validator,
+        handler: Handler::Static(def.call),
+        location: def.location,
+    })
+}
+
+pub(crate) fn build_dynamic(tool: &DynamicTool) -> Result<Tool, RegistryError> {
+    let invalid = |which: &'static str, reason: String| RegistryError::InvalidSchema {
+        tool: tool.name.clone(),
+        location: tool.location,
+        which,
+        reason,
+    };
+    if let Err(reason) = check_name(&tool.name) {
+        return Err(RegistryError::InvalidName {
+            name: tool.name.clone(),
+            location: tool.location,
+            reason,
+        });
+    }
+    let input_schema =
+        schema::check_dynamic_input(&tool.input_schema).map_err(|r| invalid("input", r))?;
+    let output_schema = match &tool.output_schema {
+        Some(Value::Object(map)) if map.get("type") == Some(&Value::from("object")) => {
+            Some(map.clone())
+        }
+        Some(_) => {
+            return Err(invalid(
+                "output",
+                "an output schema must be an object with `\"type\": \"object\"`".into(),
+            ));
+        }
+        None => None,
+    };
+    let validator = ArgumentValidator::new(&input_schema).map_err(|r| invalid("input", r))?;
+    Ok(Tool {
+        name: Arc::from(tool.name.as_str()),
+        title: tool.title.clone(),
+        description: tool.description.clone(),
+        hints: tool.hints,
+        timeout: tool.timeout,
+        input_schema,
+        output_schema,
+        wrap_output: false,
+        validator,
+        handler: Handler::Dynamic(Arc::clone(&tool.handler)),
+        location: tool.location,
+    })
+}
+
+/// The tool-name rule: `^[A-Za-z0-9_.-]{1,64}$`.
+fn check_name(name: &str) -> Result<(), String> {
+    match name.chars().count() {
+        0 => return Err("it is empty; use 1 to 64 characters".into()),
+        count @ 65.. => return Err(format!("it has {count} characters; use at most 64")),
+        _ => {}
+    }
+    match name
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-')))
+    {
+        Some(bad) => Err(format!(
+            "{bad:?} is not allowed; use only ASCII letters, digits, `_`, `.` and `-`"
+        )),
+        None => Ok(()),
+    }
+}

@@ -1,0 +1,8 @@
+//! Tools: what `#[tool]` submits and how a call runs (`def`), how a
+//! served tool is built from it (`build`), what a tool
+//! returns (`output`), and tools defined at run time (`dynamic`).
+
+pub(crate) mod build;
+pub(crate) mod def;
+pub(crate) mod dynamic;
+pub(crate) mod output;
