@@ -31,6 +31,7 @@ mod outbox;
 mod output;
 mod protocol;
 mod registry;
+mod resources;
 mod schema;
 mod server;
 pub mod testing;
