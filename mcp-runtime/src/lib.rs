@@ -28,6 +28,7 @@ mod location;
 mod outbox;
 mod protocol;
 mod registry;
+mod resources;
 mod schema;
 mod server;
 pub mod testing;

@@ -1,0 +1,3 @@
+//! Resources: what a server exposes to be read by URI.
+
+pub(crate) mod template;
