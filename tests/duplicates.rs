@@ -6,7 +6,7 @@
 
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use mcp_runtime::{RegistryError, Server, tool};
+use mcp_runtime::{Primitive, RegistryError, Server, tool};
 use serde_json::json;
 
 mod first {
@@ -197,7 +197,8 @@ fn state_that_was_never_registered_is_an_error_naming_tool_and_type() {
         .registry()
         .unwrap_err();
     let RegistryError::MissingState {
-        tool,
+        kind,
+        name: tool,
         location,
         type_name,
     } = &error
@@ -205,6 +206,7 @@ fn state_that_was_never_registered_is_an_error_naming_tool_and_type() {
         panic!("expected MissingState, got {error:?}");
     };
     assert_eq!(tool, "count");
+    assert_eq!(*kind, Primitive::Tool);
     assert_eq!(*type_name, "duplicates::Counter");
     assert_eq!(location.file, file!());
     assert_eq!(location.line, COUNT_LINE);
@@ -228,7 +230,7 @@ fn state_of_another_type_does_not_count() {
         .registry()
         .unwrap_err();
     assert!(
-        matches!(&error, RegistryError::MissingState { tool, .. } if tool == "count"),
+        matches!(&error, RegistryError::MissingState { name, .. } if name == "count"),
         "{error:?}"
     );
 }

@@ -201,7 +201,8 @@ fn tools_list_json(server: &Server) -> Result<String, RegistryError> {
         Limits::default(),
     );
     let page = core
-        .tools_page(None, ProtocolVersion::LATEST)
+        .tools
+        .page(None, ProtocolVersion::LATEST)
         .expect("the first page needs no cursor");
     // serde_json wrote these bytes (with `preserve_order`): read back and
     // laid out, every key, string and number comes out as it went in.

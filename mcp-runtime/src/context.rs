@@ -1,7 +1,7 @@
 //! Values the runtime injects into tools: [`Context`] and [`State<T>`].
 
 use std::any::{Any, TypeId};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::ops::Deref;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
@@ -87,6 +87,24 @@ pub(crate) struct SessionShared {
     pub(crate) version: ProtocolVersion,
     pub(crate) client: ClientInfo,
     pub(crate) log_level: AtomicU8,
+    /// The URIs of the resources the client subscribed to.
+    pub(crate) subscriptions: Mutex<HashSet<String>>,
+}
+
+impl SessionShared {
+    pub(crate) fn new(
+        state: Arc<StateMap>,
+        version: ProtocolVersion,
+        client: ClientInfo,
+    ) -> SessionShared {
+        SessionShared {
+            state,
+            version,
+            client,
+            log_level: AtomicU8::new(LogLevel::Info as u8),
+            subscriptions: Mutex::default(),
+        }
+    }
 }
 
 /// What the connection knows about one request.

@@ -20,12 +20,15 @@
 extern crate self as mcp_runtime;
 
 mod cli;
+mod completion;
 mod content;
 mod context;
 mod dispatch;
 mod jsonrpc;
 mod location;
+mod meta;
 mod outbox;
+mod prompts;
 mod protocol;
 mod registry;
 mod resources;
@@ -34,6 +37,7 @@ mod server;
 pub mod testing;
 mod tools;
 mod transport;
+mod unwind;
 mod wait;
 
 #[doc(hidden)]
@@ -58,6 +62,7 @@ pub use tools::output::{
     SerializeAndJsonSchema, ToolError, UnsupportedReturn,
 };
 
+pub use completion::def::Arguments;
 pub use content::{
     Annotations, Content, EmbeddedResource, MediaContent, ResourceContents, ResourceLink, Role,
     TextContent,
@@ -65,9 +70,17 @@ pub use content::{
 pub use context::{ClientInfo, Context, LogLevel, State};
 pub use jsonrpc::RequestId;
 pub use location::Location;
+pub use meta::Icon;
+pub use prompts::build::Prompt;
+pub use prompts::def::PromptError;
+pub use prompts::dynamic::DynamicPrompt;
+pub use prompts::message::{GetPromptResult, PromptMessage};
 pub use protocol::version::ProtocolVersion;
-pub use registry::error::RegistryError;
+pub use registry::error::{Primitive, RegistryError};
 pub use registry::{CallError, Registry};
+pub use resources::build::Resource;
+pub use resources::def::ReadError;
+pub use resources::dynamic::DynamicResource;
 pub use server::Server;
 pub use tools::def::{Hints, Tool, ToolAnnotations};
 pub use tools::dynamic::DynamicTool;

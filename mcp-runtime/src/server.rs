@@ -6,8 +6,10 @@ use std::time::Duration;
 
 use crate::context::StateMap;
 use crate::dispatch::{Limits, ServerCore};
+use crate::prompts::dynamic::DynamicPrompt;
 use crate::registry::error::RegistryError;
-use crate::registry::{Registry, ToolFilter, linked_tools};
+use crate::registry::{Dynamic, Registry, ToolFilter, linked_tools};
+use crate::resources::dynamic::DynamicResource;
 use crate::tools::dynamic::DynamicTool;
 
 /// An MCP server: every `#[tool]` linked into the binary, plus what the
@@ -30,7 +32,7 @@ pub struct Server {
     instructions: Option<String>,
     state: StateMap,
     filter: ToolFilter,
-    dynamic: Vec<DynamicTool>,
+    dynamic: Dynamic,
     limits: Limits,
     #[cfg(feature = "http")]
     http: crate::transport::http::HttpConfig,
@@ -46,7 +48,7 @@ impl Server {
             instructions: None,
             state: StateMap::default(),
             filter: ToolFilter::default(),
-            dynamic: Vec::new(),
+            dynamic: Dynamic::default(),
             limits: Limits::default(),
             #[cfg(feature = "http")]
             http: Default::default(),
@@ -115,7 +117,19 @@ impl Server {
 
     /// Adds a tool defined at run time.
     pub fn tool(mut self, tool: DynamicTool) -> Self {
-        self.dynamic.push(tool);
+        self.dynamic.tools.push(tool);
+        self
+    }
+
+    /// Adds a resource (or resource template) defined at run time.
+    pub fn resource(mut self, resource: DynamicResource) -> Self {
+        self.dynamic.resources.push(resource);
+        self
+    }
+
+    /// Adds a prompt defined at run time.
+    pub fn prompt(mut self, prompt: DynamicPrompt) -> Self {
+        self.dynamic.prompts.push(prompt);
         self
     }
 

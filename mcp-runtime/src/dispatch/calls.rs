@@ -25,6 +25,8 @@ use crate::context::{Cancellation, Context, RequestScope, SessionShared};
 use crate::jsonrpc::call_params::CallParams;
 use crate::jsonrpc::{ErrorObject, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, RequestId};
 use crate::outbox::Outbox;
+use crate::protocol::version::ProtocolVersion;
+use crate::tools::def::Outcome;
 
 /// What a waiting call costs the backlog beyond its message: an estimate
 /// of its task, its context and its entry in the table of calls.
@@ -36,6 +38,36 @@ pub(crate) enum Route {
     Direct,
     /// To the batch it belongs to (`None` when cancelled).
     Batch(oneshot::Sender<Option<Vec<u8>>>),
+}
+
+/// How the answer of a call producing `R` is written.
+pub(crate) struct Job<R> {
+    /// The request's method, for logs.
+    pub(crate) method: &'static str,
+    pub(crate) version: ProtocolVersion,
+    /// Writes the response to the request `id`.
+    pub(crate) write: fn(&mut Vec<u8>, &RequestId, &R, ProtocolVersion),
+    /// Whether the answer is an error, for logs.
+    pub(crate) is_error: fn(&R) -> bool,
+}
+
+/// The context of one request of `session`, for the handler named `name`.
+pub(crate) fn request_context(
+    session: &Arc<SessionShared>,
+    name: Arc<str>,
+    id: &RequestId,
+    progress_token: Option<serde_json::Value>,
+    out: &Outbox,
+) -> Context {
+    Context::for_request(RequestScope {
+        session: Arc::clone(session),
+        name,
+        id: id.clone(),
+        progress_token,
+        cancellation: Cancellation::default(),
+        progress: Mutex::default(),
+        out: out.clone(),
+    })
 }
 
 /// A call running or waiting as a task, found by its request id.
@@ -140,9 +172,31 @@ impl Calls {
                 format!("Unknown tool: {}", params.name),
             ));
         };
-        // Most of the time no call is running as a task, and the id is not
-        // looked up (nor its key built) at all. (A task's entry is removed
-        // before the task ends.)
+        self.check_unused(id)?;
+        let name = Arc::clone(&core.registry.tools()[index].name);
+        let ctx = request_context(&session, name, id, params.progress_token, out);
+        let call_ctx = ctx.clone();
+        let arguments = params.arguments;
+        let core = Arc::clone(core);
+        let call = async move {
+            core.registry.tools()[index]
+                .call(arguments, call_ctx, core.limits.default_timeout)
+                .await
+        };
+        let job = Job {
+            method: "tools/call",
+            version: session.version,
+            write: write_call_result,
+            is_error: Outcome::is_error,
+        };
+        self.run(out, id, ctx, call, job, size, batch_slot, reply)
+            .await
+    }
+
+    /// Refuses an id already used by a call in progress. Most of the time
+    /// no call is running as a task, and the id is not looked up (nor its
+    /// key built) at all. (A task's entry is removed before the task ends.)
+    pub(crate) fn check_unused(&self, id: &RequestId) -> Result<(), ErrorObject> {
         let in_use = !self.tasks.is_empty()
             && self
                 .in_flight
@@ -154,24 +208,31 @@ impl Calls {
                 format!("request id {id} is already in use by a call in progress"),
             ));
         }
-        let version = session.version;
-        let ctx = Context::for_request(RequestScope {
-            session: Arc::clone(&session),
-            name: Arc::clone(&core.registry.tools()[index].name),
-            id: id.clone(),
-            progress_token: params.progress_token,
-            cancellation: Cancellation::default(),
-            progress: Mutex::default(),
-            out: out.clone(),
-        });
-        let call_ctx = ctx.clone();
-        let arguments = params.arguments;
-        let core = Arc::clone(core);
-        let mut call = Box::pin(async move {
-            core.registry.tools()[index]
-                .call(arguments, call_ctx, core.limits.default_timeout)
-                .await
-        });
+        Ok(())
+    }
+
+    /// Runs `call` for the request `id` as a call of this connection: in a
+    /// slot, or waiting for one in the backlog; cancellable; answered with
+    /// `job.write` when it completes (at once, into `reply`, or later from
+    /// its task).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) async fn run<F, R>(
+        &mut self,
+        out: &Outbox,
+        id: &RequestId,
+        ctx: Context,
+        call: F,
+        job: Job<R>,
+        size: usize,
+        batch_slot: &mut Option<oneshot::Sender<Option<Vec<u8>>>>,
+        reply: &mut Replies<'_>,
+    ) -> Result<Answer, ErrorObject>
+    where
+        F: Future<Output = R> + Send + 'static,
+        R: Send + 'static,
+    {
+        let mut call = Box::pin(call);
+        let version = job.version;
         let cost = size.saturating_add(WAITING_CALL_OVERHEAD);
         let start = loop {
             match Arc::clone(&self.slots).try_acquire_owned() {
@@ -184,7 +245,7 @@ impl Calls {
                         std::future::poll_fn(|cx| Poll::Ready(call.as_mut().poll(cx))).await;
                     if let Poll::Ready(result) = first {
                         ctx.finish();
-                        reply.write(|reply| write_call_result(reply, id, &result, version));
+                        reply.write(|reply| (job.write)(reply, id, &result, version));
                         return Ok(Answer::Written);
                     }
                     break Start::Running(permit);
@@ -225,7 +286,7 @@ impl Calls {
         let id = id.clone();
         let task_ctx = ctx.clone();
         // A root span: the call outlives the dispatch span it was started under.
-        let span = tracing::debug_span!(parent: None, "request", method = "tools/call", %id, tool = %ctx.tool_name());
+        let span = tracing::debug_span!(parent: None, "request", method = job.method, %id, name = %ctx.tool_name());
         let task = async move {
             let _permit = match start {
                 Start::Running(permit) => permit,
@@ -244,9 +305,9 @@ impl Calls {
             let wanted = in_flight
                 .lock()
                 .is_ok_and(|mut m| m.remove(&task_key).is_some());
-            let outcome = match (wanted, result.is_error()) {
+            let outcome = match (wanted, (job.is_error)(&result)) {
                 (false, _) => "cancelled",
-                (true, true) => "tool error",
+                (true, true) => "error",
                 (true, false) => "ok",
             };
             tracing::debug!(
@@ -255,7 +316,7 @@ impl Calls {
                 "answered"
             );
             let mut reply = Vec::new();
-            write_call_result(&mut reply, &id, &result, version);
+            (job.write)(&mut reply, &id, &result, version);
             match route {
                 Route::Direct if wanted => {
                     reply.push(b'\n');

@@ -3,7 +3,7 @@
 //! stdin or stdout itself.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use serde_json::value::RawValue;
@@ -140,12 +140,11 @@ impl Connection {
     /// client: a stateless HTTP request stands alone.
     #[cfg(feature = "http")]
     pub(crate) fn assume_initialized(&mut self, version: ProtocolVersion) {
-        self.session = Some(Arc::new(SessionShared {
-            state: Arc::clone(self.core.registry.state_map()),
+        self.session = Some(Arc::new(SessionShared::new(
+            Arc::clone(self.core.registry.state_map()),
             version,
-            client: ClientInfo::default(),
-            log_level: AtomicU8::new(LogLevel::Info as u8),
-        }));
+            ClientInfo::default(),
+        )));
     }
 
     /// Cancels every call in flight (the session ended).
@@ -292,6 +291,9 @@ impl Connection {
                 "server not initialized: send initialize first",
             ));
         };
+        if !self.core.served.serves(method) {
+            return Err(method_not_found(method));
+        }
         match method {
             "tools/call" => {
                 let params = call
@@ -308,8 +310,38 @@ impl Connection {
                 write(
                     reply,
                     self.core
-                        .tools_page(params.get("cursor"), session.version)?,
+                        .tools
+                        .page(params.get("cursor"), session.version)?,
                 )
+            }
+            "resources/list" | "resources/templates/list" | "prompts/list" => {
+                let params = params_object(params)?;
+                let pages = match method {
+                    "resources/list" => &self.core.resources,
+                    "prompts/list" => &self.core.prompts,
+                    _ => &self.core.templates,
+                };
+                write(reply, pages.page(params.get("cursor"), session.version)?)
+            }
+            "resources/read" => {
+                let params = params_object(params)?;
+                self.read_resource(params, session, out, id, size, batch_slot, reply)
+                    .await
+            }
+            "resources/subscribe" | "resources/unsubscribe" => {
+                let params = params_object(params)?;
+                self.subscribe(&params, &session, method == "resources/subscribe")?;
+                write(reply, &raw("{}"))
+            }
+            "prompts/get" => {
+                let params = params_object(params)?;
+                self.get_prompt(params, session, out, id, size, batch_slot, reply)
+                    .await
+            }
+            "completion/complete" => {
+                let params = params_object(params)?;
+                self.complete(params, session, out, id, size, batch_slot, reply)
+                    .await
             }
             "logging/setLevel" => {
                 let params = params_object(params)?;
@@ -326,10 +358,7 @@ impl Connection {
                 session.log_level.store(level as u8, Ordering::Relaxed);
                 write(reply, &raw("{}"))
             }
-            _ => Err(
-                ErrorObject::new(METHOD_NOT_FOUND, format!("Method not found: {method}"))
-                    .with_data(json!({ "method": method })),
-            ),
+            _ => Err(method_not_found(method)),
         }
     }
 
@@ -371,18 +400,14 @@ impl Connection {
             negotiated = %version,
             "client initialized"
         );
-        self.session = Some(Arc::new(SessionShared {
-            state: Arc::clone(self.core.registry.state_map()),
+        self.session = Some(Arc::new(SessionShared::new(
+            Arc::clone(self.core.registry.state_map()),
             version,
             client,
-            log_level: AtomicU8::new(LogLevel::Info as u8),
-        }));
+        )));
         let mut result = json!({
             "protocolVersion": version.as_str(),
-            "capabilities": {
-                "logging": {},
-                "tools": { "listChanged": false }
-            },
+            "capabilities": self.core.served.capabilities(version),
             "serverInfo": { "name": self.core.name, "version": self.core.version },
         });
         if let Some(instructions) = &self.core.instructions {
@@ -427,12 +452,17 @@ struct Request<'m, 'a> {
     size: usize,
 }
 
+fn method_not_found(method: &str) -> ErrorObject {
+    ErrorObject::new(METHOD_NOT_FOUND, format!("Method not found: {method}"))
+        .with_data(json!({ "method": method }))
+}
+
 fn raw(json: &str) -> Box<RawValue> {
     RawValue::from_string(json.to_owned()).unwrap_or_default()
 }
 
 /// `params` as an object: absent is empty; anything but an object is -32602.
-fn params_object(params: Option<&RawValue>) -> Result<Map<String, Value>, ErrorObject> {
+pub(super) fn params_object(params: Option<&RawValue>) -> Result<Map<String, Value>, ErrorObject> {
     match params {
         None => Ok(Map::new()),
         Some(raw) => match serde_json::from_str::<Value>(raw.get()) {

@@ -1,14 +1,12 @@
 //! What every connection of one server shares, built once at start-up: the
-//! registry, the limits, and the `tools/list` pages serialized per version.
+//! registry, the limits, and the list pages serialized per version.
 
 use std::time::Duration;
 
-use serde_json::Value;
-use serde_json::value::RawValue;
-
-use crate::jsonrpc::{ErrorObject, INVALID_PARAMS};
-use crate::protocol::shape;
-use crate::protocol::version::ProtocolVersion;
+use super::pages::Pages;
+use crate::protocol::capabilities::Served;
+use crate::protocol::listing::{PromptEntry, ResourceEntry};
+use crate::protocol::shape::ToolEntry;
 use crate::registry::Registry;
 
 /// Tunables of a server, set on the builder.
@@ -43,8 +41,12 @@ pub(crate) struct ServerCore {
     pub(crate) version: String,
     pub(crate) instructions: Option<String>,
     pub(crate) registry: Registry,
-    /// `tools/list` results, serialized once: `[version][page]`.
-    pages: Vec<Vec<Box<RawValue>>>,
+    pub(crate) tools: Pages,
+    pub(crate) resources: Pages,
+    pub(crate) templates: Pages,
+    pub(crate) prompts: Pages,
+    /// What the capabilities declare.
+    pub(crate) served: Served,
     pub(crate) limits: Limits,
 }
 
@@ -56,88 +58,33 @@ impl ServerCore {
         registry: Registry,
         limits: Limits,
     ) -> ServerCore {
-        let page_size = limits.page_size.unwrap_or(usize::MAX).max(1);
-        let pages = ProtocolVersion::ALL
-            .iter()
-            .map(|&version| {
-                let tools = registry.tools();
-                let chunks: Vec<_> = if tools.is_empty() {
-                    vec![&tools[..0]]
-                } else {
-                    tools.chunks(page_size.min(tools.len())).collect()
-                };
-                let count = chunks.len();
-                chunks
-                    .into_iter()
-                    .enumerate()
-                    .map(|(i, chunk)| {
-                        #[derive(serde::Serialize)]
-                        struct Page<'a> {
-                            tools: Vec<shape::ToolEntry<'a>>,
-                            #[serde(
-                                rename = "nextCursor",
-                                skip_serializing_if = "Option::is_none"
-                            )]
-                            next_cursor: Option<String>,
-                        }
-                        let page = Page {
-                            tools: chunk
-                                .iter()
-                                .map(|tool| shape::ToolEntry { tool, version })
-                                .collect(),
-                            next_cursor: (i + 1 < count).then(|| cursor(i + 1)),
-                        };
-                        serde_json::value::to_raw_value(&page).unwrap_or_default()
-                    })
-                    .collect()
-            })
-            .collect();
+        let size = limits.page_size;
         ServerCore {
             name,
             version,
             instructions,
+            tools: Pages::build(registry.tools(), size, "tools", |tool, version| ToolEntry {
+                tool,
+                version,
+            }),
+            resources: Pages::build(
+                registry.resources(),
+                size,
+                "resources",
+                |resource, version| ResourceEntry { resource, version },
+            ),
+            templates: Pages::build(
+                registry.resource_templates(),
+                size,
+                "resourceTemplates",
+                |resource, version| ResourceEntry { resource, version },
+            ),
+            prompts: Pages::build(registry.prompts(), size, "prompts", |prompt, version| {
+                PromptEntry { prompt, version }
+            }),
+            served: Served::of(&registry),
             registry,
-            pages,
             limits,
         }
     }
-}
-
-impl ServerCore {
-    /// The `tools/list` page at `cursor` (the first without one), in
-    /// `version`'s shape.
-    pub(crate) fn tools_page(
-        &self,
-        cursor: Option<&Value>,
-        version: ProtocolVersion,
-    ) -> Result<&RawValue, ErrorObject> {
-        let pages = &self.pages[version.index()];
-        let page = match cursor {
-            None | Some(Value::Null) => 0,
-            Some(Value::String(c)) => match parse_cursor(c) {
-                Some(i) if i > 0 && i < pages.len() => i,
-                _ => {
-                    return Err(ErrorObject::new(
-                        INVALID_PARAMS,
-                        format!("Invalid cursor: {c:?}"),
-                    ));
-                }
-            },
-            Some(_) => {
-                return Err(ErrorObject::new(
-                    INVALID_PARAMS,
-                    "`cursor` must be a string",
-                ));
-            }
-        };
-        Ok(&pages[page])
-    }
-}
-
-fn cursor(page: usize) -> String {
-    format!("page-{page}")
-}
-
-fn parse_cursor(cursor: &str) -> Option<usize> {
-    cursor.strip_prefix("page-")?.parse().ok()
 }

@@ -8,7 +8,10 @@ mod calls;
 mod connection;
 mod core;
 mod incoming;
+mod pages;
+mod prompts;
 mod reply;
+mod resources;
 
 pub(crate) use self::connection::{Connection, serve};
 pub(crate) use self::core::{Limits, ServerCore};

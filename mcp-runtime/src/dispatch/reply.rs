@@ -1,5 +1,7 @@
 //! Where the reply to one message goes, and what a handler did about it.
 
+use serde_json::value::RawValue;
+
 use crate::jsonrpc::{self, ErrorObject, RequestId};
 use crate::outbox::Outbox;
 use crate::protocol::shape;
@@ -50,4 +52,35 @@ pub(crate) fn error_bytes(id: Option<&RequestId>, error: ErrorObject) -> Vec<u8>
     let mut reply = Vec::new();
     jsonrpc::write_error(&mut reply, id, &error);
     reply
+}
+
+/// The answer of a request served by a call that is not `tools/call`: a
+/// result, serialized when the handler ended, or an error.
+pub(crate) type JsonAnswer = Result<Box<RawValue>, ErrorObject>;
+
+/// Writes a [`JsonAnswer`] as the response to `id`.
+pub(crate) fn write_json_answer(
+    reply: &mut Vec<u8>,
+    id: &RequestId,
+    answer: &JsonAnswer,
+    _: ProtocolVersion,
+) {
+    match answer {
+        Ok(result) => jsonrpc::write_result(reply, id, result),
+        Err(error) => jsonrpc::write_error(reply, Some(id), error),
+    }
+}
+
+/// Whether a [`JsonAnswer`] is an error, for logs.
+pub(crate) fn is_error_answer(answer: &JsonAnswer) -> bool {
+    answer.is_err()
+}
+
+/// `value` serialized as a result; a value that cannot be is an internal
+/// error (and logged).
+pub(crate) fn json_result(value: &impl serde::Serialize) -> JsonAnswer {
+    serde_json::value::to_raw_value(value).map_err(|error| {
+        tracing::error!(%error, "a result could not be serialized");
+        ErrorObject::new(jsonrpc::INTERNAL_ERROR, "internal error")
+    })
 }

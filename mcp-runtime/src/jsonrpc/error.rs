@@ -7,6 +7,8 @@ pub(crate) const INVALID_REQUEST: i32 = -32600;
 pub(crate) const METHOD_NOT_FOUND: i32 = -32601;
 pub(crate) const INVALID_PARAMS: i32 = -32602;
 pub(crate) const INTERNAL_ERROR: i32 = -32603;
+/// The legacy era's "Resource not found" (MCP, not JSON-RPC).
+pub(crate) const RESOURCE_NOT_FOUND: i32 = -32002;
 
 /// A JSON-RPC error object.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -12,6 +12,7 @@ mod write;
 
 pub(crate) use self::error::{
     ErrorObject, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR,
+    RESOURCE_NOT_FOUND,
 };
 pub use self::id::RequestId;
 pub(crate) use self::id::canonical_id;

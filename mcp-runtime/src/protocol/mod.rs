@@ -2,5 +2,8 @@
 //! of them (`shape`): a client is never sent a field its version does not
 //! define.
 
+pub(crate) mod capabilities;
+pub(crate) mod listing;
+pub(crate) mod messages;
 pub(crate) mod shape;
 pub(crate) mod version;

@@ -165,9 +165,11 @@ fn write_text_result<'t, S: Serialize + ?Sized>(
     });
 }
 
-struct ShapedContents<'a> {
-    blocks: &'a [Content],
-    version: ProtocolVersion,
+/// Content blocks shaped for `version` (in tool results and prompt
+/// messages alike).
+pub(crate) struct ShapedContents<'a> {
+    pub(crate) blocks: &'a [Content],
+    pub(crate) version: ProtocolVersion,
 }
 
 impl Serialize for ShapedContents<'_> {

@@ -67,6 +67,23 @@ impl ProtocolVersion {
     pub(crate) fn has_structured_output(self) -> bool {
         self >= ProtocolVersion::V2025_06_18
     }
+
+    /// `title` on tools, resources, prompts and their arguments, and
+    /// `_meta` on them: 2025-06-18.
+    pub(crate) fn has_titles(self) -> bool {
+        self >= ProtocolVersion::V2025_06_18
+    }
+
+    /// `icons`, and `serverInfo`'s `title`, `description` and `websiteUrl`:
+    /// 2025-11-25.
+    pub(crate) fn has_icons(self) -> bool {
+        self >= ProtocolVersion::V2025_11_25
+    }
+
+    /// The `completions` capability: 2025-03-26 (the method is older).
+    pub(crate) fn has_completions_capability(self) -> bool {
+        self >= ProtocolVersion::V2025_03_26
+    }
 }
 
 impl fmt::Display for ProtocolVersion {

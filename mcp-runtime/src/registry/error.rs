@@ -3,9 +3,10 @@
 
 use crate::location::Location;
 
-/// Why the server could not start: a problem with the set of tools.
+/// Why the server could not start: a problem with the set of tools,
+/// resources or prompts.
 ///
-/// Each message says what is wrong, where (the tool's source location) and
+/// Each message says what is wrong, where (the source location) and
 /// what to write to fix it. `Debug` prints the same sentence as `Display`,
 /// so it reads the same however it reaches the user: `{}`, `{:?}`,
 /// `.unwrap()`, or `?` out of a `main` that returns `std::io::Result<()>`
@@ -31,11 +32,14 @@ pub enum RegistryError {
         /// What is wrong with it.
         reason: String,
     },
-    /// A tool takes `State<T>` for a `T` that was never registered.
+    /// A tool, resource or prompt takes `State<T>` for a `T` that was
+    /// never registered.
     MissingState {
-        /// The tool.
-        tool: String,
-        /// Where the tool is defined.
+        /// What takes it.
+        kind: Primitive,
+        /// Its name (a resource's URI).
+        name: String,
+        /// Where it is defined.
         location: Location,
         /// The missing type.
         type_name: &'static str,
@@ -48,6 +52,42 @@ pub enum RegistryError {
         location: Location,
         /// `input` or `output`.
         which: &'static str,
+        /// What is wrong.
+        reason: String,
+    },
+    /// Two resources (or two resource templates) have the same URI.
+    DuplicateResource {
+        /// The shared URI or URI template.
+        uri: String,
+        /// Where the first is defined.
+        first: Location,
+        /// Where the second is defined.
+        second: Location,
+    },
+    /// Two prompts have the same name.
+    DuplicatePrompt {
+        /// The shared name.
+        name: String,
+        /// Where the first is defined.
+        first: Location,
+        /// Where the second is defined.
+        second: Location,
+    },
+    /// A resource's URI, template or metadata cannot be used.
+    InvalidResource {
+        /// The URI or URI template.
+        uri: String,
+        /// Where it is defined.
+        location: Location,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A prompt's name or metadata cannot be used.
+    InvalidPrompt {
+        /// The name.
+        name: String,
+        /// Where it is defined.
+        location: Location,
         /// What is wrong.
         reason: String,
     },
@@ -94,12 +134,13 @@ impl std::fmt::Display for RegistryError {
                  {reason}"
             ),
             RegistryError::MissingState {
-                tool,
+                kind,
+                name,
                 location,
                 type_name,
             } => write!(
                 f,
-                "the tool `{tool}` (defined at {location}) takes `State<{type_name}>`, but no \
+                "the {kind} `{name}` (defined at {location}) takes `State<{type_name}>`, but no \
                  `{type_name}` was registered; add one with `Server::new(..).state(value)`, \
                  where `value` is a `{type_name}`"
             ),
@@ -126,6 +167,36 @@ impl std::fmt::Display for RegistryError {
                      {reason}; {fix}"
                 )
             }
+            RegistryError::DuplicateResource { uri, first, second } => write!(
+                f,
+                "two resources have the URI `{uri}`, one defined at {first} and the other at \
+                 {second}; change one of the URIs, or remove one of them"
+            ),
+            RegistryError::DuplicatePrompt {
+                name,
+                first,
+                second,
+            } => write!(
+                f,
+                "two prompts are named `{name}`, one defined at {first} and the other at \
+                 {second}; rename one of them, for example with `#[prompt(name = \"new_name\")]`"
+            ),
+            RegistryError::InvalidResource {
+                uri,
+                location,
+                reason,
+            } => write!(
+                f,
+                "the resource `{uri}` (defined at {location}) cannot be served: {reason}"
+            ),
+            RegistryError::InvalidPrompt {
+                name,
+                location,
+                reason,
+            } => write!(
+                f,
+                "the prompt `{name}` (defined at {location}) cannot be served: {reason}"
+            ),
             RegistryError::UnknownFilterName { name, known } if known.is_empty() => write!(
                 f,
                 "`Server::include_tools` or `exclude_tools` names `{name}`, but this binary \
@@ -137,6 +208,28 @@ impl std::fmt::Display for RegistryError {
                  that name; remove it, or use one of the tools' names: {known}"
             ),
         }
+    }
+}
+
+/// What kind of thing a [`RegistryError`] is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Primitive {
+    /// A tool.
+    Tool,
+    /// A resource or resource template.
+    Resource,
+    /// A prompt.
+    Prompt,
+}
+
+impl std::fmt::Display for Primitive {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Primitive::Tool => "tool",
+            Primitive::Resource => "resource",
+            Primitive::Prompt => "prompt",
+        })
     }
 }
 

@@ -12,8 +12,14 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use crate::context::{Context, StateMap};
+use crate::prompts::build::Prompt;
+use crate::prompts::def::PromptDef;
+use crate::prompts::dynamic::DynamicPrompt;
 use crate::registry::catalog::{Keyed, position, sort_unique};
 use crate::registry::error::RegistryError;
+use crate::resources::build::Resource;
+use crate::resources::def::ResourceDef;
+use crate::resources::dynamic::DynamicResource;
 use crate::tools::build::ToolSource;
 use crate::tools::def::{Tool, ToolDef};
 use crate::tools::dynamic::DynamicTool;
@@ -58,15 +64,22 @@ impl ToolFilter {
     }
 }
 
-/// The set of tools a server serves, built once at start-up.
+/// The tools, resources, resource templates and prompts a server serves,
+/// built once at start-up.
 pub struct Registry {
     tools: Vec<Tool>,
+    /// Sorted by URI.
+    resources: Vec<Resource>,
+    /// Sorted by URI template.
+    templates: Vec<Resource>,
+    /// Sorted by name.
+    prompts: Vec<Prompt>,
     state: Arc<StateMap>,
 }
 
 impl Registry {
     pub(crate) fn build(
-        dynamic: &[DynamicTool],
+        dynamic: &Dynamic,
         filter: &ToolFilter,
         state: Arc<StateMap>,
     ) -> Result<Registry, RegistryError> {
@@ -74,7 +87,7 @@ impl Registry {
             .into_iter()
             .map(ToolSource::Static);
         let all: Vec<ToolSource<'_>> = statics
-            .chain(dynamic.iter().map(ToolSource::Dynamic))
+            .chain(dynamic.tools.iter().map(ToolSource::Dynamic))
             .collect();
 
         for name in filter.names() {
@@ -101,8 +114,77 @@ impl Registry {
             .iter()
             .map(|source| source.build(&state))
             .collect::<Result<Vec<Tool>, _>>()?;
-        tracing::debug!(tools = tools.len(), "tool registry built");
-        Ok(Registry { tools, state })
+        let (resources, templates) = build_resources(&dynamic.resources, &state)?;
+        let prompts = build_prompts(&dynamic.prompts, &state)?;
+        tracing::debug!(
+            tools = tools.len(),
+            resources = resources.len(),
+            templates = templates.len(),
+            prompts = prompts.len(),
+            "registry built"
+        );
+        Ok(Registry {
+            tools,
+            resources,
+            templates,
+            prompts,
+            state,
+        })
+    }
+
+    /// The resources with a fixed URI, sorted by URI.
+    pub fn resources(&self) -> &[Resource] {
+        &self.resources
+    }
+
+    /// The resource templates, sorted by URI template.
+    pub fn resource_templates(&self) -> &[Resource] {
+        &self.templates
+    }
+
+    /// The prompts, sorted by name.
+    pub fn prompts(&self) -> &[Prompt] {
+        &self.prompts
+    }
+
+    /// The prompt with this name.
+    pub fn prompt(&self, name: &str) -> Option<&Prompt> {
+        position(&self.prompts, name).map(|i| &self.prompts[i])
+    }
+
+    /// The resource with this URI, or else the most specific template that
+    /// matches it, with its variables bound.
+    pub(crate) fn find_resource(&self, uri: &str) -> Option<(&Resource, Vec<(String, String)>)> {
+        if let Some(i) = position(&self.resources, uri) {
+            return Some((&self.resources[i], Vec::new()));
+        }
+        self.templates
+            .iter()
+            .filter_map(|resource| {
+                let template = resource.template.as_ref()?;
+                Some((resource, template, template.matches(uri)?))
+            })
+            .max_by(|a, b| a.1.specificity().cmp(&b.1.specificity()))
+            .map(|(resource, _, vars)| {
+                let vars = vars
+                    .into_iter()
+                    .map(|(name, value)| (name.to_owned(), value))
+                    .collect();
+                (resource, vars)
+            })
+    }
+
+    /// The template whose URI template is exactly `uri_template`.
+    pub(crate) fn template(&self, uri_template: &str) -> Option<&Resource> {
+        position(&self.templates, uri_template).map(|i| &self.templates[i])
+    }
+
+    /// Whether any prompt argument or template variable completes.
+    pub(crate) fn completes(&self) -> bool {
+        let params = self.prompts.iter().flat_map(|p| &p.arguments);
+        params
+            .chain(self.templates.iter().flat_map(|t| &t.params))
+            .any(|param| param.completes())
     }
 
     /// The tools, sorted by name.
@@ -168,7 +250,58 @@ impl std::fmt::Debug for Registry {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Registry")
             .field("tools", &self.tools)
+            .field("resources", &self.resources)
+            .field("templates", &self.templates)
+            .field("prompts", &self.prompts)
             .field("state", &self.state)
             .finish()
     }
+}
+
+/// What the builder adds beside the attributes' functions.
+#[derive(Default)]
+pub(crate) struct Dynamic {
+    pub(crate) tools: Vec<DynamicTool>,
+    pub(crate) resources: Vec<DynamicResource>,
+    pub(crate) prompts: Vec<DynamicPrompt>,
+}
+
+/// Every `#[resource]` linked in and every dynamic one, built: the fixed
+/// ones and the templates, each sorted and unique.
+fn build_resources(
+    dynamic: &[DynamicResource],
+    state: &StateMap,
+) -> Result<(Vec<Resource>, Vec<Resource>), RegistryError> {
+    let statics = inventory::iter::<ResourceDef>
+        .into_iter()
+        .map(|def| crate::resources::build::build_static(def, state));
+    let mut built = statics
+        .chain(dynamic.iter().map(DynamicResource::build))
+        .collect::<Result<Vec<Resource>, _>>()?;
+    sort_unique(&mut built).map_err(|d| RegistryError::DuplicateResource {
+        uri: d.key,
+        first: d.first,
+        second: d.second,
+    })?;
+    Ok(built.into_iter().partition(|r| !r.is_template()))
+}
+
+/// Every `#[prompt]` linked in and every dynamic one, built, sorted and
+/// unique.
+fn build_prompts(
+    dynamic: &[DynamicPrompt],
+    state: &StateMap,
+) -> Result<Vec<Prompt>, RegistryError> {
+    let statics = inventory::iter::<PromptDef>
+        .into_iter()
+        .map(|def| crate::prompts::build::build_static(def, state));
+    let mut built = statics
+        .chain(dynamic.iter().map(DynamicPrompt::build))
+        .collect::<Result<Vec<Prompt>, _>>()?;
+    sort_unique(&mut built).map_err(|d| RegistryError::DuplicatePrompt {
+        name: d.key,
+        first: d.first,
+        second: d.second,
+    })?;
+    Ok(built)
 }

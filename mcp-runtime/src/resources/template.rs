@@ -49,9 +49,6 @@
 //! already known not to lead to a match are remembered, so a match takes
 //! time polynomial in the URI's length, never exponential.
 
-// The resource registry will use it; until then only the tests do.
-#![allow(dead_code)]
-
 use std::cmp::Reverse;
 use std::collections::HashSet;
 use std::fmt;
@@ -189,6 +186,7 @@ impl UriTemplate {
     }
 
     /// The template as written.
+    #[cfg(test)]
     pub(crate) fn as_str(&self) -> &str {
         &self.text
     }
@@ -226,6 +224,7 @@ impl UriTemplate {
     /// `{name}` keeps only unreserved characters (`A-Za-z0-9-._~`), a
     /// `{+name}` reserved ones (`:/?#[]@!$&'()*+,;=`) too. A variable not in
     /// `vars` expands to nothing (which then does not match).
+    #[cfg(test)]
     pub(crate) fn expand(&self, vars: &[(&str, &str)]) -> String {
         let mut uri = self.prefix.clone();
         for (expression, literal) in &self.parts {
@@ -450,6 +449,7 @@ fn decode(raw: &str) -> Option<String> {
 
 /// Appends `value` percent-encoded: every byte but unreserved characters,
 /// and with `reserved` also reserved ones, becomes `%XX`.
+#[cfg(test)]
 fn encode(value: &str, reserved: bool, out: &mut String) {
     const HEX: &[u8; 16] = b"0123456789ABCDEF";
     for &byte in value.as_bytes() {

@@ -9,7 +9,7 @@ use serde_json::Value;
 use crate::context::StateMap;
 use crate::location::Location;
 use crate::registry::catalog::Keyed;
-use crate::registry::error::RegistryError;
+use crate::registry::error::{Primitive, RegistryError};
 use crate::schema::arguments::ArgumentValidator;
 use crate::schema::generate as schema;
 use crate::tools::def::{Handler, Tool, ToolDef};
@@ -57,7 +57,8 @@ pub(crate) fn build_static(def: &'static ToolDef, state: &StateMap) -> Result<To
     for requirement in def.requirements.iter().filter_map(|r| r()) {
         if !state.contains(requirement.type_id) {
             return Err(RegistryError::MissingState {
-                tool: def.name.to_owned(),
+                kind: Primitive::Tool,
+                name: def.name.to_owned(),
                 location: def.location,
                 type_name: requirement.type_name,
             });

@@ -4,10 +4,8 @@
 
 use std::fmt;
 use std::future::Future;
-use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context as TaskContext, Poll};
 use std::time::Duration;
 
 use serde::Serialize;
@@ -18,6 +16,7 @@ use crate::context::{Context, Requirement};
 pub use crate::location::Location;
 use crate::schema::arguments::ArgumentValidator;
 use crate::tools::output::{CallToolResult, RawOutput};
+use crate::unwind::CatchUnwind;
 
 /// A boxed, sendable future.
 pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
@@ -178,7 +177,7 @@ impl Tool {
                 Box::pin(async move { RawOutput::Done(future.await) })
             }
         };
-        let guarded = CatchUnwind(future);
+        let guarded = CatchUnwind::new(future);
         let outcome = match self.timeout.or(default_timeout) {
             Some(limit) => match tokio::time::timeout(limit, guarded).await {
                 Ok(outcome) => outcome,
@@ -288,32 +287,6 @@ pub(crate) fn format_duration(duration: Duration) -> String {
         }
     }
     text
-}
-
-/// Turns a panic while polling the inner future into an `Err` with its message.
-struct CatchUnwind(BoxFuture<RawOutput>);
-
-impl Future for CatchUnwind {
-    type Output = Result<RawOutput, String>;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Self::Output> {
-        let inner = &mut self.0;
-        match std::panic::catch_unwind(AssertUnwindSafe(|| inner.as_mut().poll(cx))) {
-            Ok(Poll::Pending) => Poll::Pending,
-            Ok(Poll::Ready(raw)) => Poll::Ready(Ok(raw)),
-            Err(payload) => Poll::Ready(Err(panic_message(payload.as_ref()))),
-        }
-    }
-}
-
-pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    if let Some(s) = payload.downcast_ref::<&str>() {
-        (*s).to_owned()
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "(non-string panic payload)".to_owned()
-    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,136 @@
+//! `resources/read`, `resources/subscribe` and `resources/unsubscribe`.
+//! (The lists are pages served by the connection.)
+
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+use tokio::sync::oneshot;
+
+use super::calls::{Job, request_context};
+use super::connection::Connection;
+use super::reply::{Answer, JsonAnswer, Replies, is_error_answer, json_result, write_json_answer};
+use crate::content::ResourceContents;
+use crate::context::SessionShared;
+use crate::jsonrpc::{ErrorObject, INTERNAL_ERROR, INVALID_PARAMS, RESOURCE_NOT_FOUND, RequestId};
+use crate::outbox::Outbox;
+use crate::resources::def::{ReadError, ReadRequest};
+use crate::unwind::CatchUnwind;
+
+/// The `uri` of a resources request's params.
+fn uri_of<'p>(params: &'p Map<String, Value>, method: &str) -> Result<&'p str, ErrorObject> {
+    params.get("uri").and_then(Value::as_str).ok_or_else(|| {
+        ErrorObject::new(
+            INVALID_PARAMS,
+            format!("{method} needs `uri`, a string naming the resource"),
+        )
+    })
+}
+
+/// "Resource not found", naming the URI (the legacy era's code).
+pub(super) fn not_found(uri: &str) -> ErrorObject {
+    ErrorObject::new(RESOURCE_NOT_FOUND, format!("Resource not found: {uri}"))
+        .with_data(json!({ "uri": uri }))
+}
+
+/// The progress token in a request's `_meta`, if any.
+pub(super) fn progress_token(params: &Map<String, Value>) -> Option<Value> {
+    params
+        .get("_meta")
+        .and_then(|meta| meta.get("progressToken"))
+        .filter(|token| token.is_string() || token.is_i64() || token.is_u64())
+        .cloned()
+}
+
+impl Connection {
+    /// `resources/read`: the resource with that URI, or the template that
+    /// matches it, read as a call of its own (concurrent, cancellable).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) async fn read_resource(
+        &mut self,
+        params: Map<String, Value>,
+        session: Arc<SessionShared>,
+        out: &Outbox,
+        id: &RequestId,
+        size: usize,
+        batch_slot: &mut Option<oneshot::Sender<Option<Vec<u8>>>>,
+        reply: &mut Replies<'_>,
+    ) -> Result<Answer, ErrorObject> {
+        let uri = uri_of(&params, "resources/read")?;
+        let Some((resource, vars)) = self.core.registry.find_resource(uri) else {
+            return Err(not_found(uri));
+        };
+        self.calls.check_unused(id)?;
+        let name: Arc<str> = Arc::from(resource.name());
+        let ctx = request_context(&session, name, id, progress_token(&params), out);
+        let request = ReadRequest {
+            uri: uri.to_owned(),
+            vars,
+        };
+        let reading = CatchUnwind::new(resource.read(request, ctx.clone()));
+        let uri = uri.to_owned();
+        let call = async move { read_answer(&uri, reading.await) };
+        let job = Job {
+            method: "resources/read",
+            version: session.version,
+            write: write_json_answer,
+            is_error: is_error_answer,
+        };
+        self.calls
+            .run(out, id, ctx, call, job, size, batch_slot, reply)
+            .await
+    }
+
+    /// `resources/subscribe` and `resources/unsubscribe`: a resource that
+    /// exists (or matches a template) is added to or removed from the
+    /// session's subscriptions.
+    pub(super) fn subscribe(
+        &self,
+        params: &Map<String, Value>,
+        session: &SessionShared,
+        subscribe: bool,
+    ) -> Result<(), ErrorObject> {
+        let method = if subscribe {
+            "resources/subscribe"
+        } else {
+            "resources/unsubscribe"
+        };
+        let uri = uri_of(params, method)?;
+        if subscribe && self.core.registry.find_resource(uri).is_none() {
+            return Err(not_found(uri));
+        }
+        if let Ok(mut subscriptions) = session.subscriptions.lock() {
+            if subscribe {
+                subscriptions.insert(uri.to_owned());
+            } else {
+                subscriptions.remove(uri);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The answer to `resources/read` of `uri`, from what the handler gave.
+fn read_answer(
+    uri: &str,
+    read: Result<Result<Vec<ResourceContents>, ReadError>, String>,
+) -> JsonAnswer {
+    #[derive(Serialize)]
+    struct ReadResult<'a> {
+        contents: &'a [ResourceContents],
+    }
+    match read {
+        Ok(Ok(contents)) => json_result(&ReadResult {
+            contents: &contents,
+        }),
+        Ok(Err(ReadError::NotFound)) => Err(not_found(uri)),
+        Ok(Err(ReadError::Failed(text))) => Err(ErrorObject::new(INTERNAL_ERROR, text)),
+        Err(panic) => {
+            tracing::error!(%uri, %panic, "resource handler panicked");
+            Err(ErrorObject::new(
+                INTERNAL_ERROR,
+                format!("reading `{uri}` failed with an internal error"),
+            ))
+        }
+    }
+}

@@ -1,0 +1,61 @@
+//! The `capabilities` an `initialize` answer declares: only what is
+//! served, in the shape of the negotiated version.
+
+use serde_json::{Map, Value, json};
+
+use crate::protocol::version::ProtocolVersion;
+use crate::registry::Registry;
+
+/// What a server serves, as far as its capabilities tell.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Served {
+    pub(crate) resources: bool,
+    pub(crate) prompts: bool,
+    pub(crate) completions: bool,
+}
+
+impl Served {
+    pub(crate) fn of(registry: &Registry) -> Served {
+        Served {
+            resources: !registry.resources().is_empty()
+                || !registry.resource_templates().is_empty(),
+            prompts: !registry.prompts().is_empty(),
+            completions: registry.completes(),
+        }
+    }
+
+    /// Whether `method` belongs to something this server serves; methods
+    /// of what it does not serve are answered "method not found".
+    pub(crate) fn serves(&self, method: &str) -> bool {
+        match method {
+            "resources/list"
+            | "resources/templates/list"
+            | "resources/read"
+            | "resources/subscribe"
+            | "resources/unsubscribe" => self.resources,
+            "prompts/list" | "prompts/get" => self.prompts,
+            "completion/complete" => self.completions,
+            _ => true,
+        }
+    }
+
+    /// The `capabilities` object for `version`.
+    pub(crate) fn capabilities(&self, version: ProtocolVersion) -> Value {
+        let mut capabilities = Map::new();
+        capabilities.insert("logging".into(), json!({}));
+        capabilities.insert("tools".into(), json!({ "listChanged": false }));
+        if self.resources {
+            capabilities.insert(
+                "resources".into(),
+                json!({ "subscribe": true, "listChanged": false }),
+            );
+        }
+        if self.prompts {
+            capabilities.insert("prompts".into(), json!({ "listChanged": false }));
+        }
+        if self.completions && version.has_completions_capability() {
+            capabilities.insert("completions".into(), json!({}));
+        }
+        Value::Object(capabilities)
+    }
+}

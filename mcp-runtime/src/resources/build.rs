@@ -1,0 +1,167 @@
+//! A served resource or resource template, built from what `#[resource]`
+//! submitted or from a [`DynamicResource`](crate::DynamicResource), and how
+//! one is read.
+
+use std::fmt;
+use std::sync::Arc;
+
+use crate::completion::complete::Param;
+use crate::content::ResourceContents;
+use crate::context::{Context, StateMap};
+use crate::location::Location;
+use crate::meta::Metadata;
+use crate::registry::catalog::Keyed;
+use crate::registry::error::{Primitive, RegistryError};
+use crate::resources::def::{ReadError, ReadRequest, ResourceDef};
+use crate::resources::template::UriTemplate;
+use crate::tools::def::BoxFuture;
+
+/// What reading a resource gives: its contents, or why there are none.
+pub(crate) type ReadResult = Result<Vec<ResourceContents>, ReadError>;
+
+/// Reads a resource defined at run time.
+pub(crate) type DynReader =
+    Arc<dyn Fn(ReadRequest, Context) -> BoxFuture<ReadResult> + Send + Sync>;
+
+#[derive(Clone)]
+pub(crate) enum Reader {
+    Static(fn(ReadRequest, Context) -> BoxFuture<ReadResult>),
+    Dynamic(DynReader),
+}
+
+/// A resource (a fixed URI) or a resource template (a URI with
+/// variables), as served.
+#[derive(Clone)]
+pub struct Resource {
+    /// The URI, or the template's text.
+    pub(crate) uri: Arc<str>,
+    pub(crate) name: String,
+    pub(crate) title: Option<String>,
+    pub(crate) description: Option<String>,
+    pub(crate) mime_type: Option<String>,
+    pub(crate) metadata: Metadata,
+    /// Set for a template.
+    pub(crate) template: Option<UriTemplate>,
+    /// One per template variable.
+    pub(crate) params: Vec<Param>,
+    pub(crate) reader: Reader,
+    pub(crate) location: Location,
+}
+
+impl Resource {
+    /// The URI, or for a template its URI template.
+    pub fn uri(&self) -> &str {
+        &self.uri
+    }
+
+    /// The name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The human-readable title, if any.
+    pub fn title(&self) -> Option<&str> {
+        self.title.as_deref()
+    }
+
+    /// The description, if any.
+    pub fn description(&self) -> Option<&str> {
+        self.description.as_deref()
+    }
+
+    /// The MIME type listed for it, if known.
+    pub fn mime_type(&self) -> Option<&str> {
+        self.mime_type.as_deref()
+    }
+
+    /// Whether it is a template (its URI has variables).
+    pub fn is_template(&self) -> bool {
+        self.template.is_some()
+    }
+
+    /// Where it was defined.
+    pub fn location(&self) -> Location {
+        self.location
+    }
+
+    /// The template variable with this name.
+    pub(crate) fn param(&self, name: &str) -> Option<&Param> {
+        self.params.iter().find(|p| p.name == name)
+    }
+
+    /// Reads it for `uri`, with the template's variables bound in `vars`.
+    pub(crate) fn read(&self, request: ReadRequest, ctx: Context) -> BoxFuture<ReadResult> {
+        match &self.reader {
+            Reader::Static(read) => read(request, ctx),
+            Reader::Dynamic(read) => read(request, ctx),
+        }
+    }
+}
+
+impl Keyed for Resource {
+    fn key(&self) -> &str {
+        &self.uri
+    }
+
+    fn location(&self) -> Location {
+        self.location
+    }
+}
+
+impl fmt::Debug for Resource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Resource")
+            .field("uri", &self.uri)
+            .field("location", &self.location)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Keyed for &'static ResourceDef {
+    fn key(&self) -> &str {
+        self.uri
+    }
+
+    fn location(&self) -> Location {
+        self.location
+    }
+}
+
+/// Builds the served resource of a `#[resource]` function.
+pub(crate) fn build_static(
+    def: &'static ResourceDef,
+    state: &StateMap,
+) -> Result<Resource, RegistryError> {
+    let invalid = |reason: String| RegistryError::InvalidResource {
+        uri: def.uri.to_owned(),
+        location: def.location,
+        reason,
+    };
+    for requirement in def.requirements.iter().filter_map(|r| r()) {
+        if !state.contains(requirement.type_id) {
+            return Err(RegistryError::MissingState {
+                kind: Primitive::Resource,
+                name: def.uri.to_owned(),
+                location: def.location,
+                type_name: requirement.type_name,
+            });
+        }
+    }
+    let template = UriTemplate::parse(def.uri).map_err(|e| invalid(e.to_string()))?;
+    let metadata = Metadata::from_attribute(def.icons, def.meta).map_err(invalid)?;
+    Ok(Resource {
+        uri: Arc::from(def.uri),
+        name: def.name.to_owned(),
+        title: def.title.map(str::to_owned),
+        description: def.description.map(str::to_owned),
+        mime_type: def
+            .mime_type
+            .or_else(def.default_mime_type)
+            .map(str::to_owned),
+        metadata,
+        template: template.is_template().then_some(template),
+        params: def.params.iter().map(Param::from_def).collect(),
+        reader: Reader::Static(def.read),
+        location: def.location,
+    })
+}

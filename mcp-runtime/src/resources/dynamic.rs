@@ -1,0 +1,156 @@
+//! Resources and resource templates defined at run time, for proxies and
+//! plugin hosts.
+
+use std::future::Future;
+use std::panic::Location as CallerLocation;
+use std::sync::Arc;
+
+use crate::completion::complete::{Completer, DynCompleter, Param};
+use crate::completion::def::Arguments;
+use crate::content::ResourceContents;
+use crate::context::Context;
+use crate::location::Location;
+use crate::meta::{Icon, Metadata};
+use crate::registry::error::RegistryError;
+use crate::resources::build::{DynReader, Reader, Resource};
+use crate::resources::def::{ReadError, ReadRequest};
+use crate::resources::template::UriTemplate;
+
+/// A resource (or, when its URI has `{variables}`, a resource template)
+/// defined at run time: a URI, a name and an async closure that reads it.
+/// Add it with [`Server::resource`](crate::Server::resource).
+///
+/// The closure receives the URI asked for and, for a template, its
+/// variables (percent-decoded) as [`Arguments`].
+///
+/// ```
+/// use mcp_runtime::{DynamicResource, ResourceContents, Server};
+///
+/// let motd = DynamicResource::new("motd://today", "motd", |uri, _vars, _ctx| async move {
+///     Ok(vec![ResourceContents::text(uri, "Hello!")])
+/// })
+/// .mime_type("text/plain");
+/// let server = Server::new("host", "1.0.0").resource(motd);
+/// # let _ = server;
+/// ```
+pub struct DynamicResource {
+    pub(crate) uri: String,
+    pub(crate) name: String,
+    pub(crate) title: Option<String>,
+    pub(crate) description: Option<String>,
+    pub(crate) mime_type: Option<String>,
+    pub(crate) icons: Vec<Icon>,
+    pub(crate) reader: DynReader,
+    pub(crate) completers: Vec<(String, DynCompleter)>,
+    pub(crate) location: Location,
+}
+
+impl DynamicResource {
+    /// A resource at `uri` (a template when it has `{name}` or `{+name}`
+    /// expressions), read by `read`.
+    #[track_caller]
+    pub fn new<F, Fut>(uri: impl Into<String>, name: impl Into<String>, read: F) -> Self
+    where
+        F: Fn(String, Arguments, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Vec<ResourceContents>, ReadError>> + Send + 'static,
+    {
+        let caller = CallerLocation::caller();
+        let reader: DynReader = Arc::new(move |request: ReadRequest, ctx| {
+            let vars = request.vars.into_iter().collect();
+            Box::pin(read(request.uri, vars, ctx))
+        });
+        DynamicResource {
+            uri: uri.into(),
+            name: name.into(),
+            title: None,
+            description: None,
+            mime_type: None,
+            icons: Vec::new(),
+            reader,
+            completers: Vec::new(),
+            location: Location {
+                file: caller.file(),
+                line: caller.line(),
+                module: caller.file(),
+            },
+        }
+    }
+
+    /// Sets the human-readable title.
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// Sets the description.
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// Sets the MIME type listed for it.
+    pub fn mime_type(mut self, mime_type: impl Into<String>) -> Self {
+        self.mime_type = Some(mime_type.into());
+        self
+    }
+
+    /// Adds an icon.
+    pub fn icon(mut self, icon: Icon) -> Self {
+        self.icons.push(icon);
+        self
+    }
+
+    /// Completes the template variable `variable` with `complete`, called
+    /// with what was typed and the other variables already given.
+    pub fn complete<F, Fut>(mut self, variable: impl Into<String>, complete: F) -> Self
+    where
+        F: Fn(String, Arguments) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Vec<String>> + Send + 'static,
+    {
+        let completer: DynCompleter =
+            Arc::new(move |prefix, given| Box::pin(complete(prefix, given)));
+        self.completers.push((variable.into(), completer));
+        self
+    }
+
+    pub(crate) fn build(&self) -> Result<Resource, RegistryError> {
+        let invalid = |reason: String| RegistryError::InvalidResource {
+            uri: self.uri.clone(),
+            location: self.location,
+            reason,
+        };
+        let template = UriTemplate::parse(&self.uri).map_err(|e| invalid(e.to_string()))?;
+        let mut params: Vec<Param> = template
+            .variables()
+            .map(|name| Param {
+                name: name.to_owned(),
+                description: None,
+                required: true,
+                completer: Completer::None,
+            })
+            .collect();
+        for (variable, completer) in &self.completers {
+            let Some(param) = params.iter_mut().find(|p| &p.name == variable) else {
+                return Err(invalid(format!(
+                    "`complete` names the variable `{variable}`, which the URI does not have"
+                )));
+            };
+            param.completer = Completer::Dynamic(Arc::clone(completer));
+        }
+        Ok(Resource {
+            uri: Arc::from(self.uri.as_str()),
+            name: self.name.clone(),
+            title: self.title.clone(),
+            description: self.description.clone(),
+            mime_type: self.mime_type.clone(),
+            metadata: Metadata {
+                icons: self.icons.clone(),
+                meta: None,
+            },
+            template: template.is_template().then_some(template),
+            params,
+            reader: Reader::Dynamic(Arc::clone(&self.reader)),
+            location: self.location,
+        })
+    }
+}
