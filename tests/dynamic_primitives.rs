@@ -416,3 +416,43 @@ fn duplicate_uris_and_bad_templates_stop_the_server() {
         .unwrap_err();
     assert!(error.to_string().contains("the variable `y`"), "{error}");
 }
+
+#[tokio::test]
+async fn a_notifier_tells_subscribers_about_updates_and_everyone_about_lists() {
+    let mut server = server();
+    let notifier = server.notifier();
+    let mut client = TestClient::start(server).unwrap();
+    let result = client.initialize("2025-11-25").await.unwrap();
+    assert_eq!(result["capabilities"]["resources"]["listChanged"], true);
+    assert_eq!(result["capabilities"]["tools"]["listChanged"], true);
+
+    // Not subscribed: nobody is told.
+    assert_eq!(notifier.resource_updated("weather://cities/Oslo"), 0);
+    client
+        .request(
+            "resources/subscribe",
+            json!({"uri": "weather://cities/Oslo"}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(notifier.resource_updated("weather://cities/Oslo"), 1);
+    assert_eq!(notifier.resource_updated("weather://cities/Rome"), 0);
+    assert_eq!(notifier.prompts_changed(), 1);
+    client.request("ping", json!({})).await.unwrap();
+    let seen: Vec<Value> = [client.recv().await, client.recv().await]
+        .into_iter()
+        .flatten()
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            json!({"jsonrpc": "2.0", "method": "notifications/resources/updated",
+                   "params": {"uri": "weather://cities/Oslo"}}),
+            json!({"jsonrpc": "2.0", "method": "notifications/prompts/list_changed",
+                   "params": {}}),
+        ]
+    );
+    // A session that ended is no longer told.
+    drop(client.close().await);
+    assert_eq!(notifier.tools_changed(), 0);
+}

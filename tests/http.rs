@@ -519,3 +519,28 @@ fn the_endpoint_mounts_into_an_axum_router_beside_other_routes() {
     assert_eq!(reply.status, 403);
     runtime.shutdown_timeout(Duration::from_secs(1));
 }
+
+#[test]
+fn a_notifier_speaks_on_each_sessions_get_stream() {
+    let mut server = server();
+    let notifier = server.notifier();
+    let server = HttpServer::start(server);
+    let mut client = server.client();
+    let initialized = client.initialize("2025-11-25");
+    assert_eq!(
+        initialized["capabilities"]["tools"]["listChanged"], true,
+        "{initialized}"
+    );
+    let session = client.session.clone().unwrap();
+    let get = [
+        ("Accept", "text/event-stream"),
+        ("Mcp-Session-Id", session.as_str()),
+    ];
+    let mut stream = send(server.addr, "GET", &get, b"");
+    assert_eq!(stream.status, 200);
+    stream.next_event().expect("the priming event");
+    assert_eq!(notifier.tools_changed(), 1);
+    let (_, data) = stream.next_event().expect("the list change");
+    let message: Value = serde_json::from_str(&data).unwrap();
+    assert_eq!(message["method"], "notifications/tools/list_changed");
+}

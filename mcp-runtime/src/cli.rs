@@ -199,6 +199,7 @@ fn tools_list_json(server: &Server) -> Result<String, RegistryError> {
         None,
         server.registry()?,
         Limits::default(),
+        None,
     );
     let page = core
         .tools

@@ -192,7 +192,6 @@ impl Outbox {
     }
 
     /// A handle that does not keep the output open.
-    #[cfg(feature = "http")]
     pub(crate) fn downgrade(&self) -> WeakOutbox {
         WeakOutbox(Arc::downgrade(&self.0))
     }
@@ -307,11 +306,9 @@ impl Drop for Shared {
 
 /// An [`Outbox`] that may be gone: the output ends when its last
 /// [`Outbox`] is dropped (the sink is dropped with it), whoever holds these.
-#[cfg(feature = "http")]
 #[derive(Clone, Default)]
 pub(crate) struct WeakOutbox(std::sync::Weak<Shared>);
 
-#[cfg(feature = "http")]
 impl WeakOutbox {
     pub(crate) fn upgrade(&self) -> Option<Outbox> {
         self.0.upgrade().map(Outbox)

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use crate::context::StateMap;
 use crate::dispatch::{Limits, ServerCore};
+use crate::notify::Notifier;
 use crate::prompts::dynamic::DynamicPrompt;
 use crate::registry::error::RegistryError;
 use crate::registry::{Dynamic, Registry, ToolFilter, linked_tools};
@@ -33,6 +34,8 @@ pub struct Server {
     state: StateMap,
     filter: ToolFilter,
     dynamic: Dynamic,
+    /// Taken by [`Server::notifier`].
+    notifier: Option<Notifier>,
     limits: Limits,
     #[cfg(feature = "http")]
     http: crate::transport::http::HttpConfig,
@@ -49,6 +52,7 @@ impl Server {
             state: StateMap::default(),
             filter: ToolFilter::default(),
             dynamic: Dynamic::default(),
+            notifier: None,
             limits: Limits::default(),
             #[cfg(feature = "http")]
             http: Default::default(),
@@ -119,6 +123,13 @@ impl Server {
     pub fn tool(mut self, tool: DynamicTool) -> Self {
         self.dynamic.tools.push(tool);
         self
+    }
+
+    /// A handle that tells this server's clients about changes from any
+    /// task: a resource they subscribed to was updated, or a list changed.
+    /// Taking one makes the capabilities say `listChanged: true`.
+    pub fn notifier(&mut self) -> Notifier {
+        self.notifier.get_or_insert_with(Notifier::default).clone()
     }
 
     /// Adds a resource (or resource template) defined at run time.
@@ -380,6 +391,7 @@ impl Server {
             self.instructions,
             registry,
             self.limits,
+            self.notifier,
         ))
     }
 

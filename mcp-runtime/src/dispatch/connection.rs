@@ -400,11 +400,13 @@ impl Connection {
             negotiated = %version,
             "client initialized"
         );
-        self.session = Some(Arc::new(SessionShared::new(
+        let session = Arc::new(SessionShared::new(
             Arc::clone(self.core.registry.state_map()),
             version,
             client,
-        )));
+        ));
+        self.core.hub.register(&session, self.out.downgrade());
+        self.session = Some(session);
         let mut result = json!({
             "protocolVersion": version.as_str(),
             "capabilities": self.core.served.capabilities(version),

@@ -1,9 +1,11 @@
 //! What every connection of one server shares, built once at start-up: the
 //! registry, the limits, and the list pages serialized per version.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use super::pages::Pages;
+use crate::notify::{Hub, Notifier};
 use crate::protocol::capabilities::Served;
 use crate::protocol::listing::{PromptEntry, ResourceEntry};
 use crate::protocol::shape::ToolEntry;
@@ -47,6 +49,8 @@ pub(crate) struct ServerCore {
     pub(crate) prompts: Pages,
     /// What the capabilities declare.
     pub(crate) served: Served,
+    /// The sessions a [`Notifier`](crate::Notifier) tells about changes.
+    pub(crate) hub: Arc<Hub>,
     pub(crate) limits: Limits,
 }
 
@@ -57,7 +61,11 @@ impl ServerCore {
         instructions: Option<String>,
         registry: Registry,
         limits: Limits,
+        notifier: Option<Notifier>,
     ) -> ServerCore {
+        let mut served = Served::of(&registry);
+        served.list_changes = notifier.is_some();
+        let hub = notifier.map(|n| n.hub).unwrap_or_default();
         let size = limits.page_size;
         ServerCore {
             name,
@@ -82,7 +90,8 @@ impl ServerCore {
             prompts: Pages::build(registry.prompts(), size, "prompts", |prompt, version| {
                 PromptEntry { prompt, version }
             }),
-            served: Served::of(&registry),
+            served,
+            hub,
             registry,
             limits,
         }

@@ -12,6 +12,8 @@ pub(crate) struct Served {
     pub(crate) resources: bool,
     pub(crate) prompts: bool,
     pub(crate) completions: bool,
+    /// A [`Notifier`](crate::Notifier) was taken: lists may change.
+    pub(crate) list_changes: bool,
 }
 
 impl Served {
@@ -21,6 +23,7 @@ impl Served {
                 || !registry.resource_templates().is_empty(),
             prompts: !registry.prompts().is_empty(),
             completions: registry.completes(),
+            list_changes: false,
         }
     }
 
@@ -43,15 +46,16 @@ impl Served {
     pub(crate) fn capabilities(&self, version: ProtocolVersion) -> Value {
         let mut capabilities = Map::new();
         capabilities.insert("logging".into(), json!({}));
-        capabilities.insert("tools".into(), json!({ "listChanged": false }));
+        let changes = self.list_changes;
+        capabilities.insert("tools".into(), json!({ "listChanged": changes }));
         if self.resources {
             capabilities.insert(
                 "resources".into(),
-                json!({ "subscribe": true, "listChanged": false }),
+                json!({ "subscribe": true, "listChanged": changes }),
             );
         }
         if self.prompts {
-            capabilities.insert("prompts".into(), json!({ "listChanged": false }));
+            capabilities.insert("prompts".into(), json!({ "listChanged": changes }));
         }
         if self.completions && version.has_completions_capability() {
             capabilities.insert("completions".into(), json!({}));

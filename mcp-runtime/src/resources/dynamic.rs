@@ -27,7 +27,8 @@ use crate::resources::template::UriTemplate;
 /// use mcp_runtime::{DynamicResource, ResourceContents, Server};
 ///
 /// let motd = DynamicResource::new("motd://today", "motd", |uri, _vars, _ctx| async move {
-///     Ok(vec![ResourceContents::text(uri, "Hello!")])
+///     let text = "Hello!".to_owned();
+///     Ok(vec![ResourceContents::Text { uri, mime_type: None, text }])
 /// })
 /// .mime_type("text/plain");
 /// let server = Server::new("host", "1.0.0").resource(motd);
