@@ -1,12 +1,18 @@
 //! Procedural macros for `mcp-runtime`.
 //!
 //! This crate is an implementation detail: depend on `mcp-runtime` and use
-//! `mcp_runtime::tool`. The generated code names runtime items only through
-//! `::mcp_runtime::__private`, so it works wherever `mcp-runtime` is a
-//! dependency, and nothing else of ours needs to be.
+//! `mcp_runtime::{tool, resource, prompt}`. The generated code names runtime
+//! items only through `::mcp_runtime::__private`, so it works wherever
+//! `mcp-runtime` is a dependency, and nothing else of ours needs to be.
+//!
+//! Each attribute is one module with a parse and an expand half; what they
+//! share (errors, doc comments, parameters, keys, type checks, generated
+//! call code) is in `common`.
 
-mod expand;
-mod parse;
+mod common;
+mod prompt;
+mod resource;
+mod tool;
 
 use proc_macro::TokenStream;
 
@@ -15,7 +21,22 @@ use proc_macro::TokenStream;
 /// See the `mcp_runtime::tool` documentation for the full reference.
 #[proc_macro_attribute]
 pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
-    let attr = proc_macro2::TokenStream::from(attr);
-    let item = proc_macro2::TokenStream::from(item);
-    expand::tool(attr, item).into()
+    tool::tool(attr.into(), item.into()).into()
+}
+
+/// Turns an `async fn` (or a plain `fn`) into a registered MCP resource or
+/// resource template.
+///
+/// See the `mcp_runtime::resource` documentation for the full reference.
+#[proc_macro_attribute]
+pub fn resource(attr: TokenStream, item: TokenStream) -> TokenStream {
+    resource::resource(attr.into(), item.into()).into()
+}
+
+/// Turns an `async fn` (or a plain `fn`) into a registered MCP prompt.
+///
+/// See the `mcp_runtime::prompt` documentation for the full reference.
+#[proc_macro_attribute]
+pub fn prompt(attr: TokenStream, item: TokenStream) -> TokenStream {
+    prompt::prompt(attr.into(), item.into()).into()
 }

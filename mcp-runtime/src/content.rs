@@ -136,10 +136,56 @@ pub enum ResourceContents {
 }
 
 impl ResourceContents {
+    /// Text contents, with no MIME type (a `#[resource]` returning it fills
+    /// in its `mime_type`).
+    ///
+    /// ```
+    /// use mcp_runtime::ResourceContents;
+    ///
+    /// let readme = ResourceContents::text("file:///README.md", "# Hello")
+    ///     .with_mime_type("text/markdown");
+    /// assert_eq!(readme.mime_type(), Some("text/markdown"));
+    /// ```
+    pub fn text(uri: impl Into<String>, text: impl Into<String>) -> Self {
+        ResourceContents::Text {
+            uri: uri.into(),
+            mime_type: None,
+            text: text.into(),
+        }
+    }
+
+    /// Binary contents from their raw bytes (encoded to base64 here), with
+    /// no MIME type.
+    pub fn blob(uri: impl Into<String>, bytes: impl AsRef<[u8]>) -> Self {
+        ResourceContents::Blob {
+            uri: uri.into(),
+            mime_type: None,
+            blob: base64(bytes.as_ref()),
+        }
+    }
+
+    /// Sets the MIME type.
+    pub fn with_mime_type(mut self, mime_type: impl Into<String>) -> Self {
+        match &mut self {
+            ResourceContents::Text { mime_type: m, .. }
+            | ResourceContents::Blob { mime_type: m, .. } => *m = Some(mime_type.into()),
+        }
+        self
+    }
+
     /// The resource's URI.
     pub fn uri(&self) -> &str {
         match self {
             ResourceContents::Text { uri, .. } | ResourceContents::Blob { uri, .. } => uri,
+        }
+    }
+
+    /// The MIME type, if set.
+    pub fn mime_type(&self) -> Option<&str> {
+        match self {
+            ResourceContents::Text { mime_type, .. } | ResourceContents::Blob { mime_type, .. } => {
+                mime_type.as_deref()
+            }
         }
     }
 }

@@ -441,7 +441,7 @@ pub struct Requirement {
 /// `#[doc(hidden)]` itself (it is re-exported hidden) so that compile errors
 /// call it `Inject`.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be injected into a #[tool]",
+    message = "`{Self}` cannot be injected into a #[tool], #[resource] or #[prompt] function",
     label = "parameters whose type is named `Context` or `State<...>` are injected by the runtime",
     note = "use `mcp_runtime::Context` or `mcp_runtime::State<T>`, or rename your type so it becomes a normal argument"
 )]
@@ -455,7 +455,7 @@ pub trait Inject: Sized {
 /// What `State<T>` needs of `T`: the value is shared by calls running on
 /// several threads at once. Only here for its diagnostic.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be shared state of a #[tool]",
+    message = "`{Self}` cannot be shared state of a #[tool], #[resource] or #[prompt] function",
     label = "`State<T>` is shared by calls running on several threads at once, so `T` must be `Send + Sync + 'static`",
     note = "keep what changes in a `std::sync::Mutex`, an `RwLock` or atomics (a `tokio::sync::Mutex` if it is held across an `.await`), and own the data rather than borrow it"
 )]

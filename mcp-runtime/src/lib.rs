@@ -36,6 +36,7 @@ mod resources;
 mod schema;
 mod server;
 pub mod testing;
+mod text_param;
 mod tools;
 mod transport;
 mod unwind;
@@ -62,8 +63,23 @@ pub use tools::output::{
     DeriveJsonSchema, DeriveSerialize, ErrorWithoutDisplay, MissingJsonSchema, MissingSerialize,
     SerializeAndJsonSchema, ToolError, UnsupportedReturn,
 };
+// The same for `#[resource]`, `#[prompt]` and `#[complete]`.
+#[doc(hidden)]
+pub use __private::future_must_be_send;
+#[doc(hidden)]
+pub use completion::Completer;
+#[doc(hidden)]
+pub use prompts::{
+    PromptErrorWithoutDisplay, PromptFnError, PromptFnReturn, UnsupportedPromptReturn,
+};
+#[doc(hidden)]
+pub use resources::{
+    ResourceErrorWithoutDisplay, ResourceFnError, ResourceFnReturn, UnsupportedResourceReturn,
+};
+#[doc(hidden)]
+pub use text_param::{PromptArgument, TemplateVariable, UnparseableText};
 
-pub use completion::def::Arguments;
+pub use completion::Arguments;
 pub use content::{
     Annotations, Content, EmbeddedResource, MediaContent, ResourceContents, ResourceLink, Role,
     TextContent,
@@ -73,15 +89,16 @@ pub use jsonrpc::RequestId;
 pub use location::Location;
 pub use meta::Icon;
 pub use notify::Notifier;
+pub use prompts::PromptError;
 pub use prompts::build::Prompt;
-pub use prompts::def::PromptError;
 pub use prompts::dynamic::DynamicPrompt;
-pub use prompts::message::{GetPromptResult, PromptMessage};
+pub use prompts::{GetPromptResult, PromptMessage};
 pub use protocol::version::ProtocolVersion;
 pub use registry::error::{Primitive, RegistryError};
 pub use registry::{CallError, Registry};
+pub use resources::Blob;
+pub use resources::ReadError;
 pub use resources::build::Resource;
-pub use resources::def::ReadError;
 pub use resources::dynamic::DynamicResource;
 pub use server::Server;
 pub use tools::def::{Hints, Tool, ToolAnnotations};
@@ -134,3 +151,97 @@ pub use serde_json;
 ///
 /// A plain `fn` is accepted too and runs on Tokio's blocking pool.
 pub use mcp_macros::tool;
+
+/// Turns a function into an MCP resource (or resource template), served by
+/// every [`Server`] in a binary that links the crate defining it.
+///
+/// ```
+/// use mcp_runtime::{resource, Blob, State};
+/// use serde::Serialize;
+///
+/// #[derive(Serialize)]
+/// struct Settings { theme: String }
+///
+/// /// The application's settings.
+/// #[resource("config://app")]
+/// async fn settings() -> Settings {
+///     Settings { theme: "dark".into() }
+/// }
+///
+/// /// A user's profile.
+/// #[resource("users://{id}/profile", mime_type = "text/markdown")]
+/// async fn profile(id: u64) -> Option<String> {
+///     (id == 1).then(|| "# Ada".to_owned())
+/// }
+///
+/// /// The logo.
+/// #[resource("assets://logo.png", mime_type = "image/png")]
+/// fn logo() -> Blob {
+///     Blob::new(vec![0x89, b'P', b'N', b'G'])
+/// }
+/// ```
+///
+/// | You write | The client sees |
+/// | --- | --- |
+/// | `#[resource("uri")]` on an async or plain fn | an entry in `resources/list`, read with `resources/read` |
+/// | a URI with `{var}` (one path segment) or `{+var}` (may contain `/`) | an entry in `resources/templates/list`; each variable is bound to the parameter of its name, parsed with `FromStr` (a value that does not parse is "not found") |
+/// | fn name or `name = "..."`, `title = "..."` | the resource's `name` and `title` |
+/// | doc comment or `description = "..."` | `description` |
+/// | `mime_type = "..."` | `mimeType`, else the return type's (`text/plain` for text, `application/json` for `Serialize` values) |
+/// | `icons = ["https://..."]`, `meta = r#"{..}"#` | `icons`, `_meta` |
+/// | `-> String` / `&'static str` | `text` contents |
+/// | `-> T` with `T: Serialize` | JSON text |
+/// | `-> Blob` | base64 `blob` contents |
+/// | `-> ResourceContents` / `Vec<ResourceContents>` | passed through |
+/// | `-> Option<T>` returning `None` | "resource not found" |
+/// | `-> Result<T, E>` with `E: Display` returning `Err(e)` | an error with `e`'s text |
+/// | `ctx: Context`, `db: State<Db>` | nothing: injected |
+/// | `#[complete(path)]` on a template variable | `completion/complete` for it (see [`prompt`]) |
+///
+/// Every parameter other than `Context` and `State<T>` must be a variable
+/// of the URI template, and every variable a parameter: a mismatch, an
+/// invalid URI or template, and a return type that is none of the above
+/// are compile errors.
+pub use mcp_macros::resource;
+
+/// Turns a function into an MCP prompt, served by every [`Server`] in a
+/// binary that links the crate defining it.
+///
+/// ```
+/// use mcp_runtime::{prompt, Arguments, PromptMessage};
+///
+/// /// Review code for best practices.
+/// #[prompt(title = "Code review")]
+/// async fn code_review(
+///     /// Programming language.
+///     #[complete(languages)]
+///     language: String,
+///     /// What to focus on.
+///     focus: Option<String>,
+/// ) -> Vec<PromptMessage> {
+///     let focus = focus.unwrap_or_else(|| "anything".into());
+///     vec![PromptMessage::user(format!("Review this {language} code, focusing on {focus}."))]
+/// }
+///
+/// /// The languages starting with the prefix, for completion.
+/// async fn languages(prefix: String) -> Vec<&'static str> {
+///     ["python", "rust", "ruby"].into_iter().filter(|l| l.starts_with(&prefix)).collect()
+/// }
+/// ```
+///
+/// | You write | The client sees |
+/// | --- | --- |
+/// | `#[prompt]` on an async or plain fn | an entry in `prompts/list`, got with `prompts/get` |
+/// | fn name or `name = "..."`, `title = "..."` | the prompt's `name` and `title` |
+/// | doc comment or `description = "..."` | `description` |
+/// | `icons = ["https://..."]`, `meta = r#"{..}"#` | `icons`, `_meta` |
+/// | parameters: `String`, any `T: FromStr`, or a unit-only enum deriving `Deserialize` (by its serde names) | the prompt's `arguments`, `required: true` |
+/// | `Option<T>` of those | an optional argument |
+/// | `///` on a parameter | the argument's `description` |
+/// | `ctx: Context`, `db: State<Db>` | nothing: injected |
+/// | `-> String` / `&'static str` | one `user` text message |
+/// | `-> PromptMessage` / `Vec<PromptMessage>` / `GetPromptResult` | the messages |
+/// | `-> Result<T, E>` with `E: Display` returning `Err(e)`; a missing or invalid argument | an invalid-params error with the text, naming the argument |
+/// | `#[complete(path)]` on a parameter | `completion/complete` for it: `path` is an async or plain fn taking `prefix: String` (and optionally [`Arguments`], the other arguments given) returning an iterator of strings, in the order to show |
+/// | a unit-only enum parameter | completes from its serde names, with no code |
+pub use mcp_macros::prompt;

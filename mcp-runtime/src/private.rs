@@ -20,6 +20,28 @@ pub use crate::tools::output::{
     RawOutput,
 };
 
+// What `#[resource]`, `#[prompt]` and `#[complete]` expansions name.
+pub use crate::completion::{Arguments, CompleteFn, CompleteRequest, Completer, ParamDef};
+pub use crate::content::ResourceContents;
+pub use crate::prompts::{
+    GetPromptResult, PromptDef, PromptError, PromptKindBadError, PromptKindMessages,
+    PromptKindResultUnsupported, PromptKindUnsupported, PromptProbe,
+};
+pub use crate::resources::{
+    ReadError, ReadRequest, ReadResult, ResourceDef, ResourceKindBadErrorContents,
+    ResourceKindBadErrorJson, ResourceKindBadErrorOptionContents, ResourceKindContents,
+    ResourceKindJson, ResourceKindOptionContents, ResourceKindOptionJson,
+    ResourceKindOptionUnsupported, ResourceKindResultContents, ResourceKindResultJson,
+    ResourceKindResultOptionContents, ResourceKindResultOptionJson,
+    ResourceKindResultOptionUnsupported, ResourceKindResultUnsupported, ResourceKindUnsupported,
+    ResourceProbe,
+};
+pub use crate::text_param::{
+    EnumProbe, EnumValuesNone, EnumValuesOptional, EnumValuesSchema, TextDeserialize, TextFromStr,
+    TextOptionalDeserialize, TextOptionalFromStr, TextOptionalUnparseable, TextParamError,
+    TextProbe, TextUnparseable,
+};
+
 use crate::tools::output::CallToolResult;
 
 /// A type a tool can take as an argument: `Deserialize + JsonSchema`.
@@ -185,13 +207,23 @@ where
     SendFuture(future)
 }
 
-/// A future proven `Send` by [`tool_future_must_be_send`]. Its `Send` impl
+/// [`tool_future_must_be_send`] for resources and prompts, whose errors
+/// should not speak of tools.
+pub fn future_must_be_send<F>(future: F) -> SendFuture<F>
+where
+    F: Future + Send, // requests run on several threads: hold no `Rc` or std `MutexGuard` across `.await` (use `Arc`, tokio's `Mutex`)
+{
+    SendFuture(future)
+}
+
+/// A future proven `Send` by [`tool_future_must_be_send`] (or
+/// [`future_must_be_send`]). Its `Send` impl
 /// is unconditional so that a failed check is reported once, not again where
-/// the shim boxes the future; the only constructor requires `F: Send`.
+/// the shim boxes the future; both constructors require `F: Send`.
 pub struct SendFuture<F>(F);
 
-// SAFETY: values are only created by `tool_future_must_be_send`, which
-// requires `F: Send`.
+// SAFETY: values are only created by `tool_future_must_be_send` and
+// `future_must_be_send`, which require `F: Send`.
 unsafe impl<F> Send for SendFuture<F> {}
 
 impl<F: Future> Future for SendFuture<F> {

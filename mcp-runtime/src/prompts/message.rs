@@ -1,28 +1,37 @@
-//! STUB (replaced by the macro branch): prompt messages.
-#![allow(dead_code, clippy::type_complexity)]
+//! The messages of a prompt, in their wire shape.
 
 use serde::{Deserialize, Serialize};
 
 use crate::content::{Content, Role};
 
-/// One message of a prompt.
+/// One message of a prompt: who says it, and what.
+///
+/// ```
+/// use mcp_runtime::{Content, PromptMessage};
+///
+/// let messages = vec![
+///     PromptMessage::user("Review this code."),
+///     PromptMessage::assistant(Content::text("Which language is it?")),
+/// ];
+/// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PromptMessage {
-    /// Who says it.
+    /// The speaker.
     pub role: Role,
-    /// What is said.
+    /// Text, an image, audio or an embedded resource.
     pub content: Content,
 }
 
 impl PromptMessage {
-    /// A user message.
+    /// A message from the user: a `String`, a `&str` or any [`Content`].
     pub fn user(content: impl Into<Content>) -> Self {
         PromptMessage {
             role: Role::User,
             content: content.into(),
         }
     }
-    /// An assistant message.
+
+    /// A message from the assistant: a `String`, a `&str` or any [`Content`].
     pub fn assistant(content: impl Into<Content>) -> Self {
         PromptMessage {
             role: Role::Assistant,
@@ -31,11 +40,31 @@ impl PromptMessage {
     }
 }
 
-/// The result of `prompts/get`.
+impl From<String> for Content {
+    fn from(text: String) -> Self {
+        Content::text(text)
+    }
+}
+
+impl From<&str> for Content {
+    fn from(text: &str) -> Self {
+        Content::text(text)
+    }
+}
+
+/// The result of `prompts/get`. Return it from a prompt to give a
+/// description along with the messages.
+///
+/// ```
+/// use mcp_runtime::{GetPromptResult, PromptMessage};
+///
+/// let result = GetPromptResult::new(vec![PromptMessage::user("Hello")])
+///     .description("A greeting");
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct GetPromptResult {
-    /// A description of the prompt.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// What this prompt is, for this call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// The messages.
     pub messages: Vec<PromptMessage>,
@@ -49,6 +78,7 @@ impl GetPromptResult {
             messages,
         }
     }
+
     /// Sets the description.
     pub fn description(mut self, description: impl Into<String>) -> Self {
         self.description = Some(description.into());
@@ -56,14 +86,37 @@ impl GetPromptResult {
     }
 }
 
-impl From<String> for Content {
-    fn from(text: String) -> Self {
-        Content::text(text)
-    }
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
 
-impl From<&str> for Content {
-    fn from(text: &str) -> Self {
-        Content::text(text)
+    #[test]
+    fn wire_shape() {
+        let result = GetPromptResult::new(vec![
+            PromptMessage::user("Review this."),
+            PromptMessage::assistant(Content::image([1u8, 2, 3], "image/png")),
+            PromptMessage::user(Content::embedded_text("file:///a.rs", None, "fn main() {}")),
+        ])
+        .description("A review");
+        let value = serde_json::to_value(&result).unwrap();
+        assert_eq!(
+            value,
+            json!({
+                "description": "A review",
+                "messages": [
+                    {"role": "user", "content": {"type": "text", "text": "Review this."}},
+                    {"role": "assistant", "content": {"type": "image", "data": "AQID", "mimeType": "image/png"}},
+                    {"role": "user", "content": {"type": "resource", "resource": {"uri": "file:///a.rs", "text": "fn main() {}"}}},
+                ]
+            })
+        );
+        let back: GetPromptResult = serde_json::from_value(value).unwrap();
+        assert_eq!(back, result);
+        let bare = GetPromptResult::new(vec![PromptMessage::user(String::from("hi"))]);
+        assert_eq!(
+            serde_json::to_value(&bare).unwrap(),
+            json!({"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}]})
+        );
     }
 }

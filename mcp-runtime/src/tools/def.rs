@@ -72,6 +72,10 @@ pub struct ToolDef {
     pub description: &'static str,
     pub hints: Hints,
     pub timeout: Option<Duration>,
+    /// `icons = [..]`: icon URLs.
+    pub icons: &'static [&'static str],
+    /// `meta = ".."`: JSON object text, checked by the runtime at start-up.
+    pub meta: Option<&'static str>,
     pub input_schema: fn(&mut schemars::SchemaGenerator) -> schemars::Schema,
     pub output_schema: fn(&mut schemars::SchemaGenerator) -> Option<schemars::Schema>,
     pub requirements: &'static [fn() -> Option<Requirement>],

@@ -210,6 +210,9 @@ macro_rules! kind {
     };
 }
 
+// The resource, prompt and text-parameter probes are built the same way.
+pub(crate) use kind;
+
 kind!(KindText: <T> &&&&&&&&Probe<T> => TextTag where T: IntoCallToolResult);
 kind!(KindStructuredResult: <O, E> &&&&&&&Probe<Result<O, E>> => StructuredResultTag<O, E>
     where O: Serialize + JsonSchema, E: Display);

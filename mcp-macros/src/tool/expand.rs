@@ -6,12 +6,15 @@
 //! `inventory::submit!`. Type checks are spanned at the user's tokens so the
 //! compiler's errors point there.
 
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{ItemFn, LitStr};
 
-use crate::parse::{Errors, Param, ParamKind, ToolArgs, ToolFn, check_tool_name};
+use super::parse::{Flag, RULES, ToolArgs, check_tool_name};
+use crate::common::call::{self, option_str, rt};
+use crate::common::errors::Errors;
+use crate::common::params::{AnnotatedFn, Param, parse_fn};
 
 pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut errors = Errors::default();
@@ -19,21 +22,13 @@ pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
 
     let item: ItemFn = match syn::parse2(item.clone()) {
         Ok(item) => item,
-        Err(_) => {
-            let span = item_keyword_span(&item);
-            let error = syn::Error::new(
-                span,
-                "#[tool] can only be applied to a function (`async fn` or `fn`)",
-            )
-            .to_compile_error();
-            return quote!(#error #item);
-        }
+        Err(_) => return call::not_a_fn("tool", item),
     };
 
-    let tool = ToolFn::parse(item, &mut errors);
+    let tool = parse_fn(item, &RULES, &mut errors);
     let fn_ident = &tool.item.sig.ident;
 
-    let name = match &args.name {
+    let name = match &args.metadata.name {
         Some(lit) => lit.value(),
         None => {
             let name = fn_ident.to_string().trim_start_matches("r#").to_owned();
@@ -46,7 +41,7 @@ pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
             name
         }
     };
-    let description = match (&args.description, &tool.description) {
+    let description = match (&args.metadata.description, &tool.description) {
         (Some(lit), _) => Some(lit.value()),
         (None, Some(doc)) => Some(doc.clone()),
         (None, None) => {
@@ -76,24 +71,13 @@ pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
     }
 }
 
-fn generate(args: &ToolArgs, tool: &ToolFn, name: &str, description: &str) -> TokenStream {
-    let rt = quote!(::mcp_runtime::__private);
+fn generate(args: &ToolArgs, tool: &AnnotatedFn, name: &str, description: &str) -> TokenStream {
+    let rt = rt();
     let sig = &tool.item.sig;
     let fn_ident = &sig.ident;
-    let ret_ty = match &sig.output {
-        syn::ReturnType::Default => quote!(()),
-        syn::ReturnType::Type(_, ty) => quote!(#ty),
-    };
-    let ret_span = match &sig.output {
-        syn::ReturnType::Default => fn_ident.span(),
-        syn::ReturnType::Type(_, ty) => ty.span(),
-    };
+    let (ret_ty, ret_span) = call::return_type(sig);
 
-    let arguments: Vec<&Param> = tool
-        .params
-        .iter()
-        .filter(|p| p.kind == ParamKind::Argument)
-        .collect();
+    let arguments: Vec<&Param> = tool.arguments().collect();
     let mut newtypes = Vec::new();
     let mut fields = Vec::new();
     let mut unwrap = Vec::new();
@@ -117,44 +101,11 @@ fn generate(args: &ToolArgs, tool: &ToolFn, name: &str, description: &str) -> To
         }
     }
     let argument_idents = arguments.iter().map(|p| &p.ident);
-    let injections = tool
-        .params
-        .iter()
-        .filter(|p| p.kind == ParamKind::Injected)
-        .map(|p| {
-            let ident = &p.ident;
-            let ty = &p.ty;
-            let inject = quote_spanned!(ty.span()=> <#ty as #rt::Inject>::inject(&__mcp_ctx));
-            quote! {
-                let #ident = match #inject {
-                    ::core::result::Result::Ok(value) => value,
-                    ::core::result::Result::Err(error) => return error,
-                };
-            }
-        });
-    let requirements = tool
-        .params
-        .iter()
-        .filter(|p| p.kind == ParamKind::Injected)
-        .map(|p| {
-            let ty = &p.ty;
-            quote_spanned!(ty.span()=> <#ty as #rt::Inject>::requirement)
-        });
-    let call_args = tool.params.iter().map(|p| &p.ident);
-
-    let is_async = sig.asyncness.is_some();
-    let invoke = if is_async {
-        // Spanned at the fn name: a future that is not `Send` is reported there.
-        let call = quote_spanned!(fn_ident.span()=> #rt::tool_future_must_be_send(#fn_ident(#(#call_args),*)));
-        quote!(#call.await)
-    } else {
-        quote! {
-            match #rt::run_blocking(move || #fn_ident(#(#call_args),*)).await {
-                ::core::result::Result::Ok(value) => value,
-                ::core::result::Result::Err(error) => return error,
-            }
-        }
-    };
+    let on_error = quote!(::core::result::Result::Err(error) => return error,);
+    let injections = call::injections(&tool.params, &on_error);
+    let requirements = call::requirements(&tool.params);
+    let send_check = format_ident!("tool_future_must_be_send");
+    let invoke = call::invoke(sig, &tool.params, &send_check, &on_error);
     // One `&` per step of the dispatch; see `mcp_runtime::output::Probe`.
     let kind_probe =
         quote_spanned!(ret_span=> (&&&&&&&&&#rt::Probe::<#ret_ty>::new()).__mcp_kind());
@@ -169,8 +120,10 @@ fn generate(args: &ToolArgs, tool: &ToolFn, name: &str, description: &str) -> To
         };
     };
 
-    let title = option_str(args.title.as_ref().map(LitStr::value));
-    let hint = |flag: &Option<crate::parse::Flag>| match flag {
+    let title = option_str(args.metadata.title.as_ref().map(LitStr::value));
+    let icons = args.metadata.icons.iter();
+    let meta = option_str(args.metadata.meta.as_ref().map(LitStr::value));
+    let hint = |flag: &Option<Flag>| match flag {
         Some(f) => {
             let v = f.value;
             quote!(::core::option::Option::Some(#v))
@@ -185,6 +138,7 @@ fn generate(args: &ToolArgs, tool: &ToolFn, name: &str, description: &str) -> To
         Some(ms) => quote!(::core::option::Option::Some(::core::time::Duration::from_millis(#ms))),
         None => quote!(::core::option::Option::None),
     };
+    let location = call::location();
     let args_ident = format_ident!(
         "__McpArgs_{}",
         fn_ident.to_string().trim_start_matches("r#")
@@ -246,25 +200,16 @@ fn generate(args: &ToolArgs, tool: &ToolFn, name: &str, description: &str) -> To
                         open_world: #open_world,
                     },
                     timeout: #timeout,
+                    icons: &[#(#icons),*],
+                    meta: #meta,
                     input_schema: __mcp_input_schema,
                     output_schema: __mcp_output_schema,
                     requirements: &[#(#requirements),*],
                     call: __mcp_call,
-                    location: #rt::Location {
-                        file: ::core::file!(),
-                        line: ::core::line!(),
-                        module: ::core::module_path!(),
-                    },
+                    location: #location,
                 }
             }
         };
-    }
-}
-
-fn option_str(value: Option<String>) -> TokenStream {
-    match value {
-        Some(s) => quote!(::core::option::Option::Some(#s)),
-        None => quote!(::core::option::Option::None),
     }
 }
 
@@ -313,7 +258,7 @@ fn serde_field_options(param: &Param) -> SerdeFieldOptions {
 /// `DeserializeAndJsonSchema` trait, spanned at the user's type: a type
 /// lacking either impl is one error, there.
 fn param_newtype(param: &Param, needs_default: bool) -> (TokenStream, TokenStream) {
-    let rt = quote!(::mcp_runtime::__private);
+    let rt = rt();
     let ty = &param.ty;
     let bare = param.ident.to_string().trim_start_matches("r#").to_owned();
     let name = format_ident!("__McpParam_{}", bare);
@@ -389,27 +334,4 @@ fn param_newtype(param: &Param, needs_default: bool) -> (TokenStream, TokenStrea
         #default_impl
     };
     (tokens, quote!(#name))
-}
-
-/// The span of an item's keyword (`struct`, `impl`, ...), past its
-/// attributes and visibility, for errors about the item as a whole.
-fn item_keyword_span(item: &TokenStream) -> Span {
-    use proc_macro2::TokenTree;
-    let mut tokens = item.clone().into_iter().peekable();
-    while let Some(token) = tokens.next() {
-        match &token {
-            TokenTree::Punct(p) if p.as_char() == '#' => {
-                tokens.next(); // the attribute's [...] group
-            }
-            TokenTree::Ident(i) if i == "pub" => {
-                if let Some(TokenTree::Group(g)) = tokens.peek()
-                    && g.delimiter() == proc_macro2::Delimiter::Parenthesis
-                {
-                    tokens.next();
-                }
-            }
-            _ => return token.span(),
-        }
-    }
-    Span::call_site()
 }

@@ -1,0 +1,12 @@
+//! What the attributes share: error accumulation, doc comments, the
+//! reading of the annotated function and its parameters, attribute keys,
+//! type-syntax checks, URI checks and pieces of the generated code.
+
+pub mod call;
+pub mod docs;
+pub mod errors;
+pub mod keys;
+pub mod params;
+pub mod text_args;
+pub mod types;
+pub mod uri;
