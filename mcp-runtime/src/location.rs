@@ -20,6 +20,18 @@ impl fmt::Display for Location {
 }
 
 impl Location {
+    /// Where the caller of a `#[track_caller]` fn is: a tool, resource or
+    /// prompt defined at run time names its file as its module.
+    #[track_caller]
+    pub(crate) fn caller() -> Location {
+        let caller = std::panic::Location::caller();
+        Location {
+            file: caller.file(),
+            line: caller.line(),
+            module: caller.file(),
+        }
+    }
+
     /// Whether this is where a tool, resource or prompt was defined at run
     /// time (its module is its file) rather than by an attribute.
     pub(crate) fn is_dynamic(&self) -> bool {

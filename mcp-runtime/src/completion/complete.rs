@@ -16,6 +16,37 @@ pub(crate) const MAX_VALUES: usize = 100;
 pub(crate) type DynCompleter =
     Arc<dyn Fn(String, Arguments) -> BoxFuture<Vec<String>> + Send + Sync>;
 
+/// Completions given at run time for parameters, by name, as
+/// `DynamicResource::complete` and `DynamicPrompt::complete` collect them.
+#[derive(Clone, Default)]
+pub(crate) struct DynCompleters(Vec<(String, DynCompleter)>);
+
+impl DynCompleters {
+    /// Completes the parameter `name` with `complete`.
+    pub(crate) fn add<F, Fut>(&mut self, name: String, complete: F)
+    where
+        F: Fn(String, Arguments) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = Vec<String>> + Send + 'static,
+    {
+        let completer: DynCompleter =
+            Arc::new(move |prefix, given| Box::pin(complete(prefix, given)));
+        self.0.push((name, completer));
+    }
+
+    /// Gives each named parameter of `params` its completer; a name that
+    /// is no parameter is returned as the error.
+    pub(crate) fn attach<'a>(&'a self, params: &mut [Param]) -> Result<(), &'a str> {
+        for (name, completer) in &self.0 {
+            let param = params
+                .iter_mut()
+                .find(|p| &p.name == name)
+                .ok_or(name.as_str())?;
+            param.completer = Completer::Dynamic(Arc::clone(completer));
+        }
+        Ok(())
+    }
+}
+
 /// Where a parameter's completions come from.
 #[derive(Clone)]
 pub(crate) enum Completer {

@@ -20,7 +20,9 @@ use tokio::task::{AbortHandle, JoinSet};
 use tracing::Instrument;
 
 use super::core::{Limits, ServerCore};
-use super::reply::{Answer, Replies, write_call_result};
+use super::reply::{
+    Answer, JsonAnswer, Replies, is_error_answer, write_call_result, write_json_answer,
+};
 use crate::context::{Cancellation, Context, RequestScope, SessionShared};
 use crate::jsonrpc::call_params::CallParams;
 use crate::jsonrpc::{ErrorObject, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, RequestId};
@@ -49,6 +51,18 @@ pub(crate) struct Job<R> {
     pub(crate) write: fn(&mut Vec<u8>, &RequestId, &R, ProtocolVersion),
     /// Whether the answer is an error, for logs.
     pub(crate) is_error: fn(&R) -> bool,
+}
+
+impl Job<JsonAnswer> {
+    /// The job of a request answered with a [`JsonAnswer`].
+    pub(crate) fn json(method: &'static str, version: ProtocolVersion) -> Self {
+        Job {
+            method,
+            version,
+            write: write_json_answer,
+            is_error: is_error_answer,
+        }
+    }
 }
 
 /// The context of one request of `session`, for the handler named `name`.

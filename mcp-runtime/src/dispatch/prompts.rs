@@ -8,7 +8,7 @@ use tokio::sync::oneshot;
 
 use super::calls::{Job, request_context};
 use super::connection::Connection;
-use super::reply::{Answer, JsonAnswer, Replies, is_error_answer, json_result, write_json_answer};
+use super::reply::{Answer, JsonAnswer, Replies, json_result};
 use super::resources::progress_token;
 use crate::completion::complete::{Completion, Param};
 use crate::completion::def::Arguments;
@@ -87,12 +87,7 @@ impl Connection {
         let getting = CatchUnwind::new(prompt.get(arguments, ctx.clone()));
         let (name, version) = (Arc::clone(&prompt.name), session.version);
         let call = async move { get_answer(&name, getting.await, version) };
-        let job = Job {
-            method: "prompts/get",
-            version,
-            write: write_json_answer,
-            is_error: is_error_answer,
-        };
+        let job = Job::json("prompts/get", version);
         self.calls
             .run(out, id, ctx, call, job, size, batch_slot, reply)
             .await
@@ -149,7 +144,7 @@ impl Connection {
                         "the resource template `{uri}` has no variable `{argument_name}`"
                     ))
                 })?;
-                (Arc::from(template.name()), param.clone())
+                (Arc::clone(&template.name), param.clone())
             }
             other => {
                 return Err(invalid(format!(
@@ -160,12 +155,7 @@ impl Connection {
         self.calls.check_unused(id)?;
         let ctx = request_context(&session, owner, id, None, out);
         let call = async move { complete_answer(&param, prefix, given).await };
-        let job = Job {
-            method: WHAT,
-            version: session.version,
-            write: write_json_answer,
-            is_error: is_error_answer,
-        };
+        let job = Job::json(WHAT, session.version);
         self.calls
             .run(out, id, ctx, call, job, size, batch_slot, reply)
             .await

@@ -9,7 +9,7 @@ use tokio::sync::oneshot;
 
 use super::calls::{Job, request_context};
 use super::connection::Connection;
-use super::reply::{Answer, JsonAnswer, Replies, is_error_answer, json_result, write_json_answer};
+use super::reply::{Answer, JsonAnswer, Replies, json_result};
 use crate::content::ResourceContents;
 use crate::context::SessionShared;
 use crate::jsonrpc::{ErrorObject, INTERNAL_ERROR, INVALID_PARAMS, RESOURCE_NOT_FOUND, RequestId};
@@ -61,7 +61,7 @@ impl Connection {
             return Err(not_found(uri));
         };
         self.calls.check_unused(id)?;
-        let name: Arc<str> = Arc::from(resource.name());
+        let name = Arc::clone(&resource.name);
         let ctx = request_context(&session, name, id, progress_token(&params), out);
         let request = ReadRequest {
             uri: uri.to_owned(),
@@ -70,12 +70,7 @@ impl Connection {
         let reading = CatchUnwind::new(resource.read(request, ctx.clone()));
         let uri = uri.to_owned();
         let call = async move { read_answer(&uri, reading.await) };
-        let job = Job {
-            method: "resources/read",
-            version: session.version,
-            write: write_json_answer,
-            is_error: is_error_answer,
-        };
+        let job = Job::json("resources/read", session.version);
         self.calls
             .run(out, id, ctx, call, job, size, batch_slot, reply)
             .await

@@ -12,7 +12,7 @@ use crate::meta::Metadata;
 use crate::prompts::def::{PromptDef, PromptError};
 use crate::prompts::message::GetPromptResult;
 use crate::registry::catalog::Keyed;
-use crate::registry::error::{Primitive, RegistryError};
+use crate::registry::error::{Primitive, RegistryError, check_state};
 use crate::tools::def::BoxFuture;
 
 /// What getting a prompt gives: its messages, or why not (-32602).
@@ -120,16 +120,13 @@ pub(crate) fn build_static(
     def: &'static PromptDef,
     state: &StateMap,
 ) -> Result<Prompt, RegistryError> {
-    for requirement in def.requirements.iter().filter_map(|r| r()) {
-        if !state.contains(requirement.type_id) {
-            return Err(RegistryError::MissingState {
-                kind: Primitive::Prompt,
-                name: def.name.to_owned(),
-                location: def.location,
-                type_name: requirement.type_name,
-            });
-        }
-    }
+    check_state(
+        def.requirements,
+        state,
+        Primitive::Prompt,
+        def.name,
+        def.location,
+    )?;
     let metadata = Metadata::from_attribute(def.icons, def.meta).map_err(|reason| {
         RegistryError::InvalidPrompt {
             name: def.name.to_owned(),

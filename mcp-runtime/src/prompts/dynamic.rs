@@ -1,10 +1,9 @@
 //! Prompts defined at run time, for proxies and plugin hosts.
 
 use std::future::Future;
-use std::panic::Location as CallerLocation;
 use std::sync::Arc;
 
-use crate::completion::complete::{Completer, DynCompleter, Param};
+use crate::completion::complete::{Completer, DynCompleters, Param};
 use crate::completion::def::Arguments;
 use crate::context::Context;
 use crate::location::Location;
@@ -37,7 +36,7 @@ pub struct DynamicPrompt {
     pub(crate) description: Option<String>,
     pub(crate) icons: Vec<Icon>,
     pub(crate) arguments: Vec<Param>,
-    pub(crate) completers: Vec<(String, DynCompleter)>,
+    pub(crate) completers: DynCompleters,
     pub(crate) getter: DynGetter,
     pub(crate) location: Location,
 }
@@ -50,7 +49,6 @@ impl DynamicPrompt {
         F: Fn(Arguments, Context) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<GetPromptResult, PromptError>> + Send + 'static,
     {
-        let caller = CallerLocation::caller();
         let getter: DynGetter = Arc::new(move |arguments, ctx| Box::pin(get(arguments, ctx)));
         DynamicPrompt {
             name: name.into(),
@@ -58,13 +56,9 @@ impl DynamicPrompt {
             description: None,
             icons: Vec::new(),
             arguments: Vec::new(),
-            completers: Vec::new(),
+            completers: DynCompleters::default(),
             getter,
-            location: Location {
-                file: caller.file(),
-                line: caller.line(),
-                module: caller.file(),
-            },
+            location: Location::caller(),
         }
     }
 
@@ -109,9 +103,7 @@ impl DynamicPrompt {
         F: Fn(String, Arguments) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Vec<String>> + Send + 'static,
     {
-        let completer: DynCompleter =
-            Arc::new(move |prefix, given| Box::pin(complete(prefix, given)));
-        self.completers.push((argument.into(), completer));
+        self.completers.add(argument.into(), complete);
         self
     }
 
@@ -127,14 +119,11 @@ impl DynamicPrompt {
             return Err(invalid(format!("it has two arguments named `{}`", pair[0])));
         }
         let mut arguments = self.arguments.clone();
-        for (name, completer) in &self.completers {
-            let Some(param) = arguments.iter_mut().find(|p| &p.name == name) else {
-                return Err(invalid(format!(
-                    "`complete` names the argument `{name}`, which was not added with `argument`"
-                )));
-            };
-            param.completer = Completer::Dynamic(Arc::clone(completer));
-        }
+        self.completers.attach(&mut arguments).map_err(|name| {
+            invalid(format!(
+                "`complete` names the argument `{name}`, which was not added with `argument`"
+            ))
+        })?;
         Ok(Prompt {
             name: Arc::from(self.name.as_str()),
             title: self.title.clone(),

@@ -6,7 +6,7 @@ use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Serialize, Serializer};
 
 use crate::prompts::message::{GetPromptResult, PromptMessage};
-use crate::protocol::shape::ShapedContents;
+use crate::protocol::shape::ShapedContent;
 use crate::protocol::version::ProtocolVersion;
 
 pub(crate) struct ShapedPromptResult<'a> {
@@ -57,15 +57,10 @@ struct Message<'a> {
 
 impl Serialize for Message<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        // One block, shaped as a tool result's blocks are: serialized as a
-        // one-element sequence and unwrapped.
-        let blocks = std::slice::from_ref(&self.message.content);
-        let shaped = serde_json::to_value(ShapedContents {
-            blocks,
+        let content = ShapedContent {
+            block: &self.message.content,
             version: self.version,
-        })
-        .map_err(serde::ser::Error::custom)?;
-        let content = shaped.get(0).cloned().unwrap_or_default();
+        };
         let mut map = serializer.serialize_map(Some(2))?;
         map.serialize_entry("role", &self.message.role)?;
         map.serialize_entry("content", &content)?;

@@ -165,24 +165,38 @@ fn write_text_result<'t, S: Serialize + ?Sized>(
     });
 }
 
-/// Content blocks shaped for `version` (in tool results and prompt
-/// messages alike).
-pub(crate) struct ShapedContents<'a> {
-    pub(crate) blocks: &'a [Content],
-    pub(crate) version: ProtocolVersion,
+/// Content blocks shaped for `version`.
+struct ShapedContents<'a> {
+    blocks: &'a [Content],
+    version: ProtocolVersion,
 }
 
 impl Serialize for ShapedContents<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut seq = serializer.serialize_seq(Some(self.blocks.len()))?;
         for block in self.blocks {
-            if needs_shaping(block, self.version) {
-                seq.serialize_element(&content_json(block, self.version))?;
-            } else {
-                seq.serialize_element(block)?;
-            }
+            seq.serialize_element(&ShapedContent {
+                block,
+                version: self.version,
+            })?;
         }
         seq.end()
+    }
+}
+
+/// One content block shaped for `version`.
+pub(crate) struct ShapedContent<'a> {
+    pub(crate) block: &'a Content,
+    pub(crate) version: ProtocolVersion,
+}
+
+impl Serialize for ShapedContent<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if needs_shaping(self.block, self.version) {
+            content_json(self.block, self.version).serialize(serializer)
+        } else {
+            self.block.serialize(serializer)
+        }
     }
 }
 

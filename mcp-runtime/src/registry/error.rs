@@ -1,7 +1,32 @@
 //! Why a server could not start: a problem with the set of tools,
 //! resources or prompts, said as a sentence with its fix.
 
+use crate::context::{Requirement, StateMap};
 use crate::location::Location;
+
+/// Refuses a tool, resource or prompt that takes `State<T>` for a `T`
+/// never registered.
+pub(crate) fn check_state(
+    requirements: &[fn() -> Option<Requirement>],
+    state: &StateMap,
+    kind: Primitive,
+    name: &str,
+    location: Location,
+) -> Result<(), RegistryError> {
+    match requirements
+        .iter()
+        .filter_map(|r| r())
+        .find(|r| !state.contains(r.type_id))
+    {
+        Some(missing) => Err(RegistryError::MissingState {
+            kind,
+            name: name.to_owned(),
+            location,
+            type_name: missing.type_name,
+        }),
+        None => Ok(()),
+    }
+}
 
 /// Why the server could not start: a problem with the set of tools,
 /// resources or prompts.

@@ -11,7 +11,7 @@ use crate::context::{Context, StateMap};
 use crate::location::Location;
 use crate::meta::Metadata;
 use crate::registry::catalog::Keyed;
-use crate::registry::error::{Primitive, RegistryError};
+use crate::registry::error::{Primitive, RegistryError, check_state};
 use crate::resources::def::{ReadError, ReadRequest, ResourceDef};
 use crate::resources::template::UriTemplate;
 use crate::tools::def::BoxFuture;
@@ -35,7 +35,7 @@ pub(crate) enum Reader {
 pub struct Resource {
     /// The URI, or the template's text.
     pub(crate) uri: Arc<str>,
-    pub(crate) name: String,
+    pub(crate) name: Arc<str>,
     pub(crate) title: Option<String>,
     pub(crate) description: Option<String>,
     pub(crate) mime_type: Option<String>,
@@ -137,21 +137,18 @@ pub(crate) fn build_static(
         location: def.location,
         reason,
     };
-    for requirement in def.requirements.iter().filter_map(|r| r()) {
-        if !state.contains(requirement.type_id) {
-            return Err(RegistryError::MissingState {
-                kind: Primitive::Resource,
-                name: def.uri.to_owned(),
-                location: def.location,
-                type_name: requirement.type_name,
-            });
-        }
-    }
+    check_state(
+        def.requirements,
+        state,
+        Primitive::Resource,
+        def.uri,
+        def.location,
+    )?;
     let template = UriTemplate::parse(def.uri).map_err(|e| invalid(e.to_string()))?;
     let metadata = Metadata::from_attribute(def.icons, def.meta).map_err(invalid)?;
     Ok(Resource {
         uri: Arc::from(def.uri),
-        name: def.name.to_owned(),
+        name: Arc::from(def.name),
         title: def.title.map(str::to_owned),
         description: def.description.map(str::to_owned),
         mime_type: def

@@ -2,10 +2,9 @@
 //! plugin hosts.
 
 use std::future::Future;
-use std::panic::Location as CallerLocation;
 use std::sync::Arc;
 
-use crate::completion::complete::{Completer, DynCompleter, Param};
+use crate::completion::complete::{Completer, DynCompleters, Param};
 use crate::completion::def::Arguments;
 use crate::content::ResourceContents;
 use crate::context::Context;
@@ -42,7 +41,7 @@ pub struct DynamicResource {
     pub(crate) mime_type: Option<String>,
     pub(crate) icons: Vec<Icon>,
     pub(crate) reader: DynReader,
-    pub(crate) completers: Vec<(String, DynCompleter)>,
+    pub(crate) completers: DynCompleters,
     pub(crate) location: Location,
 }
 
@@ -55,7 +54,6 @@ impl DynamicResource {
         F: Fn(String, Arguments, Context) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<Vec<ResourceContents>, ReadError>> + Send + 'static,
     {
-        let caller = CallerLocation::caller();
         let reader: DynReader = Arc::new(move |request: ReadRequest, ctx| {
             let vars = request.vars.into_iter().collect();
             Box::pin(read(request.uri, vars, ctx))
@@ -68,12 +66,8 @@ impl DynamicResource {
             mime_type: None,
             icons: Vec::new(),
             reader,
-            completers: Vec::new(),
-            location: Location {
-                file: caller.file(),
-                line: caller.line(),
-                module: caller.file(),
-            },
+            completers: DynCompleters::default(),
+            location: Location::caller(),
         }
     }
 
@@ -108,9 +102,7 @@ impl DynamicResource {
         F: Fn(String, Arguments) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Vec<String>> + Send + 'static,
     {
-        let completer: DynCompleter =
-            Arc::new(move |prefix, given| Box::pin(complete(prefix, given)));
-        self.completers.push((variable.into(), completer));
+        self.completers.add(variable.into(), complete);
         self
     }
 
@@ -130,17 +122,14 @@ impl DynamicResource {
                 completer: Completer::None,
             })
             .collect();
-        for (variable, completer) in &self.completers {
-            let Some(param) = params.iter_mut().find(|p| &p.name == variable) else {
-                return Err(invalid(format!(
-                    "`complete` names the variable `{variable}`, which the URI does not have"
-                )));
-            };
-            param.completer = Completer::Dynamic(Arc::clone(completer));
-        }
+        self.completers.attach(&mut params).map_err(|variable| {
+            invalid(format!(
+                "`complete` names the variable `{variable}`, which the URI does not have"
+            ))
+        })?;
         Ok(Resource {
             uri: Arc::from(self.uri.as_str()),
-            name: self.name.clone(),
+            name: Arc::from(self.name.as_str()),
             title: self.title.clone(),
             description: self.description.clone(),
             mime_type: self.mime_type.clone(),

@@ -9,7 +9,7 @@ use serde_json::Value;
 use crate::context::StateMap;
 use crate::location::Location;
 use crate::registry::catalog::Keyed;
-use crate::registry::error::{Primitive, RegistryError};
+use crate::registry::error::{Primitive, RegistryError, check_state};
 use crate::schema::arguments::ArgumentValidator;
 use crate::schema::generate as schema;
 use crate::tools::def::{Handler, Tool, ToolDef};
@@ -54,16 +54,13 @@ pub(crate) fn build_static(def: &'static ToolDef, state: &StateMap) -> Result<To
         which,
         reason,
     };
-    for requirement in def.requirements.iter().filter_map(|r| r()) {
-        if !state.contains(requirement.type_id) {
-            return Err(RegistryError::MissingState {
-                kind: Primitive::Tool,
-                name: def.name.to_owned(),
-                location: def.location,
-                type_name: requirement.type_name,
-            });
-        }
-    }
+    check_state(
+        def.requirements,
+        state,
+        Primitive::Tool,
+        def.name,
+        def.location,
+    )?;
     // A fresh generator per tool: `root_schema_for` puts every definition
     // the generator has seen so far into `$defs`, so a shared one would leak
     // one tool's recursive types into the schemas of the tools after it.

@@ -1,7 +1,6 @@
 //! Tools defined at run time, for proxies and generated tools.
 
 use std::future::Future;
-use std::panic::Location as CallerLocation;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -63,7 +62,6 @@ impl DynamicTool {
         Fut: Future<Output = R> + Send + 'static,
         R: IntoCallToolResult,
     {
-        let caller = CallerLocation::caller();
         let handler: DynHandler = Arc::new(move |arguments, ctx| {
             let future = handler(arguments, ctx);
             Box::pin(async move { future.await.into_call_tool_result() })
@@ -77,11 +75,7 @@ impl DynamicTool {
             input_schema,
             output_schema: None,
             handler,
-            location: Location {
-                file: caller.file(),
-                line: caller.line(),
-                module: caller.file(),
-            },
+            location: Location::caller(),
         }
     }
 
