@@ -73,9 +73,12 @@ pub fn param_defs<'a>(
         let complete = match &param.complete {
             Some(path) => {
                 let shim = format_ident!("__mcp_complete_{}", name);
-                // Spanned at the path: a function of the wrong shape is
-                // reported under it, with `Completer`'s text.
-                let call = quote_spanned!(path.span()=> #rt::Completer::complete(&#path, request));
+                // Spanned at the path, the call included: a function of
+                // the wrong shape is reported under it, with `Completer`'s
+                // text.
+                let call = quote_spanned!(path.span()=>
+                    ::mcp_runtime::__private::Completer::complete(&#path, request)
+                );
                 items.push(quote! {
                     fn #shim(request: #rt::CompleteRequest) -> #rt::BoxFuture<::std::vec::Vec<::std::string::String>> {
                         #call
