@@ -148,6 +148,7 @@ pub use serde_json;
 /// | `read_only`, `destructive`, `idempotent`, `open_world` (`= false` too) | `annotations` hints |
 /// | `title = "..."` | `title` |
 /// | `timeout = "30s"` | calls end with `isError: true` after 30 s |
+/// | `icons = ["https://..."]`, `meta = r#"{..}"#` | `icons`, `_meta` |
 ///
 /// A plain `fn` is accepted too and runs on Tokio's blocking pool.
 pub use mcp_macros::tool;
@@ -156,7 +157,7 @@ pub use mcp_macros::tool;
 /// every [`Server`] in a binary that links the crate defining it.
 ///
 /// ```
-/// use mcp_runtime::{resource, Blob, State};
+/// use mcp_runtime::{resource, Blob};
 /// use serde::Serialize;
 ///
 /// #[derive(Serialize)]
@@ -201,14 +202,15 @@ pub use mcp_macros::tool;
 /// Every parameter other than `Context` and `State<T>` must be a variable
 /// of the URI template, and every variable a parameter: a mismatch, an
 /// invalid URI or template, and a return type that is none of the above
-/// are compile errors.
+/// are compile errors. A plain `fn` runs on Tokio's blocking pool, as a
+/// tool's does.
 pub use mcp_macros::resource;
 
 /// Turns a function into an MCP prompt, served by every [`Server`] in a
 /// binary that links the crate defining it.
 ///
 /// ```
-/// use mcp_runtime::{prompt, Arguments, PromptMessage};
+/// use mcp_runtime::{prompt, PromptMessage};
 ///
 /// /// Review code for best practices.
 /// #[prompt(title = "Code review")]
@@ -244,4 +246,7 @@ pub use mcp_macros::resource;
 /// | `-> Result<T, E>` with `E: Display` returning `Err(e)`; a missing or invalid argument | an invalid-params error with the text, naming the argument |
 /// | `#[complete(path)]` on a parameter | `completion/complete` for it: `path` is an async or plain fn taking `prefix: String` (and optionally [`Arguments`], the other arguments given) returning an iterator of strings, in the order to show |
 /// | a unit-only enum parameter | completes from its serde names, with no code |
+///
+/// A plain `fn` runs on Tokio's blocking pool, as a tool's does; a plain
+/// completion function is called directly, so keep it quick.
 pub use mcp_macros::prompt;

@@ -211,7 +211,7 @@ where
 /// should not speak of tools.
 pub fn future_must_be_send<F>(future: F) -> SendFuture<F>
 where
-    F: Future + Send, // requests run on several threads: hold no `Rc` or std `MutexGuard` across `.await` (use `Arc`, tokio's `Mutex`)
+    F: Future + Send, // calls run on several threads: hold no `Rc` or std `MutexGuard` across `.await` (use `Arc`, tokio's `Mutex`)
 {
     SendFuture(future)
 }

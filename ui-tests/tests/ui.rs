@@ -1,4 +1,6 @@
-//! Compile-fail and compile-pass cases for `#[tool]`. Each `tests/ui/*.rs`
+//! Compile-fail and compile-pass cases for `#[tool]`, `#[resource]`,
+//! `#[prompt]` and `#[complete]` (the files named `resource-*`, `prompt-*`
+//! and `complete-*`; the others are `#[tool]`'s). Each `tests/ui/*.rs`
 //! case checks one diagnostic against its reviewed `.stderr`; regenerate with
 //! `TRYBUILD=overwrite cargo test -p ui-tests` and read the diff.
 

@@ -43,7 +43,7 @@ pub fn return_type(sig: &Signature) -> (TokenStream, Span) {
     }
 }
 
-/// `let ctx = <Context as Inject>::inject(&__mcp_ctx)` for each injected
+/// `let <binding> = <Context as Inject>::inject(&__mcp_ctx)` for each injected
 /// parameter, spanned at its type so an `Inject` error points there.
 /// `on_error` is the match arm for an `Err(..)`.
 pub fn injections(params: &[Param], on_error: &TokenStream) -> Vec<TokenStream> {
@@ -52,11 +52,11 @@ pub fn injections(params: &[Param], on_error: &TokenStream) -> Vec<TokenStream> 
         .iter()
         .filter(|p| p.kind == ParamKind::Injected)
         .map(|p| {
-            let ident = &p.ident;
+            let binding = p.binding();
             let ty = &p.ty;
             let inject = quote_spanned!(ty.span()=> <#ty as #rt::Inject>::inject(&__mcp_ctx));
             quote! {
-                let #ident = match #inject {
+                let #binding = match #inject {
                     ::core::result::Result::Ok(value) => value,
                     #on_error
                 };
@@ -78,7 +78,7 @@ pub fn requirements(params: &[Param]) -> Vec<TokenStream> {
         .collect()
 }
 
-/// The call of the user's function with every parameter bound by name: an
+/// The call of the user's function with every parameter's binding: an
 /// async fn awaited through `send_check` (spanned at the fn name, so a
 /// future that is not `Send` is reported there), a plain fn run on the
 /// blocking pool, `on_error` being the match arm for its `Err(..)`.
@@ -90,7 +90,7 @@ pub fn invoke(
 ) -> TokenStream {
     let rt = rt();
     let fn_ident = &sig.ident;
-    let call_args = params.iter().map(|p| &p.ident);
+    let call_args = params.iter().map(Param::binding);
     if sig.asyncness.is_some() {
         let call = quote_spanned!(fn_ident.span()=> #rt::#send_check(#fn_ident(#(#call_args),*)));
         quote!(#call.await)

@@ -3,11 +3,12 @@
 //! shares: `name`, `title`, `description`, `icons` and `meta`.
 
 use proc_macro2::TokenStream;
-use quote::ToTokens;
+use quote::{ToTokens, quote};
 use syn::LitStr;
 use syn::meta::ParseNestedMeta;
 use syn::punctuated::Punctuated;
 
+use super::call::option_str;
 use super::errors::Errors;
 use super::uri::check_absolute_uri;
 
@@ -111,6 +112,14 @@ impl Metadata {
             (Some(lit), _) => Some(lit.value()),
             (None, doc) => doc.cloned(),
         }
+    }
+
+    /// The `title`, `icons` and `meta` fields of a definition, as tokens.
+    pub fn field_tokens(&self) -> (TokenStream, TokenStream, TokenStream) {
+        let title = option_str(self.title.as_ref().map(LitStr::value));
+        let icons = self.icons.iter();
+        let meta = option_str(self.meta.as_ref().map(LitStr::value));
+        (title, quote!(&[#(#icons),*]), meta)
     }
 
     /// Checks the `name` key of a resource or prompt: any text but none.

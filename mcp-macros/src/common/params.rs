@@ -63,6 +63,13 @@ impl Param {
     pub fn name(&self) -> String {
         unraw(&self.ident)
     }
+
+    /// The local the generated shim binds the parameter's value to. Not
+    /// the parameter's own name, which could shadow the function's: a
+    /// `fn user(user: String)` is called as `user(__mcp_param_user)`.
+    pub fn binding(&self) -> Ident {
+        quote::format_ident!("__mcp_param_{}", self.name())
+    }
 }
 
 /// An identifier as the client sees it: without `r#`.

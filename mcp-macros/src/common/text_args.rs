@@ -23,7 +23,7 @@ pub fn use_text_kinds() -> TokenStream {
     }
 }
 
-/// `let city = <parse of source>;` for one argument, with the probe (one
+/// `let <binding> = <parse of source>;` for one argument, with the probe (one
 /// `&` per step of its dispatch; see `mcp_runtime::text_param`) and
 /// `method` (`parse_argument` or `parse_variable`, whose bounds carry the
 /// diagnostic of a type that cannot be parsed) spanned at the parameter's
@@ -36,14 +36,14 @@ pub fn parse_statement(
     on_error: TokenStream,
 ) -> TokenStream {
     let rt = rt();
-    let ident = &param.ident;
+    let binding = param.binding();
     let ty = &param.ty;
     let method = format_ident!("{}", method);
     let parse = quote_spanned!(ty.span()=>
         (&&&&&&#rt::TextProbe::<#ty>::new()).__mcp_kind().#method(#source)
     );
     quote! {
-        let #ident = match #parse {
+        let #binding = match #parse {
             ::core::result::Result::Ok(value) => value,
             #on_error
         };
@@ -73,9 +73,12 @@ pub fn param_defs<'a>(
         let complete = match &param.complete {
             Some(path) => {
                 let shim = format_ident!("__mcp_complete_{}", name);
-                // Spanned at the path: a function of the wrong shape is
-                // reported under it, with `Completer`'s text.
-                let call = quote_spanned!(path.span()=> #rt::Completer::complete(&#path, request));
+                // Spanned at the path, the call included: a function of
+                // the wrong shape is reported under it, with `Completer`'s
+                // text.
+                let call = quote_spanned!(path.span()=>
+                    ::mcp_runtime::__private::Completer::complete(&#path, request)
+                );
                 items.push(quote! {
                     fn #shim(request: #rt::CompleteRequest) -> #rt::BoxFuture<::std::vec::Vec<::std::string::String>> {
                         #call

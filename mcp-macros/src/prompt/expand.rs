@@ -9,7 +9,7 @@
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
-use syn::{ItemFn, LitStr};
+use syn::ItemFn;
 
 use super::parse::{RULES, parse_args};
 use crate::common::call::{self, option_str, rt};
@@ -83,10 +83,8 @@ fn generate(metadata: &Metadata, prompt: &AnnotatedFn) -> TokenStream {
     };
     let use_text_kinds = use_text_kinds();
 
-    let title = option_str(metadata.title.as_ref().map(LitStr::value));
+    let (title, icons, meta) = metadata.field_tokens();
     let description = option_str(metadata.description_or(prompt.description.as_ref()));
-    let icons = metadata.icons.iter();
-    let meta = option_str(metadata.meta.as_ref().map(LitStr::value));
     let location = call::location();
 
     quote! {
@@ -113,7 +111,7 @@ fn generate(metadata: &Metadata, prompt: &AnnotatedFn) -> TokenStream {
                     name: #name,
                     title: #title,
                     description: #description,
-                    icons: &[#(#icons),*],
+                    icons: #icons,
                     meta: #meta,
                     arguments: &[#(#arguments),*],
                     requirements: &[#(#requirements),*],

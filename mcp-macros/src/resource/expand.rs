@@ -95,10 +95,8 @@ fn generate(args: &ResourceArgs, uri: &LitStr, resource: &AnnotatedFn) -> TokenS
 
     let uri = uri.value();
     let name = args.metadata.name_or(&sig.ident);
-    let title = option_str(args.metadata.title.as_ref().map(LitStr::value));
+    let (title, icons, meta) = args.metadata.field_tokens();
     let description = option_str(args.metadata.description_or(resource.description.as_ref()));
-    let icons = args.metadata.icons.iter();
-    let meta = option_str(args.metadata.meta.as_ref().map(LitStr::value));
     let location = call::location();
 
     quote! {
@@ -133,7 +131,7 @@ fn generate(args: &ResourceArgs, uri: &LitStr, resource: &AnnotatedFn) -> TokenS
                     description: #description,
                     mime_type: #mime_type,
                     default_mime_type: __mcp_default_mime_type,
-                    icons: &[#(#icons),*],
+                    icons: #icons,
                     meta: #meta,
                     params: &[#(#params),*],
                     requirements: &[#(#requirements),*],

@@ -36,8 +36,9 @@ pub const RULES: Rules = Rules {
 pub struct ResourceArgs {
     /// The URI or URI template; `None` (an error) if missing.
     pub uri: Option<LitStr>,
-    /// The template's variables, in order; empty for a plain URI.
-    pub variables: Vec<String>,
+    /// The template's variables, in order (empty for a plain URI); `None`
+    /// if the URI is missing or invalid, which is reported already.
+    pub variables: Option<Vec<String>>,
     pub metadata: Metadata,
     pub mime_type: Option<LitStr>,
 }
@@ -81,7 +82,7 @@ impl ResourceArgs {
     fn check(&mut self, errors: &mut Errors) {
         if let Some(uri) = &self.uri {
             match template_variables(&uri.value()) {
-                Ok(variables) => self.variables = variables,
+                Ok(variables) => self.variables = Some(variables),
                 Err(why) => errors.at(uri.span(), format!("invalid resource URI: {why}")),
             }
         }
@@ -98,9 +99,11 @@ impl ResourceArgs {
     /// parameter that is not injected must be a variable: the runtime binds
     /// one to the other by name.
     pub fn check_variables(&self, function: &AnnotatedFn, errors: &mut Errors) {
-        let Some(uri) = &self.uri else { return };
+        let (Some(uri), Some(variables)) = (&self.uri, &self.variables) else {
+            return;
+        };
         let arguments: Vec<_> = function.arguments().collect();
-        for variable in &self.variables {
+        for variable in variables {
             if !arguments.iter().any(|p| p.name() == *variable) {
                 errors.at(
                     uri.span(),
@@ -112,7 +115,7 @@ impl ResourceArgs {
         }
         for param in arguments {
             let name = param.name();
-            if !self.variables.contains(&name) {
+            if !variables.contains(&name) {
                 errors.spanned(
                     &param.ident,
                     format!(

@@ -8,11 +8,11 @@
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
+use syn::ItemFn;
 use syn::spanned::Spanned;
-use syn::{ItemFn, LitStr};
 
 use super::parse::{Flag, RULES, ToolArgs, check_tool_name};
-use crate::common::call::{self, option_str, rt};
+use crate::common::call::{self, rt};
 use crate::common::errors::Errors;
 use crate::common::params::{AnnotatedFn, Param, parse_fn};
 
@@ -83,6 +83,7 @@ fn generate(args: &ToolArgs, tool: &AnnotatedFn, name: &str, description: &str) 
     let mut unwrap = Vec::new();
     for param in &arguments {
         let ident = &param.ident;
+        let binding = param.binding();
         let attrs = &param.forwarded;
         let doc = param.description.as_ref().map(|d| quote!(#[doc = #d]));
         let serde = serde_field_options(param);
@@ -97,10 +98,14 @@ fn generate(args: &ToolArgs, tool: &AnnotatedFn, name: &str, description: &str) 
             let (newtype, field_ty) = param_newtype(param, serde.default);
             newtypes.push(newtype);
             fields.push(quote!(#doc #(#attrs)* #ident: #field_ty));
-            unwrap.push(quote!(let #ident = #ident.0;));
+            unwrap.push(quote!(let #binding = #binding.0;));
         }
     }
-    let argument_idents = arguments.iter().map(|p| &p.ident);
+    let destructure = arguments.iter().map(|p| {
+        let ident = &p.ident;
+        let binding = p.binding();
+        quote!(#ident: #binding)
+    });
     let on_error = quote!(::core::result::Result::Err(error) => return error,);
     let injections = call::injections(&tool.params, &on_error);
     let requirements = call::requirements(&tool.params);
@@ -120,9 +125,7 @@ fn generate(args: &ToolArgs, tool: &AnnotatedFn, name: &str, description: &str) 
         };
     };
 
-    let title = option_str(args.metadata.title.as_ref().map(LitStr::value));
-    let icons = args.metadata.icons.iter();
-    let meta = option_str(args.metadata.meta.as_ref().map(LitStr::value));
+    let (title, icons, meta) = args.metadata.field_tokens();
     let hint = |flag: &Option<Flag>| match flag {
         Some(f) => {
             let v = f.value;
@@ -176,7 +179,7 @@ fn generate(args: &ToolArgs, tool: &AnnotatedFn, name: &str, description: &str) 
             ) -> #rt::BoxFuture<#rt::RawOutput> {
                 ::std::boxed::Box::pin(async move {
                     #use_kinds
-                    let #args_ident { #(#argument_idents,)* } =
+                    let #args_ident { #(#destructure,)* } =
                         match #rt::parse_arguments::<#args_ident>(__mcp_arguments) {
                             ::core::result::Result::Ok(value) => value,
                             ::core::result::Result::Err(error) => return error,
@@ -200,7 +203,7 @@ fn generate(args: &ToolArgs, tool: &AnnotatedFn, name: &str, description: &str) 
                         open_world: #open_world,
                     },
                     timeout: #timeout,
-                    icons: &[#(#icons),*],
+                    icons: #icons,
                     meta: #meta,
                     input_schema: __mcp_input_schema,
                     output_schema: __mcp_output_schema,

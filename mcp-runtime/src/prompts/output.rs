@@ -135,7 +135,7 @@ impl<E> PromptErrorWithoutDisplay<E> {
 /// supported forms. Never implemented.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned from a #[prompt]",
-    label = "a prompt returns its messages",
+    label = "a prompt returns text or messages",
     note = "return `String` or `&'static str` (one message from the user), `PromptMessage`, `Vec<PromptMessage>` or `GetPromptResult`",
     note = "to report failures, return `Result<T, E>` where `T` is one of these and `E: std::fmt::Display`"
 )]

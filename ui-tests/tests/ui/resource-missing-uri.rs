@@ -1,0 +1,9 @@
+use mcp_runtime::resource;
+
+/// Forgets the URI.
+#[resource(name = "settings")]
+async fn settings() -> String {
+    String::new()
+}
+
+fn main() {}
