@@ -194,8 +194,7 @@ fn tools_list_json(server: &Server) -> Result<String, RegistryError> {
     // The pages the server serializes when it starts, made the same way,
     // so the tools are the same bytes a client receives.
     let core = ServerCore::new(
-        server.name().to_owned(),
-        server.version().to_owned(),
+        crate::protocol::info::ServerInfo::default(),
         None,
         server.registry()?,
         Limits::default(),

@@ -99,6 +99,20 @@ impl Metadata {
         })
     }
 
+    /// From a dynamic primitive's `.icon(..)` and `.meta(..)`: `_meta` must
+    /// be a JSON object.
+    pub(crate) fn from_dynamic(icons: &[Icon], meta: Option<&Value>) -> Result<Metadata, String> {
+        let meta = match meta {
+            None => None,
+            Some(Value::Object(map)) => Some(map.clone()),
+            Some(other) => return Err(format!("its `_meta` must be a JSON object, not {other}")),
+        };
+        Ok(Metadata {
+            icons: icons.to_vec(),
+            meta,
+        })
+    }
+
     /// How many of its fields `version` is sent.
     pub(crate) fn fields(&self, version: ProtocolVersion) -> usize {
         usize::from(self.shown_icons(version).is_some())

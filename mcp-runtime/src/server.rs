@@ -6,7 +6,9 @@ use std::time::Duration;
 
 use crate::context::StateMap;
 use crate::dispatch::{Limits, ServerCore};
+use crate::meta::Icon;
 use crate::notify::Notifier;
+use crate::protocol::info::ServerInfo;
 use crate::prompts::dynamic::DynamicPrompt;
 use crate::registry::error::RegistryError;
 use crate::registry::{Dynamic, Registry, ToolFilter, linked_tools};
@@ -28,8 +30,7 @@ use crate::tools::dynamic::DynamicTool;
 /// # let _ = server;
 /// ```
 pub struct Server {
-    name: String,
-    version: String,
+    info: ServerInfo,
     instructions: Option<String>,
     state: StateMap,
     filter: ToolFilter,
@@ -46,8 +47,11 @@ impl Server {
     /// pass your crate's, for example `env!("CARGO_PKG_VERSION")`.
     pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
         Server {
-            name: name.into(),
-            version: version.into(),
+            info: ServerInfo {
+                name: name.into(),
+                version: version.into(),
+                ..ServerInfo::default()
+            },
             instructions: None,
             state: StateMap::default(),
             filter: ToolFilter::default(),
@@ -61,12 +65,39 @@ impl Server {
 
     /// The server's name, as given to [`Server::new`].
     pub fn name(&self) -> &str {
-        &self.name
+        &self.info.name
     }
 
     /// The server's version, as given to [`Server::new`].
     pub fn version(&self) -> &str {
-        &self.version
+        &self.info.version
+    }
+
+    /// A human-readable name for the server, for clients to show
+    /// (`serverInfo.title`, 2025-06-18 and later).
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.info.title = Some(title.into());
+        self
+    }
+
+    /// What the server does, for people choosing servers
+    /// (`serverInfo.description`, 2025-11-25).
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.info.description = Some(description.into());
+        self
+    }
+
+    /// The server's home page (`serverInfo.websiteUrl`, 2025-11-25).
+    pub fn website_url(mut self, url: impl Into<String>) -> Self {
+        self.info.website_url = Some(url.into());
+        self
+    }
+
+    /// Adds an icon for clients to show beside the server's name
+    /// (`serverInfo.icons`, 2025-11-25).
+    pub fn icon(mut self, icon: Icon) -> Self {
+        self.info.icons.push(icon);
+        self
     }
 
     /// Instructions for the model on how to use this server's tools.
@@ -373,8 +404,8 @@ impl Server {
     pub(crate) fn into_core(self) -> Result<ServerCore, RegistryError> {
         let registry = self.registry()?;
         tracing::info!(
-            server = %self.name,
-            version = %self.version,
+            server = %self.info.name,
+            version = %self.info.version,
             tools = registry.len(),
             "MCP server ready"
         );
@@ -386,8 +417,7 @@ impl Server {
             );
         }
         Ok(ServerCore::new(
-            self.name,
-            self.version,
+            self.info,
             self.instructions,
             registry,
             self.limits,
@@ -408,8 +438,8 @@ impl Server {
 impl std::fmt::Debug for Server {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Server")
-            .field("name", &self.name)
-            .field("version", &self.version)
+            .field("name", &self.info.name)
+            .field("version", &self.info.version)
             .field("state", &self.state)
             .finish_non_exhaustive()
     }
@@ -424,7 +454,7 @@ pub(crate) const INSPECTOR: &str =
 fn no_tools_warning(core: &ServerCore) -> Option<String> {
     core.registry
         .is_empty()
-        .then(|| no_tools_text(&core.name, &core.version, linked_tools()))
+        .then(|| no_tools_text(&core.info.name, &core.info.version, linked_tools()))
 }
 
 /// The warning for a server with no tools, `linked` being the number of
@@ -454,7 +484,7 @@ fn print_terminal_hint(core: &ServerCore, warning: Option<&str>) {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let names: Vec<&str> = core.registry.tools().iter().map(|t| t.name()).collect();
     let config = serde_json::json!({
-        "mcpServers": { core.name.clone(): { "command": exe, "args": args } }
+        "mcpServers": { core.info.name.clone(): { "command": exe, "args": args } }
     });
     let config = serde_json::to_string_pretty(&config).unwrap_or_default();
     let command = std::iter::once(exe.as_str())
@@ -466,8 +496,8 @@ fn print_terminal_hint(core: &ServerCore, warning: Option<&str>) {
     eprintln!(
         "{}",
         terminal_hint(
-            &core.name,
-            &core.version,
+            &core.info.name,
+            &core.info.version,
             &names,
             warning,
             &command,

@@ -410,7 +410,7 @@ impl Connection {
         let mut result = json!({
             "protocolVersion": version.as_str(),
             "capabilities": self.core.served.capabilities(version),
-            "serverInfo": { "name": self.core.name, "version": self.core.version },
+            "serverInfo": self.core.info.for_version(version),
         });
         if let Some(instructions) = &self.core.instructions {
             result["instructions"] = Value::String(instructions.clone());

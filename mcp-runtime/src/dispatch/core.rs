@@ -7,6 +7,7 @@ use std::time::Duration;
 use super::pages::Pages;
 use crate::notify::{Hub, Notifier};
 use crate::protocol::capabilities::Served;
+use crate::protocol::info::ServerInfo;
 use crate::protocol::listing::{PromptEntry, ResourceEntry};
 use crate::protocol::shape::ToolEntry;
 use crate::registry::Registry;
@@ -39,8 +40,8 @@ impl Default for Limits {
 
 /// Everything shared by the connections of one server, built once.
 pub(crate) struct ServerCore {
-    pub(crate) name: String,
-    pub(crate) version: String,
+    /// `serverInfo`.
+    pub(crate) info: ServerInfo,
     pub(crate) instructions: Option<String>,
     pub(crate) registry: Registry,
     pub(crate) tools: Pages,
@@ -56,8 +57,7 @@ pub(crate) struct ServerCore {
 
 impl ServerCore {
     pub(crate) fn new(
-        name: String,
-        version: String,
+        info: ServerInfo,
         instructions: Option<String>,
         registry: Registry,
         limits: Limits,
@@ -68,8 +68,7 @@ impl ServerCore {
         let hub = notifier.map(|n| n.hub).unwrap_or_default();
         let size = limits.page_size;
         ServerCore {
-            name,
-            version,
+            info,
             instructions,
             tools: Pages::build(registry.tools(), size, "tools", |tool, version| ToolEntry {
                 tool,

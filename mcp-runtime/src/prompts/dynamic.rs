@@ -35,6 +35,7 @@ pub struct DynamicPrompt {
     pub(crate) title: Option<String>,
     pub(crate) description: Option<String>,
     pub(crate) icons: Vec<Icon>,
+    pub(crate) meta: Option<serde_json::Value>,
     pub(crate) arguments: Vec<Param>,
     pub(crate) completers: DynCompleters,
     pub(crate) getter: DynGetter,
@@ -55,6 +56,7 @@ impl DynamicPrompt {
             title: None,
             description: None,
             icons: Vec::new(),
+            meta: None,
             arguments: Vec::new(),
             completers: DynCompleters::default(),
             getter,
@@ -74,9 +76,16 @@ impl DynamicPrompt {
         self
     }
 
-    /// Adds an icon.
+    /// Adds an icon (shown to 2025-11-25 clients).
     pub fn icon(mut self, icon: Icon) -> Self {
         self.icons.push(icon);
+        self
+    }
+
+    /// Sets its `_meta` (shown to 2025-06-18 clients and later): a JSON
+    /// object, or the server refuses to start.
+    pub fn meta(mut self, meta: serde_json::Value) -> Self {
+        self.meta = Some(meta);
         self
     }
 
@@ -128,10 +137,7 @@ impl DynamicPrompt {
             name: Arc::from(self.name.as_str()),
             title: self.title.clone(),
             description: self.description.clone(),
-            metadata: Metadata {
-                icons: self.icons.clone(),
-                meta: None,
-            },
+            metadata: Metadata::from_dynamic(&self.icons, self.meta.as_ref()).map_err(invalid)?,
             arguments,
             getter: Getter::Dynamic(Arc::clone(&self.getter)),
             location: self.location,

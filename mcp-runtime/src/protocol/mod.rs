@@ -3,6 +3,7 @@
 //! define.
 
 pub(crate) mod capabilities;
+pub(crate) mod info;
 pub(crate) mod listing;
 pub(crate) mod messages;
 pub(crate) mod shape;

@@ -43,7 +43,8 @@ impl Serialize for ToolEntry<'_> {
         let fields = 3
             + usize::from(title.is_some())
             + usize::from(output_schema.is_some())
-            + usize::from(annotations.is_some());
+            + usize::from(annotations.is_some())
+            + tool.metadata.fields(version);
         let mut map = serializer.serialize_map(Some(fields))?;
         map.serialize_entry("name", tool.name())?;
         if let Some(title) = title {
@@ -58,6 +59,7 @@ impl Serialize for ToolEntry<'_> {
         if let Some(annotations) = &annotations {
             map.serialize_entry("annotations", annotations)?;
         }
+        tool.metadata.serialize_into(&mut map, version)?;
         map.end()
     }
 }

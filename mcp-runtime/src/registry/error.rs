@@ -57,6 +57,15 @@ pub enum RegistryError {
         /// What is wrong with it.
         reason: String,
     },
+    /// A tool's metadata cannot be used (its `meta` is not a JSON object).
+    InvalidTool {
+        /// The name.
+        name: String,
+        /// Where it is defined.
+        location: Location,
+        /// What is wrong.
+        reason: String,
+    },
     /// A tool, resource or prompt takes `State<T>` for a `T` that was
     /// never registered.
     MissingState {
@@ -213,6 +222,14 @@ impl std::fmt::Display for RegistryError {
             } => write!(
                 f,
                 "the resource `{uri}` (defined at {location}) cannot be served: {reason}"
+            ),
+            RegistryError::InvalidTool {
+                name,
+                location,
+                reason,
+            } => write!(
+                f,
+                "the tool `{name}` (defined at {location}) cannot be served: {reason}"
             ),
             RegistryError::InvalidPrompt {
                 name,

@@ -40,6 +40,7 @@ pub struct DynamicResource {
     pub(crate) description: Option<String>,
     pub(crate) mime_type: Option<String>,
     pub(crate) icons: Vec<Icon>,
+    pub(crate) meta: Option<serde_json::Value>,
     pub(crate) reader: DynReader,
     pub(crate) completers: DynCompleters,
     pub(crate) location: Location,
@@ -65,6 +66,7 @@ impl DynamicResource {
             description: None,
             mime_type: None,
             icons: Vec::new(),
+            meta: None,
             reader,
             completers: DynCompleters::default(),
             location: Location::caller(),
@@ -89,9 +91,16 @@ impl DynamicResource {
         self
     }
 
-    /// Adds an icon.
+    /// Adds an icon (shown to 2025-11-25 clients).
     pub fn icon(mut self, icon: Icon) -> Self {
         self.icons.push(icon);
+        self
+    }
+
+    /// Sets its `_meta` (shown to 2025-06-18 clients and later): a JSON
+    /// object, or the server refuses to start.
+    pub fn meta(mut self, meta: serde_json::Value) -> Self {
+        self.meta = Some(meta);
         self
     }
 
@@ -133,10 +142,7 @@ impl DynamicResource {
             title: self.title.clone(),
             description: self.description.clone(),
             mime_type: self.mime_type.clone(),
-            metadata: Metadata {
-                icons: self.icons.clone(),
-                meta: None,
-            },
+            metadata: Metadata::from_dynamic(&self.icons, self.meta.as_ref()).map_err(invalid)?,
             template: template.is_template().then_some(template),
             params,
             reader: Reader::Dynamic(Arc::clone(&self.reader)),

@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use crate::context::StateMap;
 use crate::location::Location;
+use crate::meta::Metadata;
 use crate::registry::catalog::Keyed;
 use crate::registry::error::{Primitive, RegistryError, check_state};
 use crate::schema::arguments::ArgumentValidator;
@@ -76,6 +77,13 @@ pub(crate) fn build_static(def: &'static ToolDef, state: &StateMap) -> Result<To
         None => (None, false),
     };
     let validator = ArgumentValidator::new(&checked_input).map_err(|r| invalid("input", r))?;
+    let metadata = Metadata::from_attribute(def.icons, def.meta).map_err(|reason| {
+        RegistryError::InvalidTool {
+            name: def.name.to_owned(),
+            location: def.location,
+            reason,
+        }
+    })?;
     Ok(Tool {
         name: Arc::from(def.name),
         title: def.title.map(str::to_owned),
@@ -86,6 +94,7 @@ pub(crate) fn build_static(def: &'static ToolDef, state: &StateMap) -> Result<To
         output_schema,
         wrap_output,
         validator,
+        metadata,
         handler: Handler::Static(def.call),
         location: def.location,
     })
@@ -120,6 +129,13 @@ pub(crate) fn build_dynamic(tool: &DynamicTool) -> Result<Tool, RegistryError> {
         None => None,
     };
     let validator = ArgumentValidator::new(&input_schema).map_err(|r| invalid("input", r))?;
+    let metadata = Metadata::from_dynamic(&tool.icons, tool.meta.as_ref()).map_err(|reason| {
+        RegistryError::InvalidTool {
+            name: tool.name.clone(),
+            location: tool.location,
+            reason,
+        }
+    })?;
     Ok(Tool {
         name: Arc::from(tool.name.as_str()),
         title: tool.title.clone(),
@@ -130,6 +146,7 @@ pub(crate) fn build_dynamic(tool: &DynamicTool) -> Result<Tool, RegistryError> {
         output_schema,
         wrap_output: false,
         validator,
+        metadata,
         handler: Handler::Dynamic(Arc::clone(&tool.handler)),
         location: tool.location,
     })

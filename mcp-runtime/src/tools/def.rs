@@ -14,6 +14,7 @@ use serde_json::{Map, Value};
 
 use crate::context::{Context, Requirement};
 pub use crate::location::Location;
+use crate::meta::Metadata;
 use crate::schema::arguments::ArgumentValidator;
 use crate::tools::output::{CallToolResult, RawOutput};
 use crate::unwind::CatchUnwind;
@@ -104,6 +105,8 @@ pub struct Tool {
     /// The output type is not an object: structured values go under `result`.
     pub(crate) wrap_output: bool,
     pub(crate) validator: ArgumentValidator,
+    /// Icons and `_meta`.
+    pub(crate) metadata: Metadata,
     pub(crate) handler: Handler,
     pub(crate) location: Location,
 }

@@ -7,6 +7,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::context::Context;
+use crate::meta::Icon;
 use crate::tools::def::{DynHandler, Hints, Location};
 use crate::tools::output::IntoCallToolResult;
 
@@ -41,6 +42,8 @@ pub struct DynamicTool {
     pub(crate) timeout: Option<Duration>,
     pub(crate) input_schema: Value,
     pub(crate) output_schema: Option<Value>,
+    pub(crate) icons: Vec<Icon>,
+    pub(crate) meta: Option<Value>,
     pub(crate) handler: DynHandler,
     pub(crate) location: Location,
 }
@@ -74,6 +77,8 @@ impl DynamicTool {
             timeout: None,
             input_schema,
             output_schema: None,
+            icons: Vec::new(),
+            meta: None,
             handler,
             location: Location::caller(),
         }
@@ -114,6 +119,19 @@ impl DynamicTool {
     /// Sets the `openWorldHint`.
     pub fn open_world(mut self, value: bool) -> Self {
         self.hints.open_world = Some(value);
+        self
+    }
+
+    /// Adds an icon (shown to 2025-11-25 clients).
+    pub fn icon(mut self, icon: Icon) -> Self {
+        self.icons.push(icon);
+        self
+    }
+
+    /// Sets its `_meta` (shown to 2025-06-18 clients and later): a JSON
+    /// object, or the server refuses to start.
+    pub fn meta(mut self, meta: Value) -> Self {
+        self.meta = Some(meta);
         self
     }
 

@@ -31,7 +31,7 @@ pub(crate) async fn serve(
     let local = listener.local_addr()?;
     let grace = core.limits.shutdown_grace;
     tracing::info!(
-        server = %core.name,
+        server = %core.info.name,
         url = %format!("http://{local}/mcp"),
         stateless = config.stateless,
         "serving MCP over Streamable HTTP"
