@@ -33,7 +33,10 @@ fn server() -> Server {
 
 async fn tools_and_info(version: &str) -> (Vec<Value>, Value) {
     let mut client = TestClient::start(server()).expect("the server starts");
-    let init = client.initialize(version).await.expect("initialize answers");
+    let init = client
+        .initialize(version)
+        .await
+        .expect("initialize answers");
     assert_eq!(init["protocolVersion"], version);
     let tools = client.list_tools().await.expect("tools/list answers");
     (tools, init["serverInfo"].clone())
@@ -50,7 +53,10 @@ fn tool<'a>(tools: &'a [Value], name: &str) -> &'a Value {
 async fn tools_carry_icons_and_meta_where_the_version_defines_them() {
     let (tools, _) = tools_and_info("2025-11-25").await;
     let hello = tool(&tools, "hello");
-    assert_eq!(hello["icons"], json!([{"src": "https://example.com/hello.png"}]));
+    assert_eq!(
+        hello["icons"],
+        json!([{"src": "https://example.com/hello.png"}])
+    );
     assert_eq!(hello["_meta"], json!({"example.com/tier": "free"}));
     let echo = tool(&tools, "echo");
     assert_eq!(
@@ -97,7 +103,11 @@ async fn server_info_grows_with_the_version() {
     );
     for version in ["2025-03-26", "2024-11-05"] {
         let (_, info) = tools_and_info(version).await;
-        assert_eq!(info, json!({"name": "meta-test", "version": "2.0.0"}), "{version}");
+        assert_eq!(
+            info,
+            json!({"name": "meta-test", "version": "2.0.0"}),
+            "{version}"
+        );
     }
 }
 
@@ -113,8 +123,7 @@ fn a_dynamic_tool_whose_meta_is_not_an_object_stops_the_server() {
     let error = Server::new("t", "1")
         .tool(bad)
         .registry()
-        .err()
-        .expect("a non-object _meta is refused");
+        .expect_err("a non-object _meta is refused");
     let text = error.to_string();
     assert!(
         text.contains("the tool `bad` (defined at tests/metadata.rs:")

@@ -197,12 +197,13 @@ fn tools_list_json(server: &Server) -> Result<String, RegistryError> {
         crate::protocol::info::ServerInfo::default(),
         None,
         server.registry()?,
+        Default::default(),
         Limits::default(),
         None,
     );
-    let page = core
-        .tools
-        .page(None, ProtocolVersion::LATEST)
+    let snapshot = core.live.load();
+    let page = snapshot
+        .page("tools/list", None, ProtocolVersion::LATEST)
         .expect("the first page needs no cursor");
     // serde_json wrote these bytes (with `preserve_order`): read back and
     // laid out, every key, string and number comes out as it went in.

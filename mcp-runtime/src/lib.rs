@@ -24,6 +24,7 @@ mod completion;
 mod content;
 mod context;
 mod dispatch;
+mod handle;
 mod jsonrpc;
 mod location;
 mod meta;
@@ -85,6 +86,7 @@ pub use content::{
     TextContent,
 };
 pub use context::{ClientInfo, Context, LogLevel, State};
+pub use handle::ServerHandle;
 pub use jsonrpc::RequestId;
 pub use location::Location;
 pub use meta::Icon;

@@ -6,10 +6,12 @@ use std::time::Duration;
 
 use crate::context::StateMap;
 use crate::dispatch::{Limits, ServerCore};
+use crate::handle::ServerHandle;
 use crate::meta::Icon;
 use crate::notify::Notifier;
-use crate::protocol::info::ServerInfo;
 use crate::prompts::dynamic::DynamicPrompt;
+use crate::protocol::capabilities::Served;
+use crate::protocol::info::ServerInfo;
 use crate::registry::error::RegistryError;
 use crate::registry::{Dynamic, Registry, ToolFilter, linked_tools};
 use crate::resources::dynamic::DynamicResource;
@@ -37,6 +39,8 @@ pub struct Server {
     dynamic: Dynamic,
     /// Taken by [`Server::notifier`].
     notifier: Option<Notifier>,
+    /// Taken by [`Server::handle`].
+    handle: Option<ServerHandle>,
     limits: Limits,
     #[cfg(feature = "http")]
     http: crate::transport::http::HttpConfig,
@@ -57,6 +61,7 @@ impl Server {
             filter: ToolFilter::default(),
             dynamic: Dynamic::default(),
             notifier: None,
+            handle: None,
             limits: Limits::default(),
             #[cfg(feature = "http")]
             http: Default::default(),
@@ -161,6 +166,17 @@ impl Server {
     /// Taking one makes the capabilities say `listChanged: true`.
     pub fn notifier(&mut self) -> Notifier {
         self.notifier.get_or_insert_with(Notifier::default).clone()
+    }
+
+    /// A handle that adds and removes tools, resources and prompts while
+    /// the server runs, from any task, announcing each change. Taking one
+    /// makes the capabilities declare every primitive, with
+    /// `listChanged: true`.
+    pub fn handle(&mut self) -> ServerHandle {
+        let notifier = self.notifier();
+        self.handle
+            .get_or_insert_with(|| ServerHandle::new(notifier))
+            .clone()
     }
 
     /// Adds a resource (or resource template) defined at run time.
@@ -416,13 +432,38 @@ impl Server {
                  linked: add `use your_tools_crate as _;` to the file with `fn main`"
             );
         }
-        Ok(ServerCore::new(
-            self.info,
-            self.instructions,
-            registry,
-            self.limits,
-            self.notifier,
-        ))
+        let limits = self.limits;
+        let (info, instructions, notifier) = (self.info, self.instructions, self.notifier);
+        let Some(handle) = self.handle else {
+            let served = Served {
+                list_changes: notifier.is_some(),
+                ..Served::of(&registry)
+            };
+            return Ok(ServerCore::new(
+                info,
+                instructions,
+                registry,
+                served,
+                limits,
+                notifier,
+            ));
+        };
+        handle.start(|pending| {
+            let mut registry = registry;
+            for change in &pending {
+                if let Some(changed) = registry.changed(change)? {
+                    registry = changed;
+                }
+            }
+            Ok(ServerCore::new(
+                info,
+                instructions,
+                registry,
+                Served::everything(),
+                limits,
+                notifier,
+            ))
+        })
     }
 
     /// Builds the registry of tools this server serves: collects every
@@ -452,7 +493,13 @@ pub(crate) const INSPECTOR: &str =
 
 /// What to tell the user when the server has no tools, if it has none.
 fn no_tools_warning(core: &ServerCore) -> Option<String> {
-    core.registry
+    // A server with a handle may well start empty: its tools come later.
+    if core.served == Served::everything() {
+        return None;
+    }
+    core.live
+        .load()
+        .registry
         .is_empty()
         .then(|| no_tools_text(&core.info.name, &core.info.version, linked_tools()))
 }
@@ -482,7 +529,8 @@ fn print_terminal_hint(core: &ServerCore, warning: Option<&str>) {
         .map(|p| p.display().to_string())
         .unwrap_or_else(|_| "<path to this binary>".into());
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let names: Vec<&str> = core.registry.tools().iter().map(|t| t.name()).collect();
+    let snapshot = core.live.load();
+    let names: Vec<&str> = snapshot.registry.tools().iter().map(|t| t.name()).collect();
     let config = serde_json::json!({
         "mcpServers": { core.info.name.clone(): { "command": exe, "args": args } }
     });

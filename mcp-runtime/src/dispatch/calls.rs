@@ -180,23 +180,30 @@ impl Calls {
         batch_slot: &mut Option<oneshot::Sender<Option<Vec<u8>>>>,
         reply: &mut Replies<'_>,
     ) -> Result<Answer, ErrorObject> {
-        let Some(index) = core.registry.index_of(&params.name) else {
-            return Err(ErrorObject::new(
-                INVALID_PARAMS,
-                format!("Unknown tool: {}", params.name),
-            ));
+        let tool = {
+            let snapshot = core.live.load();
+            match snapshot.registry.get(&params.name) {
+                Some(tool) => Arc::clone(tool),
+                None => {
+                    return Err(ErrorObject::new(
+                        INVALID_PARAMS,
+                        format!("Unknown tool: {}", params.name),
+                    ));
+                }
+            }
         };
         self.check_unused(id)?;
-        let name = Arc::clone(&core.registry.tools()[index].name);
-        let ctx = request_context(&session, name, id, params.progress_token, out);
+        let ctx = request_context(
+            &session,
+            Arc::clone(&tool.name),
+            id,
+            params.progress_token,
+            out,
+        );
         let call_ctx = ctx.clone();
         let arguments = params.arguments;
-        let core = Arc::clone(core);
-        let call = async move {
-            core.registry.tools()[index]
-                .call(arguments, call_ctx, core.limits.default_timeout)
-                .await
-        };
+        let timeout = core.limits.default_timeout;
+        let call = async move { tool.call(arguments, call_ctx, timeout).await };
         let job = Job {
             method: "tools/call",
             version: session.version,

@@ -141,7 +141,7 @@ impl Connection {
     #[cfg(feature = "http")]
     pub(crate) fn assume_initialized(&mut self, version: ProtocolVersion) {
         self.session = Some(Arc::new(SessionShared::new(
-            Arc::clone(self.core.registry.state_map()),
+            Arc::clone(&self.core.state),
             version,
             ClientInfo::default(),
         )));
@@ -305,23 +305,13 @@ impl Connection {
                     )
                     .await
             }
-            "tools/list" => {
+            "tools/list" | "resources/list" | "resources/templates/list" | "prompts/list" => {
                 let params = params_object(params)?;
+                let snapshot = self.core.live.load();
                 write(
                     reply,
-                    self.core
-                        .tools
-                        .page(params.get("cursor"), session.version)?,
+                    snapshot.page(method, params.get("cursor"), session.version)?,
                 )
-            }
-            "resources/list" | "resources/templates/list" | "prompts/list" => {
-                let params = params_object(params)?;
-                let pages = match method {
-                    "resources/list" => &self.core.resources,
-                    "prompts/list" => &self.core.prompts,
-                    _ => &self.core.templates,
-                };
-                write(reply, pages.page(params.get("cursor"), session.version)?)
             }
             "resources/read" => {
                 let params = params_object(params)?;
@@ -401,7 +391,7 @@ impl Connection {
             "client initialized"
         );
         let session = Arc::new(SessionShared::new(
-            Arc::clone(self.core.registry.state_map()),
+            Arc::clone(&self.core.state),
             version,
             client,
         ));

@@ -1,15 +1,14 @@
-//! What every connection of one server shares, built once at start-up: the
-//! registry, the limits, and the list pages serialized per version.
+//! What every connection of one server shares, built once at start-up:
+//! what it serves (`live`), its state, its capabilities and its limits.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::pages::Pages;
+use super::live::Live;
+use crate::context::StateMap;
 use crate::notify::{Hub, Notifier};
 use crate::protocol::capabilities::Served;
 use crate::protocol::info::ServerInfo;
-use crate::protocol::listing::{PromptEntry, ResourceEntry};
-use crate::protocol::shape::ToolEntry;
 use crate::registry::Registry;
 
 /// Tunables of a server, set on the builder.
@@ -43,11 +42,10 @@ pub(crate) struct ServerCore {
     /// `serverInfo`.
     pub(crate) info: ServerInfo,
     pub(crate) instructions: Option<String>,
-    pub(crate) registry: Registry,
-    pub(crate) tools: Pages,
-    pub(crate) resources: Pages,
-    pub(crate) templates: Pages,
-    pub(crate) prompts: Pages,
+    /// What is served right now.
+    pub(crate) live: Arc<Live>,
+    /// The values `State<T>` parameters receive.
+    pub(crate) state: Arc<StateMap>,
     /// What the capabilities declare.
     pub(crate) served: Served,
     /// The sessions a [`Notifier`](crate::Notifier) tells about changes.
@@ -56,42 +54,24 @@ pub(crate) struct ServerCore {
 }
 
 impl ServerCore {
+    /// `served` says what the capabilities declare; `notifier`, if one was
+    /// taken, tells the sessions about changes.
     pub(crate) fn new(
         info: ServerInfo,
         instructions: Option<String>,
         registry: Registry,
+        served: Served,
         limits: Limits,
         notifier: Option<Notifier>,
     ) -> ServerCore {
-        let mut served = Served::of(&registry);
-        served.list_changes = notifier.is_some();
         let hub = notifier.map(|n| n.hub).unwrap_or_default();
-        let size = limits.page_size;
         ServerCore {
             info,
             instructions,
-            tools: Pages::build(registry.tools(), size, "tools", |tool, version| ToolEntry {
-                tool,
-                version,
-            }),
-            resources: Pages::build(
-                registry.resources(),
-                size,
-                "resources",
-                |resource, version| ResourceEntry { resource, version },
-            ),
-            templates: Pages::build(
-                registry.resource_templates(),
-                size,
-                "resourceTemplates",
-                |resource, version| ResourceEntry { resource, version },
-            ),
-            prompts: Pages::build(registry.prompts(), size, "prompts", |prompt, version| {
-                PromptEntry { prompt, version }
-            }),
+            state: Arc::clone(registry.state_map()),
+            live: Arc::new(Live::new(registry, limits.page_size)),
             served,
             hub,
-            registry,
             limits,
         }
     }

@@ -1,13 +1,15 @@
 //! One client connection, from the lines a transport reads to the messages
 //! it writes: the lifecycle gate and routing by method (`connection`), the
 //! calls in flight and waiting (`calls`), batches (`batch`), where replies
-//! go (`reply`), and what every connection of a server shares (`core`).
+//! go (`reply`), what every connection of a server shares (`core`), and what
+//! it serves right now (`live`, paged by `pages`).
 
 mod batch;
 mod calls;
 mod connection;
 mod core;
 mod incoming;
+mod live;
 mod pages;
 mod prompts;
 mod reply;
@@ -16,3 +18,4 @@ mod resources;
 pub(crate) use self::connection::{Connection, serve};
 pub(crate) use self::core::{Limits, ServerCore};
 pub(crate) use self::incoming::{Incoming, for_each_line, lines_of};
+pub(crate) use self::live::Live;

@@ -1,64 +1,66 @@
 //! The answers of the list methods (`tools/list`, `resources/list`,
 //! `resources/templates/list`, `prompts/list`), serialized once per
-//! protocol version and page when the server starts, and found again by
+//! protocol version and page when first asked for, and found again by
 //! cursor.
 
 use serde::Serialize;
 use serde::ser::SerializeMap;
 use serde_json::Value;
 use serde_json::value::RawValue;
+use std::sync::OnceLock;
 
 use crate::jsonrpc::{ErrorObject, INVALID_PARAMS};
 use crate::protocol::version::ProtocolVersion;
 
-/// One list's pages: `[version][page]`.
+/// One list's pages, `[version][page]`, each version's serialized the
+/// first time a client of that version asks (a server whose clients all
+/// speak one version never serializes the other shapes).
 pub(crate) struct Pages {
-    by_version: Vec<Vec<Box<RawValue>>>,
+    key: &'static str,
+    page_size: usize,
+    by_version: [OnceLock<Vec<Box<RawValue>>>; ProtocolVersion::ALL.len()],
 }
 
 impl Pages {
-    /// Pages of at most `page_size` entries of `items` (all in one page
-    /// when `None`), under `key`, each entry serialized by `entry` for the
-    /// version.
-    pub(crate) fn build<'a, T, E: Serialize>(
-        items: &'a [T],
-        page_size: Option<usize>,
-        key: &'static str,
-        entry: impl Fn(&'a T, ProtocolVersion) -> E,
-    ) -> Pages {
-        let page_size = page_size.unwrap_or(usize::MAX).max(1);
-        let chunks: Vec<&'a [T]> = if items.is_empty() {
-            vec![items]
-        } else {
-            items.chunks(page_size.min(items.len())).collect()
-        };
-        let by_version = ProtocolVersion::ALL
-            .iter()
-            .map(|&version| {
-                chunks
-                    .iter()
-                    .enumerate()
-                    .map(|(i, chunk)| {
-                        let page = Page {
-                            key,
-                            entries: chunk.iter().map(|item| entry(item, version)).collect(),
-                            next_cursor: (i + 1 < chunks.len()).then(|| cursor(i + 1)),
-                        };
-                        serde_json::value::to_raw_value(&page).unwrap_or_default()
-                    })
-                    .collect()
-            })
-            .collect();
-        Pages { by_version }
+    /// Pages of at most `page_size` entries (all in one page when `None`),
+    /// under `key`.
+    pub(crate) fn new(key: &'static str, page_size: Option<usize>) -> Pages {
+        Pages {
+            key,
+            page_size: page_size.unwrap_or(usize::MAX).max(1),
+            by_version: Default::default(),
+        }
     }
 
-    /// The page at `cursor` (the first without one), in `version`'s shape.
-    pub(crate) fn page(
-        &self,
+    /// The page at `cursor` (the first without one) of `items`, in
+    /// `version`'s shape, each entry serialized by `entry`. `items` must be
+    /// the same on every call.
+    pub(crate) fn page<'a, T, E: Serialize>(
+        &'a self,
+        items: &'a [T],
+        entry: impl Fn(&'a T, ProtocolVersion) -> E,
         cursor: Option<&Value>,
         version: ProtocolVersion,
-    ) -> Result<&RawValue, ErrorObject> {
-        let pages = &self.by_version[version.index()];
+    ) -> Result<&'a RawValue, ErrorObject> {
+        let pages = self.by_version[version.index()].get_or_init(|| {
+            let chunks: Vec<&'a [T]> = if items.is_empty() {
+                vec![items]
+            } else {
+                items.chunks(self.page_size.min(items.len())).collect()
+            };
+            chunks
+                .iter()
+                .enumerate()
+                .map(|(i, chunk)| {
+                    let page = Page {
+                        key: self.key,
+                        entries: chunk.iter().map(|item| entry(item, version)).collect(),
+                        next_cursor: (i + 1 < chunks.len()).then(|| cursor_of(i + 1)),
+                    };
+                    serde_json::value::to_raw_value(&page).unwrap_or_default()
+                })
+                .collect()
+        });
         let page = match cursor {
             None | Some(Value::Null) => 0,
             Some(Value::String(c)) => match parse_cursor(c) {
@@ -100,7 +102,7 @@ impl<E: Serialize> Serialize for Page<E> {
     }
 }
 
-fn cursor(page: usize) -> String {
+fn cursor_of(page: usize) -> String {
     format!("page-{page}")
 }
 

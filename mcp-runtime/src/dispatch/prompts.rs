@@ -69,7 +69,8 @@ impl Connection {
         reply: &mut Replies<'_>,
     ) -> Result<Answer, ErrorObject> {
         let name = string(&params, "name", "prompts/get")?;
-        let Some(prompt) = self.core.registry.prompt(name) else {
+        let snapshot = self.core.live.load();
+        let Some(prompt) = snapshot.registry.prompt(name) else {
             return Err(
                 invalid(format!("Unknown prompt: {name}")).with_data(json!({ "name": name }))
             );
@@ -119,11 +120,11 @@ impl Connection {
         let prefix = string(argument, "value", "`argument`")?.to_owned();
         let context = params.get("context").and_then(|c| c.get("arguments"));
         let given = string_arguments(context, WHAT)?;
+        let snapshot = self.core.live.load();
         let (owner, param) = match string(reference, "type", "`ref`")? {
             "ref/prompt" => {
                 let name = string(reference, "name", "a `ref/prompt`")?;
-                let prompt = self
-                    .core
+                let prompt = snapshot
                     .registry
                     .prompt(name)
                     .ok_or_else(|| invalid(format!("Unknown prompt: {name}")))?;
@@ -136,7 +137,7 @@ impl Connection {
             }
             "ref/resource" => {
                 let uri = string(reference, "uri", "a `ref/resource`")?;
-                let template = self.core.registry.template(uri).ok_or_else(|| {
+                let template = snapshot.registry.template(uri).ok_or_else(|| {
                     invalid(format!("no resource template has the URI template `{uri}`"))
                 })?;
                 let param = template.param(argument_name).ok_or_else(|| {

@@ -57,7 +57,8 @@ impl Connection {
         reply: &mut Replies<'_>,
     ) -> Result<Answer, ErrorObject> {
         let uri = uri_of(&params, "resources/read")?;
-        let Some((resource, vars)) = self.core.registry.find_resource(uri) else {
+        let snapshot = self.core.live.load();
+        let Some((resource, vars)) = snapshot.registry.find_resource(uri) else {
             return Err(not_found(uri));
         };
         self.calls.check_unused(id)?;
@@ -91,7 +92,7 @@ impl Connection {
             "resources/unsubscribe"
         };
         let uri = uri_of(params, method)?;
-        if subscribe && self.core.registry.find_resource(uri).is_none() {
+        if subscribe && self.core.live.load().registry.find_resource(uri).is_none() {
             return Err(not_found(uri));
         }
         if let Ok(mut subscriptions) = session.subscriptions.lock() {

@@ -27,6 +27,17 @@ impl Served {
         }
     }
 
+    /// Everything, with lists that change: a
+    /// [`ServerHandle`](crate::ServerHandle) may add any primitive later.
+    pub(crate) fn everything() -> Served {
+        Served {
+            resources: true,
+            prompts: true,
+            completions: true,
+            list_changes: true,
+        }
+    }
+
     /// Whether `method` belongs to something this server serves; methods
     /// of what it does not serve are answered "method not found".
     pub(crate) fn serves(&self, method: &str) -> bool {

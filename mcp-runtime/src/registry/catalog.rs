@@ -4,6 +4,7 @@
 //! locations, and found again by key with a binary search.
 
 use std::cmp::Ordering;
+use std::sync::Arc;
 
 use crate::location::Location;
 
@@ -13,6 +14,16 @@ pub(crate) trait Keyed {
     fn key(&self) -> &str;
     /// Where it was defined.
     fn location(&self) -> Location;
+}
+
+impl<T: Keyed> Keyed for Arc<T> {
+    fn key(&self) -> &str {
+        (**self).key()
+    }
+
+    fn location(&self) -> Location {
+        (**self).location()
+    }
 }
 
 /// Two entries with the same key: the key and both locations.
@@ -50,6 +61,27 @@ pub(crate) fn position<E: Keyed>(entries: &[E], key: &str) -> Option<usize> {
     entries.binary_search_by(|entry| entry.key().cmp(key)).ok()
 }
 
+/// Adds `entry` to entries sorted by [`sort_unique`], keeping them sorted;
+/// refuses it if its key is taken (the first location is the one served).
+pub(crate) fn insert_unique<E: Keyed>(entries: &mut Vec<E>, entry: E) -> Result<(), Duplicate> {
+    match entries.binary_search_by(|e| e.key().cmp(entry.key())) {
+        Ok(i) => Err(Duplicate {
+            key: entry.key().to_owned(),
+            first: entries[i].location(),
+            second: entry.location(),
+        }),
+        Err(i) => {
+            entries.insert(i, entry);
+            Ok(())
+        }
+    }
+}
+
+/// Removes the entry with this key, if there is one.
+pub(crate) fn remove<E: Keyed>(entries: &mut Vec<E>, key: &str) -> Option<E> {
+    position(entries, key).map(|i| entries.remove(i))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -84,5 +116,21 @@ mod tests {
         };
         assert_eq!(duplicate.key, "x");
         assert_eq!((duplicate.first.line, duplicate.second.line), (4, 9));
+    }
+
+    #[test]
+    fn entries_are_added_in_order_and_removed() {
+        let mut entries = vec![Entry("b", 1), Entry("d", 2)];
+        assert!(insert_unique(&mut entries, Entry("c", 3)).is_ok());
+        assert!(insert_unique(&mut entries, Entry("a", 4)).is_ok());
+        let keys: Vec<&str> = entries.iter().map(|e| e.0).collect();
+        assert_eq!(keys, ["a", "b", "c", "d"]);
+        let Err(duplicate) = insert_unique(&mut entries, Entry("b", 7)) else {
+            panic!("a duplicate was accepted");
+        };
+        assert_eq!((duplicate.first.line, duplicate.second.line), (1, 7));
+        assert_eq!(remove(&mut entries, "c").map(|e| e.1), Some(3));
+        assert!(remove(&mut entries, "c").is_none());
+        assert_eq!(position(&entries, "d"), Some(2));
     }
 }

@@ -57,6 +57,9 @@ pub enum RegistryError {
         /// What is wrong with it.
         reason: String,
     },
+    /// A [`ServerHandle`](crate::ServerHandle) was asked to add something
+    /// after its server stopped.
+    Stopped,
     /// A tool's metadata cannot be used (its `meta` is not a JSON object).
     InvalidTool {
         /// The name.
@@ -222,6 +225,10 @@ impl std::fmt::Display for RegistryError {
             } => write!(
                 f,
                 "the resource `{uri}` (defined at {location}) cannot be served: {reason}"
+            ),
+            RegistryError::Stopped => f.write_str(
+                "the server has stopped, so nothing can be added to it; a `ServerHandle` \
+                 changes the server it was taken from only while that server runs",
             ),
             RegistryError::InvalidTool {
                 name,

@@ -5,6 +5,7 @@
 //! share is in `catalog`; why a registry cannot be built, in `error`.
 
 pub(crate) mod catalog;
+pub(crate) mod change;
 pub(crate) mod error;
 
 use std::sync::Arc;
@@ -65,15 +66,18 @@ impl ToolFilter {
 }
 
 /// The tools, resources, resource templates and prompts a server serves,
-/// built once at start-up.
+/// built at start-up; a [`ServerHandle`](crate::ServerHandle) replaces it
+/// with a changed copy (the entries themselves are shared, not rebuilt).
+#[derive(Clone)]
 pub struct Registry {
-    tools: Vec<Tool>,
-    /// Sorted by URI.
-    resources: Vec<Resource>,
-    /// Sorted by URI template.
-    templates: Vec<Resource>,
     /// Sorted by name.
-    prompts: Vec<Prompt>,
+    tools: Vec<Arc<Tool>>,
+    /// Sorted by URI.
+    resources: Vec<Arc<Resource>>,
+    /// Sorted by URI template.
+    templates: Vec<Arc<Resource>>,
+    /// Sorted by name.
+    prompts: Vec<Arc<Prompt>>,
     state: Arc<StateMap>,
 }
 
@@ -112,8 +116,8 @@ impl Registry {
         })?;
         let tools = sources
             .iter()
-            .map(|source| source.build(&state))
-            .collect::<Result<Vec<Tool>, _>>()?;
+            .map(|source| source.build(&state).map(Arc::new))
+            .collect::<Result<Vec<Arc<Tool>>, _>>()?;
         let (resources, templates) = build_resources(&dynamic.resources, &state)?;
         let prompts = build_prompts(&dynamic.prompts, &state)?;
         tracing::debug!(
@@ -133,28 +137,28 @@ impl Registry {
     }
 
     /// The resources with a fixed URI, sorted by URI.
-    pub fn resources(&self) -> &[Resource] {
+    pub fn resources(&self) -> &[Arc<Resource>] {
         &self.resources
     }
 
     /// The resource templates, sorted by URI template.
-    pub fn resource_templates(&self) -> &[Resource] {
+    pub fn resource_templates(&self) -> &[Arc<Resource>] {
         &self.templates
     }
 
     /// The prompts, sorted by name.
-    pub fn prompts(&self) -> &[Prompt] {
+    pub fn prompts(&self) -> &[Arc<Prompt>] {
         &self.prompts
     }
 
     /// The prompt with this name.
-    pub fn prompt(&self, name: &str) -> Option<&Prompt> {
+    pub fn prompt(&self, name: &str) -> Option<&Arc<Prompt>> {
         position(&self.prompts, name).map(|i| &self.prompts[i])
     }
 
     /// The resource with this URI, or else the most specific template that
     /// matches it, with its variables bound.
-    pub(crate) fn find_resource(&self, uri: &str) -> Option<(&Resource, Vec<(String, String)>)> {
+    pub(crate) fn find_resource(&self, uri: &str) -> Option<(&Arc<Resource>, Bindings)> {
         if let Some(i) = position(&self.resources, uri) {
             return Some((&self.resources[i], Vec::new()));
         }
@@ -175,7 +179,7 @@ impl Registry {
     }
 
     /// The template whose URI template is exactly `uri_template`.
-    pub(crate) fn template(&self, uri_template: &str) -> Option<&Resource> {
+    pub(crate) fn template(&self, uri_template: &str) -> Option<&Arc<Resource>> {
         position(&self.templates, uri_template).map(|i| &self.templates[i])
     }
 
@@ -188,12 +192,12 @@ impl Registry {
     }
 
     /// The tools, sorted by name.
-    pub fn tools(&self) -> &[Tool] {
+    pub fn tools(&self) -> &[Arc<Tool>] {
         &self.tools
     }
 
     /// The tool with this name.
-    pub fn get(&self, name: &str) -> Option<&Tool> {
+    pub fn get(&self, name: &str) -> Option<&Arc<Tool>> {
         self.index_of(name).map(|i| &self.tools[i])
     }
 
@@ -268,10 +272,15 @@ pub(crate) struct Dynamic {
 
 /// Every `#[resource]` linked in and every dynamic one, built: the fixed
 /// ones and the templates, each sorted and unique.
+type Resources = (Vec<Arc<Resource>>, Vec<Arc<Resource>>);
+
+/// A template's variables bound to what a URI gives them, by name.
+pub(crate) type Bindings = Vec<(String, String)>;
+
 fn build_resources(
     dynamic: &[DynamicResource],
     state: &StateMap,
-) -> Result<(Vec<Resource>, Vec<Resource>), RegistryError> {
+) -> Result<Resources, RegistryError> {
     let statics = inventory::iter::<ResourceDef>
         .into_iter()
         .map(|def| crate::resources::build::build_static(def, state));
@@ -283,7 +292,10 @@ fn build_resources(
         first: d.first,
         second: d.second,
     })?;
-    Ok(built.into_iter().partition(|r| !r.is_template()))
+    Ok(built
+        .into_iter()
+        .map(Arc::new)
+        .partition(|r| !r.is_template()))
 }
 
 /// Every `#[prompt]` linked in and every dynamic one, built, sorted and
@@ -291,7 +303,7 @@ fn build_resources(
 fn build_prompts(
     dynamic: &[DynamicPrompt],
     state: &StateMap,
-) -> Result<Vec<Prompt>, RegistryError> {
+) -> Result<Vec<Arc<Prompt>>, RegistryError> {
     let statics = inventory::iter::<PromptDef>
         .into_iter()
         .map(|def| crate::prompts::build::build_static(def, state));
@@ -303,5 +315,5 @@ fn build_prompts(
         first: d.first,
         second: d.second,
     })?;
-    Ok(built)
+    Ok(built.into_iter().map(Arc::new).collect())
 }
