@@ -1,21 +1,29 @@
 //! The fixtures of the official MCP conformance suite
-//! (`@modelcontextprotocol/conformance`), whose server scenarios call tools
-//! by exact name and check what they return. `tests/conformance/run` serves
-//! this over Streamable HTTP and runs the suite against it.
+//! (`@modelcontextprotocol/conformance`), whose server scenarios call tools,
+//! read resources, get prompts and ask for completions by exact name or URI
+//! and check what they return. `tests/conformance/run` serves this over
+//! Streamable HTTP and runs the suite against it.
 //!
 //! Run it with `cargo run --example conformance -- --http 127.0.0.1:8080`
 //! (then `conformance server --url http://127.0.0.1:8080/mcp`), or without
-//! arguments to serve stdio; `--help` says the rest.
+//! arguments to serve stdio; `--help` says the rest. While it runs,
+//! `test://watched-resource` changes every 3 seconds and its subscribers are
+//! told (`notifications/resources/updated`).
 //!
 //! Sampling and elicitation fixtures (`test_sampling`, `test_elicitation`,
 //! `test_elicitation_sep1034_defaults`, `test_elicitation_sep1330_enums`)
-//! need requests from the server to the client, and the resource and prompt
-//! fixtures need resources and prompts: they come with those features.
+//! need requests from the server to the client: they come with that feature.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use mcp_runtime::serde_json::{Value, json};
-use mcp_runtime::{Content, Context, DynamicTool, LogLevel, Server, tool};
+use mcp_runtime::{
+    Blob, Content, Context, DynamicTool, LogLevel, Notifier, PromptMessage, Server, State, prompt,
+    resource, tool,
+};
+use serde::Serialize;
 
 /// A 1x1 red pixel, as a PNG (RGB, 8 bits per channel).
 pub const RED_PIXEL_PNG: &[u8] = &[
@@ -183,15 +191,189 @@ pub fn json_schema_2020_12_tool() -> DynamicTool {
     .idempotent(true)
 }
 
-/// The conformance server: every `#[tool]` above, and the dynamic one.
+// ---- Resources --------------------------------------------------------------
+
+/// A static text resource for testing.
+#[resource(
+    "test://static-text",
+    name = "static-text",
+    title = "Static Text Resource",
+    mime_type = "text/plain"
+)]
+fn static_text() -> &'static str {
+    "This is the content of the static text resource."
+}
+
+/// A static binary resource (image) for testing.
+#[resource(
+    "test://static-binary",
+    name = "static-binary",
+    title = "Static Binary Resource",
+    mime_type = "image/png"
+)]
+fn static_binary() -> Blob {
+    Blob::new(RED_PIXEL_PNG)
+}
+
+/// What `test://template/{id}/data` reads as, in JSON.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct TemplateData {
+    id: String,
+    template_test: bool,
+    data: String,
+}
+
+/// A resource template with parameter substitution.
+#[resource(
+    "test://template/{id}/data",
+    name = "template",
+    title = "Resource Template",
+    mime_type = "application/json"
+)]
+fn template(id: String) -> TemplateData {
+    TemplateData {
+        data: format!("Data for ID: {id}"),
+        id,
+        template_test: true,
+    }
+}
+
+/// The URI of the resource the subscription scenarios subscribe to.
+pub const WATCHED_URI: &str = "test://watched-resource";
+
+/// How often `main` changes [`WATCHED_URI`].
+pub const WATCH_PERIOD: Duration = Duration::from_secs(3);
+
+/// The revision of [`WATCHED_URI`]: each [`Watched::change`] makes a new one
+/// and tells the sessions subscribed to it.
+#[derive(Debug, Default)]
+pub struct Watched {
+    revision: AtomicU64,
+}
+
+impl Watched {
+    /// The text the resource reads as now.
+    pub fn text(&self) -> String {
+        let revision = self.revision.load(Ordering::Relaxed);
+        format!("Watched resource content, revision {revision}")
+    }
+
+    /// Moves to the next revision and announces it
+    /// (`notifications/resources/updated`) to the sessions subscribed to
+    /// [`WATCHED_URI`]; returns how many were told.
+    pub fn change(&self, notifier: &Notifier) -> usize {
+        self.revision.fetch_add(1, Ordering::Relaxed);
+        notifier.resource_updated(WATCHED_URI)
+    }
+}
+
+/// A resource that changes every 3 seconds while the example runs.
+#[resource(
+    "test://watched-resource",
+    name = "watched-resource",
+    title = "Watched Resource",
+    mime_type = "text/plain"
+)]
+fn watched_resource(watched: State<Watched>) -> String {
+    watched.text()
+}
+
+// ---- Prompts and completion --------------------------------------------------
+
+/// A simple prompt without arguments.
+#[prompt(title = "Simple Test Prompt")]
+fn test_simple_prompt() -> &'static str {
+    "This is a simple prompt for testing."
+}
+
+/// The values `completion/complete` offers for the arguments of
+/// `test_prompt_with_arguments`: the spec's example, and the values the
+/// scenarios send.
+pub const ARGUMENT_VALUES: &[&str] = &["paris", "park", "party", "testValue1", "testValue2"];
+
+/// The [`ARGUMENT_VALUES`] that start with `prefix`, in order.
+fn argument_values(prefix: String) -> Vec<&'static str> {
+    ARGUMENT_VALUES
+        .iter()
+        .copied()
+        .filter(|value| value.starts_with(&prefix))
+        .collect()
+}
+
+/// A prompt with required arguments.
+#[prompt(title = "Prompt With Arguments")]
+fn test_prompt_with_arguments(
+    /// First test argument
+    #[complete(argument_values)]
+    arg1: String,
+    /// Second test argument
+    #[complete(argument_values)]
+    arg2: String,
+) -> String {
+    format!("Prompt with arguments: arg1='{arg1}', arg2='{arg2}'")
+}
+
+/// A prompt that includes an embedded resource.
+// The scenario names the argument `resourceUri`, and a prompt's arguments
+// are named after its parameters.
+#[allow(non_snake_case)]
+#[prompt(title = "Prompt With Embedded Resource")]
+fn test_prompt_with_embedded_resource(
+    /// URI of the resource to embed
+    resourceUri: String,
+) -> Vec<PromptMessage> {
+    vec![
+        PromptMessage::user(Content::embedded_text(
+            resourceUri,
+            Some("text/plain"),
+            "Embedded resource content for testing.",
+        )),
+        PromptMessage::user("Please process the embedded resource above."),
+    ]
+}
+
+/// A prompt that includes image content.
+#[prompt(title = "Prompt With Image")]
+fn test_prompt_with_image() -> Vec<PromptMessage> {
+    vec![
+        PromptMessage::user(Content::image(RED_PIXEL_PNG, "image/png")),
+        PromptMessage::user("Please analyze the image above."),
+    ]
+}
+
+// ---- The server --------------------------------------------------------------
+
+/// The conformance server: every `#[tool]`, `#[resource]` and `#[prompt]`
+/// above, and the dynamic tool, with a watched resource that stays at its
+/// first revision.
 pub fn server() -> Server {
+    server_with(Arc::default())
+}
+
+/// The conformance server, reading `test://watched-resource` from `watched`.
+pub fn server_with(watched: Arc<Watched>) -> Server {
     Server::new("mcp-conformance-server", env!("CARGO_PKG_VERSION"))
         .tool(json_schema_2020_12_tool())
+        .shared_state(watched)
 }
 
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
+    let watched = Arc::new(Watched::default());
+    let mut server = server_with(Arc::clone(&watched));
+    // The watched resource changes every few seconds, for as long as the
+    // server runs; its subscribers hear of each change.
+    let notifier = server.notifier();
+    tokio::spawn(async move {
+        let mut ticks =
+            tokio::time::interval_at(tokio::time::Instant::now() + WATCH_PERIOD, WATCH_PERIOD);
+        loop {
+            ticks.tick().await;
+            watched.change(&notifier);
+        }
+    });
     // `--http ADDR` serves Streamable HTTP at http://ADDR/mcp; no argument
     // serves stdio; `--help` says the rest.
-    server().run().await
+    server.run().await
 }

@@ -6,6 +6,7 @@
 #[path = "../examples/conformance.rs"]
 mod conformance;
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_runtime::testing::TestClient;
@@ -384,4 +385,371 @@ fn the_scenarios_conditional_keywords_are_refused_until_the_validator_has_them()
         .unwrap_err()
         .to_string();
     assert!(error.contains("`if`"), "{error}");
+}
+
+// ---- Resources --------------------------------------------------------------
+
+#[tokio::test]
+async fn the_resources_and_the_template_are_listed_with_their_metadata() {
+    let mut client = client().await;
+    // What `resources-list` checks: a `uri` and a `name` on each.
+    let list = client.request("resources/list", json!({})).await.unwrap();
+    assert_eq!(
+        list,
+        json!({"resources": [
+            {
+                "uri": "test://static-binary",
+                "name": "static-binary",
+                "title": "Static Binary Resource",
+                "description": "A static binary resource (image) for testing.",
+                "mimeType": "image/png"
+            },
+            {
+                "uri": "test://static-text",
+                "name": "static-text",
+                "title": "Static Text Resource",
+                "description": "A static text resource for testing.",
+                "mimeType": "text/plain"
+            },
+            {
+                "uri": "test://watched-resource",
+                "name": "watched-resource",
+                "title": "Watched Resource",
+                "description": "A resource that changes every 3 seconds while the example runs.",
+                "mimeType": "text/plain"
+            }
+        ]})
+    );
+    let templates = client
+        .request("resources/templates/list", json!({}))
+        .await
+        .unwrap();
+    assert_eq!(
+        templates,
+        json!({"resourceTemplates": [{
+            "uriTemplate": "test://template/{id}/data",
+            "name": "template",
+            "title": "Resource Template",
+            "description": "A resource template with parameter substitution.",
+            "mimeType": "application/json"
+        }]})
+    );
+}
+
+#[tokio::test]
+async fn static_text_and_static_binary_read_as_the_scenarios_expect() {
+    let mut client = client().await;
+    let text = client
+        .request("resources/read", json!({"uri": "test://static-text"}))
+        .await
+        .unwrap();
+    assert_eq!(
+        text,
+        json!({"contents": [{
+            "uri": "test://static-text",
+            "mimeType": "text/plain",
+            "text": "This is the content of the static text resource."
+        }]})
+    );
+    let binary = client
+        .request("resources/read", json!({"uri": "test://static-binary"}))
+        .await
+        .unwrap();
+    assert_eq!(
+        binary,
+        json!({"contents": [{
+            "uri": "test://static-binary",
+            "mimeType": "image/png",
+            "blob": RED_PIXEL_PNG_BASE64
+        }]})
+    );
+}
+
+#[tokio::test]
+async fn the_template_substitutes_the_id() {
+    let mut client = client().await;
+    for id in ["123", "abc"] {
+        let uri = format!("test://template/{id}/data");
+        let read = client
+            .request("resources/read", json!({"uri": uri}))
+            .await
+            .unwrap();
+        let text = format!(r#"{{"id":"{id}","templateTest":true,"data":"Data for ID: {id}"}}"#);
+        assert_eq!(
+            read,
+            json!({"contents": [{"uri": uri, "mimeType": "application/json", "text": text}]})
+        );
+    }
+    // An id is one path segment: nothing else matches the template.
+    for uri in ["test://template/1/2/data", "test://template//data"] {
+        let error = client
+            .request("resources/read", json!({"uri": uri}))
+            .await
+            .unwrap_err();
+        assert_eq!(
+            (error.code, error.data),
+            (-32002, Some(json!({"uri": uri})))
+        );
+    }
+}
+
+#[tokio::test]
+async fn subscribers_of_the_watched_resource_hear_of_each_change_until_they_unsubscribe() {
+    let watched = Arc::new(conformance::Watched::default());
+    let mut server = conformance::server_with(Arc::clone(&watched));
+    let notifier = server.notifier();
+    let mut client = TestClient::connect(server).await.unwrap();
+    let read = async |client: &mut TestClient| {
+        client
+            .request("resources/read", json!({"uri": "test://watched-resource"}))
+            .await
+            .unwrap()
+    };
+    assert_eq!(
+        read(&mut client).await,
+        json!({"contents": [{
+            "uri": "test://watched-resource",
+            "mimeType": "text/plain",
+            "text": "Watched resource content, revision 0"
+        }]})
+    );
+    // Not subscribed yet: nobody to tell.
+    assert_eq!(watched.change(&notifier), 0);
+
+    // What `resources-subscribe` and `resources-unsubscribe` send, answered `{}`.
+    let subscribe = json!({"uri": "test://watched-resource"});
+    assert_eq!(
+        client
+            .request("resources/subscribe", subscribe.clone())
+            .await
+            .unwrap(),
+        json!({})
+    );
+    assert_eq!(watched.change(&notifier), 1);
+    let update = tokio::time::timeout(Duration::from_secs(10), client.recv())
+        .await
+        .expect("no update within 10 s")
+        .unwrap();
+    assert_eq!(
+        update,
+        json!({
+            "jsonrpc": "2.0",
+            "method": "notifications/resources/updated",
+            "params": {"uri": "test://watched-resource"}
+        })
+    );
+    assert_eq!(
+        read(&mut client).await["contents"][0]["text"],
+        "Watched resource content, revision 2"
+    );
+
+    assert_eq!(
+        client
+            .request("resources/unsubscribe", subscribe)
+            .await
+            .unwrap(),
+        json!({})
+    );
+    assert_eq!(watched.change(&notifier), 0);
+    assert_eq!(
+        read(&mut client).await["contents"][0]["text"],
+        "Watched resource content, revision 3"
+    );
+    // No update reached the client once it had unsubscribed.
+    let rest = tokio::time::timeout(Duration::from_secs(10), client.close())
+        .await
+        .expect("the server did not finish within 10 s");
+    assert_eq!(rest, Vec::<Value>::new());
+}
+
+#[tokio::test]
+async fn the_server_declares_subscriptions_and_completions() {
+    let mut client = TestClient::start(conformance::server()).unwrap();
+    let initialized = client.initialize("2025-11-25").await.unwrap();
+    let capabilities = &initialized["capabilities"];
+    assert_eq!(
+        capabilities["resources"]["subscribe"], true,
+        "{capabilities}"
+    );
+    assert!(capabilities["prompts"].is_object(), "{capabilities}");
+    assert_eq!(capabilities["completions"], json!({}), "{capabilities}");
+}
+
+// ---- Prompts and completion -------------------------------------------------
+
+#[tokio::test]
+async fn the_prompts_are_listed_with_their_arguments() {
+    let mut client = client().await;
+    // What `prompts-list` checks: a `name` and a `description` on each.
+    let list = client.request("prompts/list", json!({})).await.unwrap();
+    assert_eq!(
+        list,
+        json!({"prompts": [
+            {
+                "name": "test_prompt_with_arguments",
+                "title": "Prompt With Arguments",
+                "description": "A prompt with required arguments.",
+                "arguments": [
+                    {"name": "arg1", "description": "First test argument", "required": true},
+                    {"name": "arg2", "description": "Second test argument", "required": true}
+                ]
+            },
+            {
+                "name": "test_prompt_with_embedded_resource",
+                "title": "Prompt With Embedded Resource",
+                "description": "A prompt that includes an embedded resource.",
+                "arguments": [{
+                    "name": "resourceUri",
+                    "description": "URI of the resource to embed",
+                    "required": true
+                }]
+            },
+            {
+                "name": "test_prompt_with_image",
+                "title": "Prompt With Image",
+                "description": "A prompt that includes image content."
+            },
+            {
+                "name": "test_simple_prompt",
+                "title": "Simple Test Prompt",
+                "description": "A simple prompt without arguments."
+            }
+        ]})
+    );
+}
+
+#[tokio::test]
+async fn the_simple_prompt_and_the_one_with_arguments() {
+    let mut client = client().await;
+    // `prompts-get-simple` sends no `arguments` at all.
+    let simple = client
+        .request("prompts/get", json!({"name": "test_simple_prompt"}))
+        .await
+        .unwrap();
+    assert_eq!(
+        simple,
+        json!({"messages": [{
+            "role": "user",
+            "content": {"type": "text", "text": "This is a simple prompt for testing."}
+        }]})
+    );
+
+    let with_arguments = client
+        .request(
+            "prompts/get",
+            json!({
+                "name": "test_prompt_with_arguments",
+                "arguments": {"arg1": "testValue1", "arg2": "testValue2"}
+            }),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        with_arguments,
+        json!({"messages": [{
+            "role": "user",
+            "content": {
+                "type": "text",
+                "text": "Prompt with arguments: arg1='testValue1', arg2='testValue2'"
+            }
+        }]})
+    );
+
+    // Both arguments are required.
+    let error = client
+        .request(
+            "prompts/get",
+            json!({"name": "test_prompt_with_arguments", "arguments": {"arg1": "hello"}}),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(error.code, -32602);
+    assert!(error.message.contains("arg2"), "{}", error.message);
+}
+
+#[tokio::test]
+async fn the_embedded_resource_and_image_prompts() {
+    let mut client = client().await;
+    let embedded = client
+        .request(
+            "prompts/get",
+            json!({
+                "name": "test_prompt_with_embedded_resource",
+                "arguments": {"resourceUri": "test://example-resource"}
+            }),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        embedded,
+        json!({"messages": [
+            {
+                "role": "user",
+                "content": {
+                    "type": "resource",
+                    "resource": {
+                        "uri": "test://example-resource",
+                        "mimeType": "text/plain",
+                        "text": "Embedded resource content for testing."
+                    }
+                }
+            },
+            {
+                "role": "user",
+                "content": {"type": "text", "text": "Please process the embedded resource above."}
+            }
+        ]})
+    );
+
+    let image = client
+        .request("prompts/get", json!({"name": "test_prompt_with_image"}))
+        .await
+        .unwrap();
+    assert_eq!(
+        image,
+        json!({"messages": [
+            {
+                "role": "user",
+                "content": {"type": "image", "data": RED_PIXEL_PNG_BASE64, "mimeType": "image/png"}
+            },
+            {
+                "role": "user",
+                "content": {"type": "text", "text": "Please analyze the image above."}
+            }
+        ]})
+    );
+}
+
+#[tokio::test]
+async fn both_arguments_of_the_prompt_complete_from_the_prefix() {
+    let mut client = client().await;
+    let mut complete = async |argument: &str, value: &str| {
+        client
+            .request(
+                "completion/complete",
+                json!({
+                    "ref": {"type": "ref/prompt", "name": "test_prompt_with_arguments"},
+                    "argument": {"name": argument, "value": value}
+                }),
+            )
+            .await
+            .unwrap()
+    };
+    // What `completion-complete` sends.
+    assert_eq!(
+        complete("arg1", "test").await,
+        json!({"completion": {"values": ["testValue1", "testValue2"]}})
+    );
+    assert_eq!(
+        complete("arg2", "par").await,
+        json!({"completion": {"values": ["paris", "park", "party"]}})
+    );
+    assert_eq!(
+        complete("arg1", "").await["completion"]["values"],
+        json!(conformance::ARGUMENT_VALUES)
+    );
+    assert_eq!(
+        complete("arg2", "zzz").await,
+        json!({"completion": {"values": []}})
+    );
 }
