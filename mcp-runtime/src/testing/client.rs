@@ -31,6 +31,8 @@ pub struct TestClient {
     pub(super) buffered: VecDeque<Value>,
     next_id: i64,
     server: JoinHandle<()>,
+    /// The server this connection belongs to, for [`TestClient::connect_another`].
+    core: Arc<ServerCore>,
 }
 
 impl TestClient {
@@ -63,7 +65,7 @@ impl TestClient {
         let (input, incoming) = mpsc::channel(256);
         let (out, output) = mpsc::unbounded_channel();
         let server = tokio::spawn(dispatch::serve(
-            core,
+            Arc::clone(&core),
             incoming,
             Outbox::new(Box::new(ChannelSink(out))),
         ));
@@ -74,7 +76,42 @@ impl TestClient {
             buffered: VecDeque::new(),
             next_id: 1,
             server,
+            core,
         }
+    }
+
+    /// Another client of the same server, initialized offering `version`:
+    /// a session of its own (its subscriptions, its log level, its protocol
+    /// version), sharing the server's state and [`Notifier`](crate::Notifier)
+    /// as the sessions of one HTTP server do.
+    ///
+    /// ```standalone_crate
+    /// use mcp_runtime::{Server, resource, testing::TestClient};
+    ///
+    /// /// The current temperature.
+    /// #[resource("sensors://temperature")]
+    /// fn temperature() -> String {
+    ///     "21.5".into()
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let mut server = Server::new("sensors", "1.0.0");
+    /// let notifier = server.notifier();
+    /// let mut watching = TestClient::connect(server).await.unwrap();
+    /// let mut other = watching.connect_another("2025-06-18").await.unwrap();
+    /// watching.subscribe("sensors://temperature").await.unwrap();
+    ///
+    /// // Only the session that subscribed is told.
+    /// assert_eq!(notifier.resource_updated("sensors://temperature"), 1);
+    /// assert_eq!(watching.drain_notifications().await.unwrap().len(), 1);
+    /// assert!(other.drain_notifications().await.unwrap().is_empty());
+    /// # }
+    /// ```
+    pub async fn connect_another(&self, version: &str) -> Result<TestClient, RpcError> {
+        let mut client = Self::start_core(Arc::clone(&self.core));
+        client.initialize(version).await?;
+        Ok(client)
     }
 
     /// Sends `initialize` offering `version`, then `notifications/initialized`;

@@ -37,7 +37,9 @@
 //! The list helpers follow `nextCursor` to the last page. What the server
 //! sends on its own (notifications) is kept in order for
 //! [`recv`](TestClient::recv), [`next_notification`](TestClient::next_notification)
-//! and [`drain_notifications`](TestClient::drain_notifications).
+//! and [`drain_notifications`](TestClient::drain_notifications), and
+//! [`connect_another`](TestClient::connect_another) opens a second session
+//! of the same server, to see what reaches one session and not another.
 
 mod client;
 mod error;
