@@ -1,58 +1,19 @@
-//! Test your tools in process, through the real wire format.
-//!
-//! [`TestClient`] drives a [`Server`] exactly as a client on stdio would:
-//! every message is serialized to a line, parsed by the server, answered,
-//! and the answer parsed back, with no subprocess and no pipes.
-//!
-//! ```standalone_crate
-//! use mcp_runtime::{Server, testing::TestClient, tool, serde_json::json};
-//!
-//! /// Add two numbers.
-//! #[tool]
-//! async fn add(a: i64, b: i64) -> i64 {
-//!     a + b
-//! }
-//!
-//! # #[tokio::main(flavor = "current_thread")]
-//! # async fn main() {
-//! let mut client = TestClient::connect(Server::new("calc", "1.0.0")).await.unwrap();
-//! let result = client.call_tool("add", json!({"a": 2, "b": 3})).await.unwrap();
-//! assert_eq!(result["structuredContent"], json!({"result": 5}));
-//! # }
-//! ```
+//! The connection of a [`TestClient`] to its server: sending lines,
+//! matching responses to requests, and keeping everything else in order.
 
 use std::collections::VecDeque;
-use std::fmt;
 use std::sync::Arc;
 
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
+use super::error::{RpcError, into_result};
 use crate::dispatch::{self, Incoming, ServerCore};
 use crate::outbox::{DirectWrite, Outbox};
 use crate::protocol::version::ProtocolVersion;
 use crate::registry::error::RegistryError;
 use crate::server::Server;
-
-/// A JSON-RPC error answered by the server.
-#[derive(Clone, Debug, PartialEq)]
-pub struct RpcError {
-    /// The error code, for example -32602.
-    pub code: i64,
-    /// The message.
-    pub message: String,
-    /// Optional data.
-    pub data: Option<Value>,
-}
-
-impl fmt::Display for RpcError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "JSON-RPC error {}: {}", self.code, self.message)
-    }
-}
-
-impl std::error::Error for RpcError {}
 
 /// An in-process client of a [`Server`].
 ///
@@ -62,11 +23,16 @@ impl std::error::Error for RpcError {}
 pub struct TestClient {
     input: Option<mpsc::Sender<Incoming<'static>>>,
     output: mpsc::UnboundedReceiver<Vec<u8>>,
-    /// Messages read from `output` and not yet returned by `read_message`.
+    /// Messages read from `output` and not yet returned by `read_message`:
+    /// newer than all of `buffered`.
     unread: VecDeque<Value>,
-    buffered: VecDeque<Value>,
+    /// Messages read and put aside (they answered no request waited for),
+    /// in the order they came, for `recv` and the notification helpers.
+    pub(super) buffered: VecDeque<Value>,
     next_id: i64,
     server: JoinHandle<()>,
+    /// The server this connection belongs to, for [`TestClient::connect_another`].
+    core: Arc<ServerCore>,
 }
 
 impl TestClient {
@@ -99,7 +65,7 @@ impl TestClient {
         let (input, incoming) = mpsc::channel(256);
         let (out, output) = mpsc::unbounded_channel();
         let server = tokio::spawn(dispatch::serve(
-            core,
+            Arc::clone(&core),
             incoming,
             Outbox::new(Box::new(ChannelSink(out))),
         ));
@@ -110,7 +76,42 @@ impl TestClient {
             buffered: VecDeque::new(),
             next_id: 1,
             server,
+            core,
         }
+    }
+
+    /// Another client of the same server, initialized offering `version`:
+    /// a session of its own (its subscriptions, its log level, its protocol
+    /// version), sharing the server's state and [`Notifier`](crate::Notifier)
+    /// as the sessions of one HTTP server do.
+    ///
+    /// ```standalone_crate
+    /// use mcp_runtime::{Server, resource, testing::TestClient};
+    ///
+    /// /// The current temperature.
+    /// #[resource("sensors://temperature")]
+    /// fn temperature() -> String {
+    ///     "21.5".into()
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let mut server = Server::new("sensors", "1.0.0");
+    /// let notifier = server.notifier();
+    /// let mut watching = TestClient::connect(server).await.unwrap();
+    /// let mut other = watching.connect_another("2025-06-18").await.unwrap();
+    /// watching.subscribe("sensors://temperature").await.unwrap();
+    ///
+    /// // Only the session that subscribed is told.
+    /// assert_eq!(notifier.resource_updated("sensors://temperature"), 1);
+    /// assert_eq!(watching.drain_notifications().await.unwrap().len(), 1);
+    /// assert!(other.drain_notifications().await.unwrap().is_empty());
+    /// # }
+    /// ```
+    pub async fn connect_another(&self, version: &str) -> Result<TestClient, RpcError> {
+        let mut client = Self::start_core(Arc::clone(&self.core));
+        client.initialize(version).await?;
+        Ok(client)
     }
 
     /// Sends `initialize` offering `version`, then `notifications/initialized`;
@@ -195,7 +196,9 @@ impl TestClient {
                 biased;
                 _ = &mut send => return,
                 bytes = self.output.recv() => match bytes {
-                    Some(bytes) => self.buffered.extend(parse_messages(&bytes)),
+                    // Behind what was read before, so that `recv` keeps
+                    // the server's order.
+                    Some(bytes) => self.unread.extend(parse_messages(&bytes)),
                     None => {
                         let _ = send.await;
                         return;
@@ -214,26 +217,35 @@ impl TestClient {
         self.read_message().await
     }
 
-    /// `tools/list`, following `nextCursor` to the end.
-    pub async fn list_tools(&mut self) -> Result<Vec<Value>, RpcError> {
-        let mut tools = Vec::new();
+    /// `method` (a list), following `nextCursor` to the end: the entries
+    /// under `key` of every page, in order.
+    pub(super) async fn list_all(
+        &mut self,
+        method: &str,
+        key: &str,
+    ) -> Result<Vec<Value>, RpcError> {
+        let mut entries = Vec::new();
+        let mut cursors = Vec::new();
         let mut params = json!({});
         loop {
-            let page = self.request("tools/list", params).await?;
-            if let Some(items) = page["tools"].as_array() {
-                tools.extend(items.iter().cloned());
+            let mut page = self.request(method, params).await?;
+            match page.get_mut(key).map(Value::take) {
+                Some(Value::Array(items)) => entries.extend(items),
+                _ => panic!("a {method} page without a `{key}` array: {page}"),
             }
-            match page.get("nextCursor").and_then(Value::as_str) {
-                Some(cursor) => params = json!({ "cursor": cursor }),
-                None => return Ok(tools),
+            match page.get("nextCursor") {
+                None | Some(Value::Null) => return Ok(entries),
+                Some(Value::String(cursor)) => {
+                    assert!(
+                        !cursors.contains(cursor),
+                        "{method} sent the cursor {cursor:?} twice"
+                    );
+                    cursors.push(cursor.clone());
+                    params = json!({ "cursor": cursor });
+                }
+                Some(other) => panic!("{method} sent a cursor that is not a string: {other}"),
             }
         }
-    }
-
-    /// `tools/call`; returns the result object as the client receives it.
-    pub async fn call_tool(&mut self, name: &str, arguments: Value) -> Result<Value, RpcError> {
-        self.request("tools/call", json!({"name": name, "arguments": arguments}))
-            .await
     }
 
     /// Closes the input (EOF) and waits for the server to finish its calls
@@ -248,8 +260,9 @@ impl TestClient {
         rest
     }
 
-    /// The next message the server wrote.
-    async fn read_message(&mut self) -> Option<Value> {
+    /// The next message the server wrote that was neither returned nor put
+    /// in `buffered` (so newer than all of those). Cancel-safe.
+    pub(super) async fn read_message(&mut self) -> Option<Value> {
         loop {
             if let Some(message) = self.unread.pop_front() {
                 return Some(message);
@@ -293,20 +306,6 @@ fn parse_messages(bytes: &[u8]) -> Vec<Value> {
 fn is_response_to(message: &Value, id: i64) -> bool {
     message.get("id").and_then(Value::as_i64) == Some(id)
         && (message.get("result").is_some() || message.get("error").is_some())
-}
-
-fn into_result(mut message: Value) -> Result<Value, RpcError> {
-    if let Some(error) = message.get_mut("error") {
-        return Err(RpcError {
-            code: error["code"].as_i64().unwrap_or_default(),
-            message: error["message"].as_str().unwrap_or_default().to_owned(),
-            data: error.get("data").cloned(),
-        });
-    }
-    Ok(message
-        .get_mut("result")
-        .map(Value::take)
-        .unwrap_or_default())
 }
 
 impl Drop for TestClient {
