@@ -4,9 +4,12 @@
 //! inside the workspace, for example by naming a crate the user never added.
 //!
 //! It has its own lock file and target directory (`target/downstream`), so
-//! it never waits on the lock of the main build. Its server binary, with
-//! tools from its library, from its second library crate (`extra/`) and
-//! from `src/main.rs`, is driven by a real client in `tests/interop/run`.
+//! it never waits on the lock of the main build. Its library declares tools,
+//! resources, resource templates, prompts and completions in two modules
+//! (`src/math.rs`, `src/notes.rs`); its server binary serves them with the
+//! tools of its second library crate (`extra/`) and of `src/main.rs`, and a
+//! real client (the Python SDK) drives it over stdio and over HTTP in
+//! `tests/interop/run`.
 //! Its other binaries (`src/bin/`) make a newcomer's mistakes, a library of
 //! tools the binary never names and a missing `State<T>`, and its
 //! `tests/startup.rs` checks what their stderr tells the user.

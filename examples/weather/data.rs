@@ -7,6 +7,12 @@
 //! machine gives the same answers, which is what the tests need. Nothing
 //! here reads the clock, draws random numbers or touches the network; days
 //! are offsets from "today" (0), not dates.
+//!
+//! Only the current conditions change while the server runs: each refresh
+//! (`refresh.rs` counts them in [`WeatherDb::refreshes`]) moves them a
+//! little, within the day's range, as deterministically as the rest.
+
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -45,24 +51,67 @@ pub struct DailyWeather {
     pub wind_kmh: u8,
 }
 
+/// The weather at a city right now, in metric units.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CurrentWeather {
+    pub temperature_c: f64,
+    pub condition: Condition,
+    pub humidity_percent: u8,
+    pub wind_kmh: u8,
+}
+
 /// The cities, registered once as shared state and injected into the tools
 /// with `State<WeatherDb>`.
 #[derive(Debug)]
 pub struct WeatherDb {
     cities: &'static [City],
+    /// How many times the current conditions were refreshed since start-up.
+    /// The refresh task adds one; [`WeatherDb::current`] reads it.
+    pub refreshes: AtomicU64,
 }
 
 impl WeatherDb {
     /// The embedded sample data set.
     pub fn sample() -> Self {
-        WeatherDb { cities: &CITIES }
+        WeatherDb {
+            cities: &CITIES,
+            refreshes: AtomicU64::new(0),
+        }
+    }
+
+    /// Every city, in alphabetical order.
+    pub fn cities(&self) -> &'static [City] {
+        self.cities
     }
 
     /// The city with this name, ignoring case, accents and punctuation
     /// ("sao paulo" finds São Paulo).
     pub fn city(&self, name: &str) -> Option<&'static City> {
         let wanted = normalize(name);
-        self.cities.iter().find(|c| normalize(c.name) == wanted)
+        self.cities().iter().find(|c| normalize(c.name) == wanted)
+    }
+
+    /// The weather at `city` now: early afternoon of today, moved a little
+    /// by each refresh, never outside today's low and high.
+    pub fn current(&self, city: &City) -> CurrentWeather {
+        let today = city.weather(0);
+        let refresh = self.refreshes.load(Ordering::Relaxed);
+        // Until the first refresh: three quarters of the way from the low
+        // to the high, and the day's humidity and wind.
+        let (mut position, mut humidity, mut wind) = (0.75, 0.0, 0.0);
+        if refresh > 0 {
+            let mut noise = Noise::seeded(city.name.bytes().chain(refresh.to_le_bytes()));
+            position = noise.between(0.55, 0.95);
+            humidity = noise.between(-5.0, 5.0);
+            wind = noise.between(-4.0, 4.0);
+        }
+        let nudge = |value: u8, by: f64, max: f64| (f64::from(value) + by).clamp(0.0, max) as u8;
+        CurrentWeather {
+            temperature_c: today.low_c + position * (today.high_c - today.low_c),
+            condition: today.condition,
+            humidity_percent: nudge(today.humidity_percent, humidity, 100.0),
+            wind_kmh: nudge(today.wind_kmh, wind, 255.0),
+        }
     }
 
     /// Cities whose name or country matches `query`, best matches first:
@@ -71,7 +120,7 @@ impl WeatherDb {
     pub fn search(&self, query: &str) -> Vec<&'static City> {
         let query = normalize(query);
         let mut ranked: Vec<(u8, &'static City)> = self
-            .cities
+            .cities()
             .iter()
             .filter_map(|city| search_rank(&query, city).map(|rank| (rank, city)))
             .collect();
@@ -89,7 +138,7 @@ impl WeatherDb {
             return Vec::new();
         }
         let mut close: Vec<(usize, &'static str)> = self
-            .cities
+            .cities()
             .iter()
             .filter_map(|city| {
                 let known = normalize(city.name);
@@ -167,8 +216,13 @@ struct Noise(u64);
 
 impl Noise {
     fn new(city: &str, day: u8) -> Self {
+        Noise::seeded(city.bytes().chain([0xff, day]))
+    }
+
+    /// A stream seeded with FNV-1a of `bytes`.
+    fn seeded(bytes: impl IntoIterator<Item = u8>) -> Self {
         let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-        for byte in city.bytes().chain([0xff, day]) {
+        for byte in bytes {
             hash = (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3);
         }
         Noise(hash)
@@ -211,7 +265,7 @@ fn search_rank(query: &str, city: &City) -> Option<u8> {
 /// Lowercase, without the accents used in the data set, and with runs of
 /// spaces, hyphens, dots and commas turned into single spaces: "SAO-PAULO"
 /// and "São Paulo" are the same, "Paris, France" is "paris france".
-fn normalize(text: &str) -> String {
+pub fn normalize(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.trim().chars().flat_map(char::to_lowercase) {
         let c = match c {

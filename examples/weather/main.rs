@@ -1,23 +1,46 @@
 //! A weather server: forecasts, current conditions and city search for 36
 //! cities, from an embedded sample data set (invented weather, no network).
 //!
+//! - tools (`tools.rs`): `get_forecast`, `current_conditions`, `search_cities`;
+//! - resources (`resources.rs`): `weather://cities`, the city list as JSON,
+//!   and the template `weather://cities/{name}`, one city's data, whose
+//!   `name` completes from the city names;
+//! - a prompt (`prompts.rs`): `plan_trip`, whose `city` argument completes
+//!   from the city names;
+//! - a refresh (`refresh.rs`): every 5 seconds (`WEATHER_REFRESH_SECS`
+//!   sets another period, `0` turns it off) the current conditions drift,
+//!   and clients subscribed to a city's URI get
+//!   `notifications/resources/updated`.
+//!
 //! Run it with `cargo run --example weather` (stdio), `cargo run --example
 //! weather -- --http 127.0.0.1:8080` (Streamable HTTP at /mcp) or `cargo run
 //! --example weather -- --help`; `RUST_LOG=debug` shows every request on stderr.
 
 mod data;
+mod prompts;
+mod refresh;
+mod resources;
 mod tools;
+
+use std::sync::Arc;
 
 use mcp_runtime::Server;
 
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
-    Server::new("weather", env!("CARGO_PKG_VERSION"))
+    let db = Arc::new(data::WeatherDb::sample());
+    let mut server = Server::new("weather", env!("CARGO_PKG_VERSION"))
         .instructions(
             "Weather for 36 large cities (sample data). Use search_cities to find a city's \
-             exact name, then get_forecast or current_conditions.",
+             exact name, then get_forecast or current_conditions. The resource \
+             weather://cities lists the cities with the URI of each one's data \
+             (weather://cities/{name}); current conditions are refreshed every few seconds, \
+             and a subscription to a city's URI announces each refresh. The prompt plan_trip \
+             plans a trip to a city around its forecast.",
         )
-        .state(data::WeatherDb::sample())
-        .run()
-        .await
+        .shared_state(Arc::clone(&db));
+    if let Some(period) = refresh::period()? {
+        tokio::spawn(refresh::every(period, db, server.notifier()));
+    }
+    server.run().await
 }

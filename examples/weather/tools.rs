@@ -133,7 +133,7 @@ impl std::error::Error for WeatherError {}
 
 impl WeatherDb {
     /// The city with this name, or an error suggesting close names.
-    fn lookup(&self, name: &str) -> Result<&'static City, WeatherError> {
+    pub fn lookup(&self, name: &str) -> Result<&'static City, WeatherError> {
         self.city(name).ok_or_else(|| WeatherError::UnknownCity {
             name: name.to_owned(),
             suggestions: self.suggestions(name),
@@ -198,17 +198,15 @@ async fn current_conditions(
 ) -> Result<Conditions, WeatherError> {
     let city = db.lookup(&city)?;
     let unit = unit.unwrap_or_default();
-    let today = city.weather(0);
-    // Early afternoon: most of the way from the low to the high.
-    let temperature = today.low_c + 0.75 * (today.high_c - today.low_c);
+    let now = db.current(city);
     Ok(Conditions {
         city: city.name.to_owned(),
         country: city.country.to_owned(),
-        temperature: unit.convert(temperature),
+        temperature: unit.convert(now.temperature_c),
         unit,
-        condition: today.condition,
-        humidity_percent: today.humidity_percent,
-        wind_kmh: today.wind_kmh,
+        condition: now.condition,
+        humidity_percent: now.humidity_percent,
+        wind_kmh: now.wind_kmh,
     })
 }
 

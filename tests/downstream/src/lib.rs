@@ -1,5 +1,6 @@
-//! Tools in two private modules of a library: a binary that links this
-//! crate serves both without naming either.
+//! Tools, resources, resource templates and prompts in two private modules
+//! of a library: a binary that links this crate serves all of them without
+//! naming any.
 
 mod math;
 mod notes;

@@ -1,6 +1,7 @@
-//! A server built the way a user's binary is: tools from this package's
-//! library (two private modules), from the `extra` crate (linked by the
-//! `use` below and nothing else) and from this file, served on stdio.
+//! A server built the way a user's binary is: tools, resources and prompts
+//! from this package's library (two private modules), tools from the
+//! `extra` crate (linked by the `use` below and nothing else) and from this
+//! file, served on stdio or, with `--http ADDR`, over HTTP.
 //! `tests/interop/run` drives it with a real client.
 
 use downstream::Notebook;

@@ -52,13 +52,14 @@ class StepFailed(Exception):
 class Server:
     """One run of a server binary under `tests/interop/record`."""
 
-    def __init__(self, name: str, binary: Path, *args: str) -> None:
+    def __init__(self, name: str, binary: Path, *args: str, env: dict[str, str] | None = None) -> None:
         if not binary.exists():
             raise StepFailed(f"{binary} does not exist: tests/interop/run builds it first")
         self.dir = LOGS / name
         # Relative to ROOT where possible, so printed command lines read well.
         self.command = [relative(RECORD), relative(self.dir), relative(binary), *args]
-        self.params = StdioServerParameters(command=self.command[0], args=self.command[1:], cwd=str(ROOT))
+        # `env` is added to the variables the SDK passes on to servers.
+        self.params = StdioServerParameters(command=self.command[0], args=self.command[1:], cwd=str(ROOT), env=env)
 
     def _lines(self, file: str) -> list[dict[str, Any]]:
         path = self.dir / file
@@ -155,12 +156,13 @@ class HttpServer:
     (or killed on the way out if a check left it running). Its log is
     LOGS/NAME/stderr, its exit status LOGS/NAME/exit."""
 
-    def __init__(self, name: str, binary: Path, *args: str) -> None:
+    def __init__(self, name: str, binary: Path, *args: str, env: dict[str, str] | None = None) -> None:
         if not binary.exists():
             raise StepFailed(f"{binary} does not exist: tests/interop/run builds it first")
         self.dir = LOGS / name
         self.binary = binary
         self.args = list(args)
+        self.env = env or {}
         self.process: subprocess.Popen[bytes] | None = None
         self.url = ""
 
@@ -175,7 +177,7 @@ class HttpServer:
             self.process = subprocess.Popen(
                 [self.binary, "--http", address, *self.args],
                 cwd=ROOT,
-                env={**os.environ, "RUST_LOG": os.environ.get("RUST_LOG", "info")},
+                env={**os.environ, "RUST_LOG": os.environ.get("RUST_LOG", "info"), **self.env},
                 stdin=subprocess.DEVNULL,
                 stdout=stderr,
                 stderr=stderr,

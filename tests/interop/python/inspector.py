@@ -1,5 +1,6 @@
 """The weather example, driven by the MCP Inspector CLI (2.12.0, on Node 22),
-over stdio and over Streamable HTTP (`--transport http`).
+over stdio and over Streamable HTTP (`--transport http`): its tools, its
+resources and resource template, and its prompt.
 
 Each step runs one `mcp-inspector --cli ...` command line, printed before it
 runs, and checks its exit code (0 ok, 5 for a result with `isError`, 1 for
@@ -13,15 +14,17 @@ PATH: `target/interop/venv/bin/python tests/interop/python/inspector.py`.
 
 from __future__ import annotations
 
+import functools
 import json
 import shlex
 import shutil
 import subprocess
+from collections.abc import Callable
 from typing import Any
 
 from harness import ROOT, WEATHER, Check, HttpServer, Server, main, relative
 
-OK, TOOL_ERROR = 0, 5
+OK, FAILURE, TOOL_ERROR = 0, 1, 5
 
 
 def inspector(check: Check, name: str, *args: str, expect_exit: int = OK) -> tuple[Any, Any]:
@@ -114,10 +117,76 @@ async def the_inspector_cli_drives_the_weather_server(check: Check) -> None:
         )  # fmt: skip
         check.equal(err["error"]["code"], "tool_not_found", "error envelope")
 
+    check_primitives(check, functools.partial(inspector, check), "")
+
     # Every step above checked that the server exited 0 after the CLI was
     # done with it. The CLI has no ping command (no --method ping): ping is
     # checked with the Python and TypeScript SDKs.
     print("note inspector: ping is not checked here: the Inspector CLI cannot send one", flush=True)
+
+
+def check_primitives(check: Check, run: Callable[..., tuple[Any, Any]], on: str) -> None:
+    """Lists and reads the weather example's resources, lists and gets its prompt.
+
+    `run(name, *args, expect_exit=0)` runs the CLI with those arguments. The
+    CLI has no completion or subscription method: those are checked with the
+    SDK clients (primitives.py, primitives.mjs).
+    """
+    with check.step(f"{on}resources/list: weather://cities, JSON"):
+        out, _ = run("resources-list", "--method", "resources/list")
+        resources = [(r["uri"], r["name"], r["mimeType"]) for r in out["result"]["resources"]]
+        check.equal(resources, [("weather://cities", "cities", "application/json")], "resources")
+
+    with check.step(f"{on}resources/read --uri weather://cities: 36 cities as JSON"):
+        out, _ = run("resources-read-cities", "--method", "resources/read", "--uri", "weather://cities")
+        contents = out["result"]["contents"]
+        check.equal([(c["uri"], c["mimeType"]) for c in contents], [("weather://cities", "application/json")], "contents")
+        cities = json.loads(contents[0]["text"])
+        check.equal(len(cities), 36, "number of cities")
+        check.equal(cities[0], {
+            "name": "Amsterdam", "country": "Netherlands", "latitude": 52.3676, "longitude": 4.9041,
+            "uri": "weather://cities/Amsterdam",
+        }, "the first city")  # fmt: skip
+
+    with check.step(f"{on}resources/templates/list: weather://cities/{{name}}"):
+        out, _ = run("resources-templates-list", "--method", "resources/templates/list")
+        templates = [(t["uriTemplate"], t["name"]) for t in out["result"]["resourceTemplates"]]
+        check.equal(templates, [("weather://cities/{name}", "city")], "templates")
+
+    with check.step(f"{on}resources/read --uri weather://cities/Nairobi: the city's data"):
+        uri = "weather://cities/Nairobi"
+        out, _ = run("resources-read-nairobi", "--method", "resources/read", "--uri", uri)
+        contents = out["result"]["contents"]
+        check.equal([c["uri"] for c in contents], [uri], "contents")
+        nairobi = json.loads(contents[0]["text"])
+        check.equal((nairobi["name"], nairobi["country"], nairobi["elevation_m"]), ("Nairobi", "Kenya", 1795), "city")
+        check.equal(len(nairobi["forecast"]), 7, "forecast days")
+
+    with check.step(f"{on}resources/read of an unknown city: exit 1, resource not found"):
+        uri = "weather://cities/Atlantis"
+        _, err = run("resources-read-unknown", "--method", "resources/read", "--uri", uri, expect_exit=FAILURE)
+        check.expect(err and "Resource not found" in err["error"]["message"], f"error envelope: {err}")
+
+    with check.step(f"{on}prompts/list: plan_trip with its arguments"):
+        out, _ = run("prompts-list", "--method", "prompts/list")
+        prompts = out["result"]["prompts"]
+        check.equal([p["name"] for p in prompts], ["plan_trip"], "prompts")
+        arguments = [(a["name"], a["required"]) for a in prompts[0]["arguments"]]
+        check.equal(arguments, [("city", True), ("days", False)], "arguments")
+
+    with check.step(f"{on}prompts/get --prompt-name plan_trip --prompt-args city=Nairobi days=5"):
+        args = ["--method", "prompts/get", "--prompt-name", "plan_trip", "--prompt-args", "city=Nairobi", "days=5"]
+        out, _ = run("prompts-get", *args)
+        messages = out["result"]["messages"]
+        check.equal([(m["role"], m["content"]["type"]) for m in messages], [("user", "resource"), ("user", "text")], "messages")
+        check.equal(messages[0]["content"]["resource"]["uri"], "weather://cities/Nairobi", "embedded resource")
+        ask = messages[1]["content"]["text"]
+        check.expect("5-day trip to Nairobi, Kenya" in ask, f"request: {ask!r}")
+
+    with check.step(f"{on}prompts/get with an unknown city: exit 1, the server's suggestion"):
+        args = ["--method", "prompts/get", "--prompt-name", "plan_trip", "--prompt-args", "city=Nairobii"]
+        _, err = run("prompts-get-unknown", *args, expect_exit=FAILURE)
+        check.expect(err and "Did you mean Nairobi?" in err["error"]["message"], f"error envelope: {err}")
 
 
 def inspector_http(check: Check, server: HttpServer, *args: str, expect_exit: int = OK) -> tuple[Any, Any]:
@@ -165,6 +234,12 @@ async def the_inspector_cli_drives_the_weather_server_over_http(check: Check) ->
             check.equal(out["result"]["isError"], True, "isError")
             check.expect("/days" in out["result"]["content"][0]["text"], f"message: {out['result']}")
             check.equal(err["error"]["code"], "tool_is_error", "error envelope")
+
+
+        def run(_name: str, *args: str, expect_exit: int = OK) -> tuple[Any, Any]:
+            return inspector_http(check, server, *args, expect_exit=expect_exit)
+
+        check_primitives(check, run, "http: ")
 
         with check.step("http: SIGTERM after the CLI runs: exit 0"):
             await server.stop(check)

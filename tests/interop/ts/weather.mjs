@@ -5,31 +5,19 @@
 // Python checks, and exits 1 if any step failed.
 
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-import { setTimeout as sleep } from "node:timers/promises";
+import { join } from "node:path";
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 
 import { CheckFailed, equal, expect, steps, structured, textOf, toolError } from "./checks.mjs";
+import { LOGS, RECORD, ROOT, WEATHER, exitStatus } from "./servers.mjs";
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
-const LOGS = process.env.INTEROP_LOGS ?? join(ROOT, "target/interop/logs");
-const RECORD = join(ROOT, "tests/interop/record");
-const WEATHER = join(ROOT, "target/debug/examples/weather");
 const PROGRESS = join(ROOT, "target/debug/examples/progress");
 const SUITE = "typescript";
 
 const { step, finish } = steps(SUITE);
-
-/** The server's exit status, written by tests/interop/record once it exited by itself. */
-async function exitStatus(dir) {
-  const file = join(dir, "exit");
-  for (let i = 0; i < 150 && !existsSync(file); i++) await sleep(20);
-  return existsSync(file) ? Number(readFileSync(file, "utf8").trim()) : null;
-}
 
 const dir = join(LOGS, "typescript/weather");
 mkdirSync(dir, { recursive: true });

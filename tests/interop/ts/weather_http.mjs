@@ -6,73 +6,14 @@
 // stops it with SIGTERM: it must exit 0. Run by tests/interop/run with the
 // pinned SDK: `node tests/interop/ts/weather_http.mjs`.
 
-import { spawn } from "node:child_process";
-import { createWriteStream, existsSync, mkdirSync } from "node:fs";
-import { createServer, connect } from "node:net";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-import { setTimeout as sleep } from "node:timers/promises";
-
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 
-import { CheckFailed, equal, expect, steps, structured, textOf, toolError } from "./checks.mjs";
-
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
-const LOGS = process.env.INTEROP_LOGS ?? join(ROOT, "target/interop/logs");
-const WEATHER = join(ROOT, "target/debug/examples/weather");
+import { CheckFailed, equal, expect, steps, structured, toolError } from "./checks.mjs";
+import { startWeather } from "./servers.mjs";
 
 const { step, finish } = steps("typescript-http");
-
-/** A free port on 127.0.0.1. */
-async function freePort() {
-  const probe = createServer();
-  await new Promise((done, fail) => probe.once("error", fail).listen(0, "127.0.0.1", done));
-  const { port } = probe.address();
-  await new Promise((done) => probe.close(done));
-  return port;
-}
-
-/** Whether something accepts connections on 127.0.0.1:port. */
-function listening(port) {
-  return new Promise((done) => {
-    const socket = connect(port, "127.0.0.1");
-    socket.once("connect", () => done(socket.end() && true));
-    socket.once("error", () => done(false));
-  });
-}
-
-/** Starts the weather example on a free port and waits (10 s at most) until it listens. */
-async function startWeather(name) {
-  expect(existsSync(WEATHER), `${WEATHER} does not exist: tests/interop/run builds it first`);
-  const dir = join(LOGS, name);
-  mkdirSync(dir, { recursive: true });
-  const port = await freePort();
-  const log = createWriteStream(join(dir, "stderr"));
-  const child = spawn(WEATHER, ["--http", `127.0.0.1:${port}`], {
-    cwd: ROOT,
-    env: { ...process.env, RUST_LOG: process.env.RUST_LOG ?? "info" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  child.stdout.pipe(log);
-  child.stderr.pipe(log);
-  const exited = new Promise((done) => child.once("exit", (code, signal) => done(code ?? signal)));
-  for (const deadline = Date.now() + 10_000; !(await listening(port)); await sleep(50)) {
-    if (child.exitCode !== null) throw new CheckFailed(`the server exited (${child.exitCode}) before listening; log: ${dir}/stderr`);
-    if (Date.now() > deadline) throw new CheckFailed(`the server did not listen on 127.0.0.1:${port} within 10 s`);
-  }
-  return {
-    url: new URL(`http://127.0.0.1:${port}/mcp`),
-    kill: () => child.kill("SIGKILL"),
-    /** SIGTERM: the server must exit 0 within 10 s (its grace period is 5 s). */
-    async stop() {
-      child.kill("SIGTERM");
-      const status = await Promise.race([exited, sleep(10_000, "still running 10 s after SIGTERM")]);
-      equal(status, 0, `the server's exit (log: ${dir}/stderr)`);
-    },
-  };
-}
 
 let server;
 const client = new Client({ name: "interop-typescript-http", version: "1.0.0" });
