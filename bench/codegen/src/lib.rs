@@ -71,6 +71,43 @@ pub fn ours_tools(n: usize, edit: u32) -> String {
     out
 }
 
+/// `n` `#[resource]` fns (the first half fixed URIs, the second half URI
+/// templates with one variable) and `n` `#[prompt]` fns with a required
+/// and an optional argument, for mcp-runtime (`use mcp_runtime::{prompt,
+/// resource};` in scope): what `ours-many` serves beside its tools, so its
+/// start-up figure includes building them.
+pub fn ours_resources_and_prompts(n: usize) -> String {
+    let mut out = String::new();
+    for i in 0..n {
+        if i < n / 2 {
+            let _ = writeln!(out, "/// Catalog section {i}, as text.");
+            let _ = writeln!(out, "#[resource(\"bench://sections/{i:03}\")]");
+            let _ = writeln!(out, "fn section_{i:03}() -> String {{");
+            let _ = writeln!(out, "    \"section {i}\".to_owned()");
+        } else {
+            let _ = writeln!(out, "/// One entry of catalog section {i}.");
+            let _ = writeln!(out, "#[resource(\"bench://sections/{i:03}/{{key}}\")]");
+            let _ = writeln!(out, "fn entry_{i:03}(key: String) -> String {{");
+            let _ = writeln!(out, "    format!(\"section {i}: {{key}}\")");
+        }
+        let _ = writeln!(out, "}}\n");
+        let _ = writeln!(out, "/// Asks about catalog section {i}.");
+        let _ = writeln!(out, "#[prompt]");
+        let _ = writeln!(out, "fn prompt_{i:03}(");
+        let _ = writeln!(out, "    /// What to ask about.");
+        let _ = writeln!(out, "    topic: String,");
+        let _ = writeln!(out, "    /// How much detail to give.");
+        let _ = writeln!(out, "    detail: Option<String>,");
+        let _ = writeln!(out, ") -> String {{");
+        let _ = writeln!(
+            out,
+            "    format!(\"Section {i}: {{topic}} ({{}})\", detail.as_deref().unwrap_or(\"brief\"))"
+        );
+        let _ = writeln!(out, "}}\n");
+    }
+    out
+}
+
 /// One parameter struct per tool and a `#[tool_router]` impl on `server`
 /// (a struct with a `tool_router: ToolRouter<Self>` field, defined by the
 /// including file), for rmcp. Needs `Parameters`, `tool`, `tool_router`,

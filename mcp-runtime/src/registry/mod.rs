@@ -7,6 +7,7 @@
 pub(crate) mod catalog;
 pub(crate) mod change;
 pub(crate) mod error;
+mod parallel;
 
 use std::sync::Arc;
 
@@ -114,10 +115,7 @@ impl Registry {
             first: d.first,
             second: d.second,
         })?;
-        let tools = sources
-            .iter()
-            .map(|source| source.build(&state).map(Arc::new))
-            .collect::<Result<Vec<Arc<Tool>>, _>>()?;
+        let tools = parallel::build_all(&sources, |source| source.build(&state).map(Arc::new))?;
         let (resources, templates) = build_resources(&dynamic.resources, &state)?;
         let prompts = build_prompts(&dynamic.prompts, &state)?;
         tracing::debug!(
@@ -281,12 +279,13 @@ fn build_resources(
     dynamic: &[DynamicResource],
     state: &StateMap,
 ) -> Result<Resources, RegistryError> {
-    let statics = inventory::iter::<ResourceDef>
-        .into_iter()
-        .map(|def| crate::resources::build::build_static(def, state));
-    let mut built = statics
-        .chain(dynamic.iter().map(DynamicResource::build))
-        .collect::<Result<Vec<Resource>, _>>()?;
+    let statics: Vec<&'static ResourceDef> = inventory::iter::<ResourceDef>.into_iter().collect();
+    let mut built = parallel::build_all(&statics, |def| {
+        crate::resources::build::build_static(def, state)
+    })?;
+    for resource in dynamic {
+        built.push(resource.build()?);
+    }
     sort_unique(&mut built).map_err(|d| RegistryError::DuplicateResource {
         uri: d.key,
         first: d.first,
@@ -304,12 +303,13 @@ fn build_prompts(
     dynamic: &[DynamicPrompt],
     state: &StateMap,
 ) -> Result<Vec<Arc<Prompt>>, RegistryError> {
-    let statics = inventory::iter::<PromptDef>
-        .into_iter()
-        .map(|def| crate::prompts::build::build_static(def, state));
-    let mut built = statics
-        .chain(dynamic.iter().map(DynamicPrompt::build))
-        .collect::<Result<Vec<Prompt>, _>>()?;
+    let statics: Vec<&'static PromptDef> = inventory::iter::<PromptDef>.into_iter().collect();
+    let mut built = parallel::build_all(&statics, |def| {
+        crate::prompts::build::build_static(def, state)
+    })?;
+    for prompt in dynamic {
+        built.push(prompt.build()?);
+    }
     sort_unique(&mut built).map_err(|d| RegistryError::DuplicatePrompt {
         name: d.key,
         first: d.first,
