@@ -231,9 +231,11 @@ impl Server {
         self
     }
 
-    /// The number of tools per `tools/list` page (default: all in one page).
-    pub fn page_size(mut self, tools: usize) -> Self {
-        self.limits.page_size = Some(tools.max(1));
+    /// The number of entries per page of `tools/list`, `resources/list`,
+    /// `resources/templates/list` and `prompts/list` (default: all in one
+    /// page).
+    pub fn page_size(mut self, entries: usize) -> Self {
+        self.limits.page_size = Some(entries.max(1));
         self
     }
 
