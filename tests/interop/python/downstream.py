@@ -16,11 +16,10 @@ Run by tests/interop/run after it builds the crate:
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable
 
 import mcp.types as types
-from harness import DOWNSTREAM, Check, HttpServer, Server, main
-from mcp import ClientSession, MCPError
+from harness import DOWNSTREAM, Check, HttpServer, Server, main, rpc_error
+from mcp import ClientSession
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
@@ -113,15 +112,6 @@ def text_contents(result: types.ReadResourceResult, uri: str, mime_type: str) ->
     return contents[0].text
 
 
-async def error_of(request: Awaitable[object]) -> types.ErrorData:
-    """The JSON-RPC error the awaitable `request` fails with."""
-    try:
-        result = await request
-    except MCPError as error:
-        return error.error
-    raise AssertionError(f"expected a JSON-RPC error, got {result}")
-
-
 async def check_primitives(check: Check, session: ClientSession, on: str) -> None:
     """The resources, templates, prompts and completions of src/math.rs and src/notes.rs."""
     with check.step(f"{on}: capabilities, and resources/list: math://constants and notes://all"):
@@ -147,7 +137,7 @@ async def check_primitives(check: Check, session: ClientSession, on: str) -> Non
 
     with check.step(f"{on}: resources/read of what does not exist: -32002 naming the URI"):
         for uri in ["notes://3", "math://squares/twelve", "math://nothing"]:
-            error = await error_of(session.read_resource(uri))
+            error = await rpc_error(session.read_resource(uri))
             check.equal((error.code, error.data), (-32002, {"uri": uri}), f"{uri}: code and data")
 
     with check.step(f"{on}: prompts/list and prompts/get practice, summarize_notes"):
@@ -163,9 +153,9 @@ async def check_primitives(check: Check, session: ClientSession, on: str) -> Non
         check.equal(texts, ["My notes:\n- milk [errands]\n- bread []", "Summarize these 2 notes as one paragraph."], "summary")
 
     with check.step(f"{on}: prompts/get with a bad argument: -32602 naming it"):
-        error = await error_of(session.get_prompt("summarize_notes", {"style": "poem"}))
+        error = await rpc_error(session.get_prompt("summarize_notes", {"style": "poem"}))
         check.expect(error.code == -32602 and "style" in error.message, f"style=poem: {error}")
-        error = await error_of(session.get_prompt("practice", {}))
+        error = await rpc_error(session.get_prompt("practice", {}))
         check.expect(error.code == -32602 and "operation" in error.message, f"no operation: {error}")
 
     with check.step(f"{on}: completion/complete: a function's values, an enum's values"):

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-from mcp import StdioServerParameters
+from mcp import MCPError, StdioServerParameters
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
@@ -287,3 +287,12 @@ def main(suite: str, checks: list[Callable[[Check], Awaitable[None]]]) -> None:
             report_failure(suite, f"{run.__name__.replace('_', ' ')} (stopped)", error)
     print(f"{suite}: {check.passed} passed, {check.failures} failed", flush=True)
     sys.exit(1 if check.failures else 0)
+
+
+async def rpc_error(request: Awaitable[Any]) -> Any:
+    """The JSON-RPC error (`mcp.types.ErrorData`) the awaitable `request` fails with."""
+    try:
+        result = await request
+    except MCPError as error:
+        return error.error
+    raise AssertionError(f"expected a JSON-RPC error, got {result}")

@@ -17,8 +17,8 @@ from typing import Any
 
 import anyio
 import mcp.types as types
-from harness import WEATHER, Check, HttpServer, Server, main
-from mcp import ClientSession, MCPError
+from harness import WEATHER, Check, HttpServer, Server, main, rpc_error
+from mcp import ClientSession
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
@@ -67,15 +67,6 @@ def json_text(result: types.ReadResourceResult, uri: str) -> Any:
 
 def without_accents(text: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFD", text) if not unicodedata.combining(c))
-
-
-async def rpc_error(request: Any) -> types.ErrorData:
-    """The JSON-RPC error the awaitable `request` fails with."""
-    try:
-        result = await request
-    except MCPError as error:
-        return error.error
-    raise AssertionError(f"expected a JSON-RPC error, got {result}")
 
 
 async def check_primitives(check: Check, session: ClientSession, on: str) -> None:
