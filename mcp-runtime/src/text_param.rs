@@ -220,8 +220,17 @@ impl<T: JsonSchema> SchemaValues<T> {
     }
 
     pub fn values(self) -> Option<Vec<String>> {
-        let schema = schemars::SchemaGenerator::default().root_schema_for::<T>();
-        enum_values(schema.as_value())
+        // One generator per thread: making one is most of the cost of this
+        // probe, which runs for every prompt argument and template variable
+        // at start-up.
+        thread_local! {
+            static GENERATOR: std::cell::RefCell<schemars::SchemaGenerator> =
+                std::cell::RefCell::new(schemars::SchemaGenerator::default());
+        }
+        GENERATOR.with_borrow_mut(|generator| {
+            generator.definitions_mut().clear();
+            enum_values(T::json_schema(generator).as_value())
+        })
     }
 }
 

@@ -14,13 +14,17 @@ pub(crate) struct ArgumentValidator {
 
 impl ArgumentValidator {
     pub(crate) fn new(schema: &Map<String, Value>) -> Result<Self, String> {
+        Self::from_owned(schema.clone())
+    }
+
+    /// [`ArgumentValidator::new`] of a schema no longer needed otherwise.
+    pub(crate) fn from_owned(schema: Map<String, Value>) -> Result<Self, String> {
         let names = schema
             .get("properties")
             .and_then(Value::as_object)
             .map(|p| p.keys().cloned().collect())
             .unwrap_or_default();
-        let schema = Value::Object(schema.clone());
-        let schema = Schema::compile(&schema)?;
+        let schema = Schema::compile(&Value::Object(schema))?;
         Ok(ArgumentValidator { schema, names })
     }
 

@@ -76,7 +76,8 @@ pub(crate) fn build_static(def: &'static ToolDef, state: &StateMap) -> Result<To
         }
         None => (None, false),
     };
-    let validator = ArgumentValidator::new(&checked_input).map_err(|r| invalid("input", r))?;
+    let validator =
+        ArgumentValidator::from_owned(checked_input).map_err(|r| invalid("input", r))?;
     let metadata = Metadata::from_attribute(def.icons, def.meta).map_err(|reason| {
         RegistryError::InvalidTool {
             name: def.name.to_owned(),

@@ -161,6 +161,42 @@ fn a_missing_state_stops_the_server_with_a_sentence_and_its_fix() {
 }
 
 #[test]
+fn a_schema_that_cannot_be_built_stops_the_server_before_it_answers() {
+    let request = |id: u32, method: &str| json!({"jsonrpc": "2.0", "id": id, "method": method});
+    let input = lines(&[
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "newcomer", "version": "0"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        request(2, "tools/list"),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+               "params": {"name": "check_code", "arguments": {"code": "xyz"}}}),
+    ]);
+    for args in [&[][..], &["--list-tools"]] {
+        let run = run(env!("CARGO_BIN_EXE_bad_pattern"), args, &input);
+        let stderr = &run.stderr;
+        assert_eq!(run.status.code(), Some(1), "{args:?}; stderr:\n{stderr}");
+        // Nothing was read or answered.
+        assert_eq!(run.stdout, "", "{args:?}; stderr:\n{stderr}");
+        let sentence = stderr
+            .lines()
+            .find_map(|line| line.strip_prefix("error: "))
+            .unwrap_or_else(|| panic!("{args:?}: no `error: ` line in stderr:\n{stderr}"));
+        assert!(
+            sentence.starts_with(
+                "cannot start the MCP server: the tool `check_code` (defined at \
+                 src/bin/bad_pattern.rs:"
+            ),
+            "{args:?}: {sentence}"
+        );
+        assert!(
+            sentence.contains("is not a valid regular expression"),
+            "{args:?}: {sentence}"
+        );
+    }
+}
+
+#[test]
 fn the_command_line_is_the_servers() {
     // The README's `main` gives a user's binary the options too.
     let version = run(env!("CARGO_BIN_EXE_unlinked"), &["--version"], "");
