@@ -10,6 +10,7 @@
 //! memory stays bounded however fast a client sends.
 
 use std::collections::HashMap;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::Poll;
@@ -20,6 +21,7 @@ use tokio::task::{AbortHandle, JoinSet};
 use tracing::Instrument;
 
 use super::core::{Limits, ServerCore};
+use super::live::Snapshot;
 use super::reply::{
     Answer, JsonAnswer, Replies, is_error_answer, write_call_result, write_json_answer,
 };
@@ -172,6 +174,7 @@ impl Calls {
     pub(crate) async fn start(
         &mut self,
         core: &Arc<ServerCore>,
+        snapshot: &Snapshot,
         out: &Outbox,
         id: &RequestId,
         params: Box<CallParams<'_>>,
@@ -180,17 +183,11 @@ impl Calls {
         batch_slot: &mut Option<oneshot::Sender<Option<Vec<u8>>>>,
         reply: &mut Replies<'_>,
     ) -> Result<Answer, ErrorObject> {
-        let tool = {
-            let snapshot = core.live.load();
-            match snapshot.registry.get(&params.name) {
-                Some(tool) => Arc::clone(tool),
-                None => {
-                    return Err(ErrorObject::new(
-                        INVALID_PARAMS,
-                        format!("Unknown tool: {}", params.name),
-                    ));
-                }
-            }
+        let Some(tool) = snapshot.registry.get(&params.name).map(Arc::clone) else {
+            return Err(ErrorObject::new(
+                INVALID_PARAMS,
+                format!("Unknown tool: {}", params.name),
+            ));
         };
         self.check_unused(id)?;
         let ctx = request_context(
@@ -210,7 +207,9 @@ impl Calls {
             write: write_call_result,
             is_error: Outcome::is_error,
         };
-        self.run(out, id, ctx, call, job, size, batch_slot, reply)
+        // Boxed here, not inside `run`: an `async fn`'s arguments stay in
+        // its future for its whole life, and this one's in every request's.
+        self.run(out, id, ctx, Box::pin(call), job, size, batch_slot, reply)
             .await
     }
 
@@ -242,7 +241,7 @@ impl Calls {
         out: &Outbox,
         id: &RequestId,
         ctx: Context,
-        call: F,
+        mut call: Pin<Box<F>>,
         job: Job<R>,
         size: usize,
         batch_slot: &mut Option<oneshot::Sender<Option<Vec<u8>>>>,
@@ -252,7 +251,6 @@ impl Calls {
         F: Future<Output = R> + Send + 'static,
         R: Send + 'static,
     {
-        let mut call = Box::pin(call);
         let version = job.version;
         let cost = size.saturating_add(WAITING_CALL_OVERHEAD);
         let start = loop {

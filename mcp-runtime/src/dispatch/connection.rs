@@ -14,6 +14,7 @@ use tracing::Instrument;
 use super::calls::Calls;
 use super::core::ServerCore;
 use super::incoming::{Incoming, lines_of, without_cr};
+use super::live::Held;
 use super::reply::{Answer, Replies};
 use crate::context::{ClientInfo, LogLevel, SessionShared};
 use crate::jsonrpc::call_params;
@@ -32,6 +33,8 @@ pub(crate) struct Connection {
     /// Set by `initialize`.
     pub(super) session: Option<Arc<SessionShared>>,
     pub(super) calls: Calls,
+    /// What is served, as this connection last saw it.
+    pub(super) held: Held,
 }
 
 /// Serves one connection until `incoming` ends (EOF) or the output closes.
@@ -54,6 +57,7 @@ impl Connection {
     pub(crate) fn new(core: Arc<ServerCore>, out: Outbox) -> Connection {
         let calls = Calls::new(&core.limits);
         Connection {
+            held: core.live.hold(),
             core,
             out,
             session: None,
@@ -294,20 +298,24 @@ impl Connection {
         if !self.core.served.serves(method) {
             return Err(method_not_found(method));
         }
+        // The calls other than `tools/call` are awaited boxed: inline, their
+        // state would make every request's future larger, and `tools/call`
+        // pay to move it.
         match method {
             "tools/call" => {
                 let params = call
                     .unwrap_or_else(|| call_params::parse(params))
                     .map_err(|error| *error)?;
+                let snapshot = self.core.live.refresh(&mut self.held);
                 self.calls
                     .start(
-                        &self.core, out, id, params, session, size, batch_slot, reply,
+                        &self.core, snapshot, out, id, params, session, size, batch_slot, reply,
                     )
                     .await
             }
             "tools/list" | "resources/list" | "resources/templates/list" | "prompts/list" => {
                 let params = params_object(params)?;
-                let snapshot = self.core.live.load();
+                let snapshot = self.core.live.refresh(&mut self.held);
                 write(
                     reply,
                     snapshot.page(method, params.get("cursor"), session.version)?,
@@ -315,7 +323,7 @@ impl Connection {
             }
             "resources/read" => {
                 let params = params_object(params)?;
-                self.read_resource(params, session, out, id, size, batch_slot, reply)
+                Box::pin(self.read_resource(params, session, out, id, size, batch_slot, reply))
                     .await
             }
             "resources/subscribe" | "resources/unsubscribe" => {
@@ -325,13 +333,11 @@ impl Connection {
             }
             "prompts/get" => {
                 let params = params_object(params)?;
-                self.get_prompt(params, session, out, id, size, batch_slot, reply)
-                    .await
+                Box::pin(self.get_prompt(params, session, out, id, size, batch_slot, reply)).await
             }
             "completion/complete" => {
                 let params = params_object(params)?;
-                self.complete(params, session, out, id, size, batch_slot, reply)
-                    .await
+                Box::pin(self.complete(params, session, out, id, size, batch_slot, reply)).await
             }
             "logging/setLevel" => {
                 let params = params_object(params)?;

@@ -69,7 +69,7 @@ impl Connection {
         reply: &mut Replies<'_>,
     ) -> Result<Answer, ErrorObject> {
         let name = string(&params, "name", "prompts/get")?;
-        let snapshot = self.core.live.load();
+        let snapshot = Arc::clone(self.core.live.refresh(&mut self.held));
         let Some(prompt) = snapshot.registry.prompt(name) else {
             return Err(
                 invalid(format!("Unknown prompt: {name}")).with_data(json!({ "name": name }))
@@ -90,7 +90,7 @@ impl Connection {
         let call = async move { get_answer(&name, getting.await, version) };
         let job = Job::json("prompts/get", version);
         self.calls
-            .run(out, id, ctx, call, job, size, batch_slot, reply)
+            .run(out, id, ctx, Box::pin(call), job, size, batch_slot, reply)
             .await
     }
 
@@ -120,7 +120,7 @@ impl Connection {
         let prefix = string(argument, "value", "`argument`")?.to_owned();
         let context = params.get("context").and_then(|c| c.get("arguments"));
         let given = string_arguments(context, WHAT)?;
-        let snapshot = self.core.live.load();
+        let snapshot = Arc::clone(self.core.live.refresh(&mut self.held));
         let (owner, param) = match string(reference, "type", "`ref`")? {
             "ref/prompt" => {
                 let name = string(reference, "name", "a `ref/prompt`")?;
@@ -158,7 +158,7 @@ impl Connection {
         let call = async move { complete_answer(&param, prefix, given).await };
         let job = Job::json(WHAT, session.version);
         self.calls
-            .run(out, id, ctx, call, job, size, batch_slot, reply)
+            .run(out, id, ctx, Box::pin(call), job, size, batch_slot, reply)
             .await
     }
 }

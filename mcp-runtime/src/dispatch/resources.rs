@@ -57,7 +57,7 @@ impl Connection {
         reply: &mut Replies<'_>,
     ) -> Result<Answer, ErrorObject> {
         let uri = uri_of(&params, "resources/read")?;
-        let snapshot = self.core.live.load();
+        let snapshot = Arc::clone(self.core.live.refresh(&mut self.held));
         let Some((resource, vars)) = snapshot.registry.find_resource(uri) else {
             return Err(not_found(uri));
         };
@@ -73,7 +73,7 @@ impl Connection {
         let call = async move { read_answer(&uri, reading.await) };
         let job = Job::json("resources/read", session.version);
         self.calls
-            .run(out, id, ctx, call, job, size, batch_slot, reply)
+            .run(out, id, ctx, Box::pin(call), job, size, batch_slot, reply)
             .await
     }
 
@@ -81,7 +81,7 @@ impl Connection {
     /// exists (or matches a template) is added to or removed from the
     /// session's subscriptions.
     pub(super) fn subscribe(
-        &self,
+        &mut self,
         params: &Map<String, Value>,
         session: &SessionShared,
         subscribe: bool,
@@ -92,7 +92,15 @@ impl Connection {
             "resources/unsubscribe"
         };
         let uri = uri_of(params, method)?;
-        if subscribe && self.core.live.load().registry.find_resource(uri).is_none() {
+        if subscribe
+            && self
+                .core
+                .live
+                .refresh(&mut self.held)
+                .registry
+                .find_resource(uri)
+                .is_none()
+        {
             return Err(not_found(uri));
         }
         if let Ok(mut subscriptions) = session.subscriptions.lock() {
