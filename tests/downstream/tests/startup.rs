@@ -62,6 +62,22 @@ fn run(binary: &str, args: &[&str], input: &str) -> Run {
     }
 }
 
+/// Runs `binary`, which must refuse to start: exit status 1, nothing on
+/// stdout; returns the sentence `run()` printed after `error: ` on a line
+/// of its own, and the whole of stderr.
+fn start_up_error(binary: &str, args: &[&str], input: &str) -> (String, String) {
+    let run = run(binary, args, input);
+    let stderr = run.stderr;
+    assert_eq!(run.status.code(), Some(1), "{args:?}; stderr:\n{stderr}");
+    assert_eq!(run.stdout, "", "{args:?}; stderr:\n{stderr}");
+    let sentence = stderr
+        .lines()
+        .find_map(|line| line.strip_prefix("error: "))
+        .unwrap_or_else(|| panic!("{args:?}: no `error: ` line in stderr:\n{stderr}"))
+        .to_owned();
+    (sentence, stderr)
+}
+
 fn lines(messages: &[Value]) -> String {
     messages.iter().map(|m| format!("{m}\n")).collect()
 }
@@ -129,15 +145,8 @@ fn the_unlinked_binary_is_the_readme_main() {
 fn a_missing_state_stops_the_server_with_a_sentence_and_its_fix() {
     // Serving, and listing the tools, need every tool's state.
     for args in [&[][..], &["--list-tools"]] {
-        let run = run(env!("CARGO_BIN_EXE_no_state"), args, "");
-        let stderr = &run.stderr;
-        assert_eq!(run.status.code(), Some(1), "{args:?}; stderr:\n{stderr}");
-        assert_eq!(run.stdout, "", "{args:?}; stderr:\n{stderr}");
-        // `run()` prints the sentence after `error: `, on a line of its own.
-        let sentence = stderr
-            .lines()
-            .find_map(|line| line.strip_prefix("error: "))
-            .unwrap_or_else(|| panic!("{args:?}: no `error: ` line in stderr:\n{stderr}"));
+        let (sentence, stderr) = start_up_error(env!("CARGO_BIN_EXE_no_state"), args, "");
+        let stderr = &stderr;
         assert!(
             sentence.starts_with(
                 "cannot start the MCP server: the tool `save_note` (defined at src/notes.rs:"
@@ -173,15 +182,8 @@ fn a_schema_that_cannot_be_built_stops_the_server_before_it_answers() {
                "params": {"name": "check_code", "arguments": {"code": "xyz"}}}),
     ]);
     for args in [&[][..], &["--list-tools"]] {
-        let run = run(env!("CARGO_BIN_EXE_bad_pattern"), args, &input);
-        let stderr = &run.stderr;
-        assert_eq!(run.status.code(), Some(1), "{args:?}; stderr:\n{stderr}");
         // Nothing was read or answered.
-        assert_eq!(run.stdout, "", "{args:?}; stderr:\n{stderr}");
-        let sentence = stderr
-            .lines()
-            .find_map(|line| line.strip_prefix("error: "))
-            .unwrap_or_else(|| panic!("{args:?}: no `error: ` line in stderr:\n{stderr}"));
+        let (sentence, _) = start_up_error(env!("CARGO_BIN_EXE_bad_pattern"), args, &input);
         assert!(
             sentence.starts_with(
                 "cannot start the MCP server: the tool `check_code` (defined at \
