@@ -8,6 +8,8 @@ use schemars::generate::{Contract, SchemaSettings};
 use schemars::{Schema, SchemaGenerator};
 use serde_json::{Map, Value, json};
 
+use super::Member;
+
 /// The generator for input schemas (what the tool deserializes).
 pub(crate) fn input_generator() -> SchemaGenerator {
     generator(Contract::Deserialize)
@@ -27,35 +29,39 @@ fn generator(contract: Contract) -> SchemaGenerator {
 }
 
 /// Finishes a tool's input schema.
+#[cfg(test)]
 pub(crate) fn finish_input(schema: Schema) -> Result<Map<String, Value>, String> {
-    finish_input_with(schema, false)
+    finish_inputs(schema).map(|(published, _)| published)
 }
 
-/// The schema a tool's arguments are validated against: its input schema
-/// plus the range of every integer type that schemars leaves open (`i32`,
-/// `u32`, `i64`, `u64`, `isize`, `usize`, 128-bit), so that a number the
-/// parameter cannot hold is reported with its path like any other
-/// violation, instead of failing afterwards in deserialization. Clients get
-/// the schema without these bounds (`maximum: 18446744073709551615` on
-/// every integer would only be noise to them).
+/// The schema a tool's arguments are validated against.
+#[cfg(test)]
 pub(crate) fn finish_input_for_validation(schema: Schema) -> Result<Map<String, Value>, String> {
-    finish_input_with(schema, true)
+    finish_inputs(schema).map(|(_, checked)| checked)
 }
 
-fn finish_input_with(schema: Schema, bound_integers: bool) -> Result<Map<String, Value>, String> {
+/// A schema object.
+type Object = Map<String, Value>;
+
+/// Both finished forms of a tool's input schema, from one pass: what
+/// clients get, and what arguments are checked against (the same plus the
+/// range of every integer type that schemars leaves open: `i32`, `u32`,
+/// `i64`, `u64`, `isize`, `usize`, 128-bit, so that a number the parameter
+/// cannot hold is reported with its path like any other violation, instead
+/// of failing afterwards in deserialization; clients get the schema without
+/// these bounds, where `maximum: 18446744073709551615` on every integer
+/// would only be noise). The two differ only in those bounds, which need
+/// the `format`s that the last step drops.
+pub(crate) fn finish_inputs(schema: Schema) -> Result<(Object, Object), String> {
     let mut root = into_object(schema)?;
     clean_root(&mut root);
-    if bound_integers {
-        bound_integer_formats(&mut root);
-    }
-    drop_nonstandard_formats(&mut root);
     // The generated arguments struct has no doc; a root description can only
     // come from a `#[serde(flatten)]`ed type, and the tool's own description
     // is what the model should read.
     root.shift_remove("description");
-    match root.get("type") {
+    match root.member("type") {
         Some(Value::String(t)) if t == "object" => {}
-        None if root.contains_key("properties") => {}
+        None if root.has("properties") => {}
         other => {
             return Err(format!(
                 "an input schema must describe an object, but this one has type {}",
@@ -66,14 +72,14 @@ fn finish_input_with(schema: Schema, bound_integers: bool) -> Result<Map<String,
     root.insert("type".into(), json!("object"));
     strip_optional_nulls(&mut root);
     if root
-        .get("properties")
+        .member("properties")
         .and_then(Value::as_object)
         .is_some_and(Map::is_empty)
     {
         root.shift_remove("properties");
     }
     if root
-        .get("required")
+        .member("required")
         .and_then(Value::as_array)
         .is_some_and(Vec::is_empty)
     {
@@ -90,7 +96,11 @@ fn finish_input_with(schema: Schema, bound_integers: bool) -> Result<Map<String,
         "additionalProperties"
     };
     root.insert(key.into(), Value::Bool(false));
-    Ok(root)
+    let mut checked = root.clone();
+    bound_integer_formats(&mut checked);
+    drop_nonstandard_formats(&mut checked);
+    drop_nonstandard_formats(&mut root);
+    Ok((root, checked))
 }
 
 /// Finishes a tool's output schema. Returns the schema and whether values
@@ -99,7 +109,7 @@ pub(crate) fn finish_output(schema: Schema) -> Result<(Map<String, Value>, bool)
     let mut root = into_object(schema)?;
     clean_root(&mut root);
     drop_nonstandard_formats(&mut root);
-    let is_object = matches!(root.get("type"), Some(Value::String(t)) if t == "object");
+    let is_object = matches!(root.member("type"), Some(Value::String(t)) if t == "object");
     if is_object {
         return Ok((root, false));
     }
@@ -154,7 +164,7 @@ pub(crate) fn check_dynamic_input(schema: &Value) -> Result<Map<String, Value>, 
     let Value::Object(root) = schema else {
         return Err("an input schema must be a JSON object".into());
     };
-    match root.get("type") {
+    match root.member("type") {
         Some(Value::String(t)) if t == "object" => Ok(root.clone()),
         _ => Err("an input schema must have `\"type\": \"object\"` at its root".into()),
     }
@@ -172,7 +182,7 @@ fn clean_root(root: &mut Map<String, Value>) {
     root.shift_remove("$schema");
     root.shift_remove("title");
     if root
-        .get("$defs")
+        .member("$defs")
         .and_then(Value::as_object)
         .is_some_and(Map::is_empty)
     {
@@ -208,7 +218,7 @@ const STANDARD_FORMATS: &[&str] = &[
 /// (Ajv in the TypeScript SDK and the Inspector) warn about every one.
 fn drop_nonstandard_formats(schema: &mut Map<String, Value>) {
     if schema
-        .get("format")
+        .member("format")
         .and_then(Value::as_str)
         .is_some_and(|f| !STANDARD_FORMATS.contains(&f))
     {
@@ -220,13 +230,13 @@ fn drop_nonstandard_formats(schema: &mut Map<String, Value>) {
 /// Adds the range of the Rust integer type named by schemars' `format`
 /// where schemars gives none (it does for 8- and 16-bit types only).
 fn bound_integer_formats(schema: &mut Map<String, Value>) {
-    let integer = match schema.get("type") {
+    let integer = match schema.member("type") {
         Some(Value::String(t)) => t == "integer",
         Some(Value::Array(types)) => types.iter().any(|t| t == "integer"),
         _ => false,
     };
     let bounds = schema
-        .get("format")
+        .member("format")
         .and_then(Value::as_str)
         .and_then(integer_bounds);
     if let (true, Some((min, max))) = (integer, bounds) {
@@ -257,7 +267,7 @@ fn integer_bounds(format: &str) -> Option<(Value, Value)> {
 /// break on `["string", "null"]` unions.
 fn strip_optional_nulls(schema: &mut Map<String, Value>) {
     let required: Vec<String> = schema
-        .get("required")
+        .member("required")
         .and_then(Value::as_array)
         .map(|r| {
             r.iter()
@@ -288,7 +298,7 @@ fn strip_null(schema: &mut Map<String, Value>) {
     if let Some(Value::Array(values)) = schema.get_mut("enum") {
         values.retain(|v| !v.is_null());
     }
-    if schema.get("default").is_some_and(Value::is_null) {
+    if schema.member("default").is_some_and(Value::is_null) {
         schema.shift_remove("default");
     }
     for key in ["anyOf", "oneOf"] {

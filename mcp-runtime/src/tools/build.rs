@@ -66,9 +66,8 @@ pub(crate) fn build_static(def: &'static ToolDef, state: &StateMap) -> Result<To
     // the generator has seen so far into `$defs`, so a shared one would leak
     // one tool's recursive types into the schemas of the tools after it.
     let raw_input = (def.input_schema)(&mut schema::input_generator());
-    let checked_input =
-        schema::finish_input_for_validation(raw_input.clone()).map_err(|r| invalid("input", r))?;
-    let input_schema = schema::finish_input(raw_input).map_err(|r| invalid("input", r))?;
+    let (input_schema, checked_input) =
+        schema::finish_inputs(raw_input).map_err(|r| invalid("input", r))?;
     let (output_schema, wrap_output) = match (def.output_schema)(&mut schema::output_generator()) {
         Some(schema) => {
             let (schema, wrap) = schema::finish_output(schema).map_err(|r| invalid("output", r))?;

@@ -7,6 +7,7 @@ use serde_json::{Map, Value};
 use super::compile::Compiler;
 use super::graph::{BoundKind, Check, MANY_PROPERTIES, Node, NodeId, TYPE_NAMES, properties};
 use super::pointer::{join, shown};
+use crate::schema::Member;
 
 /// The keywords of JSON Schema (any draft) that the validator does not
 /// implement: a schema using one is refused.
@@ -78,13 +79,13 @@ impl<'s> Compiler<'s> {
         id: NodeId,
     ) -> Result<Node, String> {
         let mut node = Node::default();
-        let additional = map.get("additionalProperties");
+        let additional = map.member("additionalProperties");
         // `additionalProperties` that is `false` or a schema takes
         // `properties` and `patternProperties` into one check (at its place).
         let members = matches!(additional, Some(Value::Bool(false) | Value::Object(_)));
-        let has_properties = map.contains_key("properties");
-        let has_patterns = map.contains_key("patternProperties");
-        let required: Option<Vec<&str>> = match map.get("required") {
+        let has_properties = map.has("properties");
+        let has_patterns = map.has("patternProperties");
+        let required: Option<Vec<&str>> = match map.member("required") {
             Some(Value::Array(list)) => list.iter().map(Value::as_str).collect(),
             _ => None,
         };
@@ -119,9 +120,9 @@ impl<'s> Compiler<'s> {
         // `type: array` with `items`: `jsonschema` checks the type and the
         // item counts with the items, at the place of `items`.
         let array_shape = matches!(
-            map.get("items"),
+            map.member("items"),
             Some(Value::Object(_) | Value::Bool(false))
-        ) && map.get("type").and_then(Value::as_str) == Some("array")
+        ) && map.member("type").and_then(Value::as_str) == Some("array")
             && ![
                 "prefixItems",
                 "additionalItems",
@@ -130,10 +131,10 @@ impl<'s> Compiler<'s> {
                 "uniqueItems",
             ]
             .iter()
-            .any(|k| map.contains_key(*k))
+            .any(|k| map.has(k))
             && ["minItems", "maxItems"]
                 .iter()
-                .all(|k| map.get(*k).is_none_or(|v| non_negative(v, "").is_ok()));
+                .all(|k| map.member(k).is_none_or(|v| non_negative(v, "").is_ok()));
 
         for (keyword, value) in map {
             let here = join(location, keyword);
@@ -220,11 +221,11 @@ impl<'s> Compiler<'s> {
                         .and_then(Value::as_array)
                         .map_or(0, Vec::len);
                     if array_shape {
-                        if let Some(t) = map.get("type") {
+                        if let Some(t) = map.member("type") {
                             node.checks.push(type_check(t, &join(location, "type"))?);
                         }
                         for k in ["minItems", "maxItems"] {
-                            if let Some(v) = map.get(k) {
+                            if let Some(v) = map.member(k) {
                                 let n = non_negative(v, "")?;
                                 node.checks.push(if k == "minItems" {
                                     Check::MinItems(n)
@@ -282,13 +283,13 @@ impl<'s> Compiler<'s> {
                     let additional = self.compile(value, at)?;
                     node.eval.all = true;
                     if members {
-                        let properties = match map.get("properties") {
+                        let properties = match map.member("properties") {
                             Some(p) => {
                                 properties(self.compile_map(p, &join(location, "properties"))?)
                             }
                             None => properties(Vec::new()),
                         };
-                        let patterns = match map.get("patternProperties") {
+                        let patterns = match map.member("patternProperties") {
                             Some(p) => {
                                 self.compile_patterns(p, &join(location, "patternProperties"))?
                             }
