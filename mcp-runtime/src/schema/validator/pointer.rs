@@ -2,6 +2,11 @@
 //! schema (for `$ref`s and for the messages of refused schemas).
 
 pub(super) fn escape(segment: &str, into: &mut String) {
+    // Nearly every segment is a keyword or a property name with neither.
+    if !segment.contains(['~', '/']) {
+        into.push_str(segment);
+        return;
+    }
     for c in segment.chars() {
         match c {
             '~' => into.push_str("~0"),
