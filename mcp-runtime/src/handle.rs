@@ -74,7 +74,7 @@ impl ServerHandle {
     /// names both definitions) or if it cannot be served (an invalid name
     /// or schema), and after the server has stopped.
     pub fn add_tool(&self, tool: DynamicTool) -> Result<(), RegistryError> {
-        build_dynamic(&tool)?;
+        let tool = Arc::new(build_dynamic(&tool)?);
         self.apply(Change::AddTool(tool)).map(drop)
     }
 
@@ -89,7 +89,7 @@ impl ServerHandle {
     /// (template) is served or if it cannot be served, and after the
     /// server has stopped.
     pub fn add_resource(&self, resource: DynamicResource) -> Result<(), RegistryError> {
-        resource.build()?;
+        let resource = Arc::new(resource.build()?);
         self.apply(Change::AddResource(resource)).map(drop)
     }
 
@@ -103,7 +103,7 @@ impl ServerHandle {
     /// Adds a prompt. Refused if a prompt of that name is served or if it
     /// cannot be served, and after the server has stopped.
     pub fn add_prompt(&self, prompt: DynamicPrompt) -> Result<(), RegistryError> {
-        prompt.build()?;
+        let prompt = Arc::new(prompt.build()?);
         self.apply(Change::AddPrompt(prompt)).map(drop)
     }
 

@@ -379,6 +379,8 @@ impl Server {
     /// and `Debug` are both a sentence naming the problem, where it is and
     /// how to fix it. A server with no tools starts, and says why on stderr.
     pub async fn serve_stdio(self) -> std::io::Result<()> {
+        // A server with a handle may well start empty: its tools come later.
+        let may_grow = self.handle.is_some();
         // Not logged as well: `run()` prints it, and so does a `main`
         // returning it.
         let core = self.into_core().map_err(|error| {
@@ -387,7 +389,7 @@ impl Server {
             // an error is that struct, whatever the inner type.
             std::io::Error::other(error)
         })?;
-        let warning = no_tools_warning(&core);
+        let warning = no_tools_warning(&core).filter(|_| !may_grow);
         if std::io::stdin().is_terminal() {
             print_terminal_hint(&core, warning.as_deref());
         } else if let Some(warning) = &warning {
@@ -403,8 +405,9 @@ impl Server {
     /// `io::Error`; says on stderr when there are no tools.
     #[cfg(feature = "http")]
     fn http_parts(self) -> std::io::Result<(ServerCore, crate::transport::http::HttpConfig)> {
+        let may_grow = self.handle.is_some();
         let (core, config) = self.into_http_parts().map_err(std::io::Error::other)?;
-        if let Some(warning) = no_tools_warning(&core) {
+        if let Some(warning) = no_tools_warning(&core).filter(|_| !may_grow) {
             eprintln!("{warning}");
         }
         Ok((core, config))
@@ -495,10 +498,6 @@ pub(crate) const INSPECTOR: &str =
 
 /// What to tell the user when the server has no tools, if it has none.
 fn no_tools_warning(core: &ServerCore) -> Option<String> {
-    // A server with a handle may well start empty: its tools come later.
-    if core.served == Served::everything() {
-        return None;
-    }
     core.live
         .load()
         .registry

@@ -1,14 +1,13 @@
 //! What a server serves right now: the registry and its list pages, as one
-//! snapshot that requests read without locking and that a
+//! snapshot that connections keep until it changes and that a
 //! [`ServerHandle`](crate::ServerHandle) replaces whole when it adds or
 //! removes something. A request keeps the snapshot (or the entry) it
 //! started with, so a call in progress finishes even if its tool is
 //! removed meanwhile.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, PoisonError, RwLock};
 
-use arc_swap::ArcSwap;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
@@ -86,31 +85,33 @@ pub(crate) struct Held {
     generation: u64,
 }
 
-/// The current snapshot, and the lock that keeps two changes from being
-/// made from the same original (one would be lost).
+/// The current snapshot. Connections read it again only when the
+/// generation moved, so the lock is taken on a change, by a new connection,
+/// and by the few readers outside a connection; a change holds it while it
+/// builds the next registry, so that two changes cannot both start from
+/// the same original (one would be lost).
 pub(crate) struct Live {
-    current: ArcSwap<Snapshot>,
+    current: RwLock<Arc<Snapshot>>,
     /// Bumped after each change: a connection keeps the snapshot it last
     /// loaded and loads again only when this moved, which costs a request
-    /// one atomic read instead of an `ArcSwap` load.
+    /// one atomic read.
     generation: AtomicU64,
-    changing: Mutex<()>,
     page_size: Option<usize>,
 }
 
 impl Live {
     pub(crate) fn new(registry: Registry, page_size: Option<usize>) -> Live {
         Live {
-            current: ArcSwap::from_pointee(Snapshot::new(registry, page_size)),
+            current: RwLock::new(Arc::new(Snapshot::new(registry, page_size))),
             generation: AtomicU64::new(0),
-            changing: Mutex::new(()),
             page_size,
         }
     }
 
     /// The snapshot to serve a request from.
     pub(crate) fn load(&self) -> Arc<Snapshot> {
-        self.current.load_full()
+        let current = self.current.read().unwrap_or_else(PoisonError::into_inner);
+        Arc::clone(&current)
     }
 
     /// A connection's snapshot, loaded again if a change was made since.
@@ -134,12 +135,10 @@ impl Live {
 
     /// Makes `change`; whether it changed anything.
     pub(crate) fn change(&self, change: &Change) -> Result<bool, RegistryError> {
-        let _one_at_a_time = self.changing.lock().unwrap_or_else(|e| e.into_inner());
-        let current = self.current.load();
+        let mut current = self.current.write().unwrap_or_else(PoisonError::into_inner);
         match current.registry.changed(change)? {
             Some(registry) => {
-                self.current
-                    .store(Arc::new(Snapshot::new(registry, self.page_size)));
+                *current = Arc::new(Snapshot::new(registry, self.page_size));
                 self.generation.fetch_add(1, Ordering::Release);
                 Ok(true)
             }

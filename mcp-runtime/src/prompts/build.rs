@@ -105,16 +105,6 @@ impl fmt::Debug for Prompt {
     }
 }
 
-impl Keyed for &'static PromptDef {
-    fn key(&self) -> &str {
-        self.name
-    }
-
-    fn location(&self) -> Location {
-        self.location
-    }
-}
-
 /// Builds the served prompt of a `#[prompt]` function.
 pub(crate) fn build_static(
     def: &'static PromptDef,

@@ -4,21 +4,20 @@
 
 use std::sync::Arc;
 
-use crate::prompts::dynamic::DynamicPrompt;
+use crate::prompts::build::Prompt;
 use crate::registry::Registry;
 use crate::registry::catalog::{insert_unique, remove};
-use crate::registry::error::RegistryError;
-use crate::resources::dynamic::DynamicResource;
-use crate::tools::build::build_dynamic;
-use crate::tools::dynamic::DynamicTool;
+use crate::registry::error::{Primitive, RegistryError};
+use crate::resources::build::Resource;
+use crate::tools::def::Tool;
 
-/// One change to what a server serves.
+/// One change to what a server serves; an addition is built already.
 pub(crate) enum Change {
-    AddTool(DynamicTool),
+    AddTool(Arc<Tool>),
     RemoveTool(String),
-    AddResource(DynamicResource),
+    AddResource(Arc<Resource>),
     RemoveResource(String),
-    AddPrompt(DynamicPrompt),
+    AddPrompt(Arc<Prompt>),
     RemovePrompt(String),
 }
 
@@ -43,33 +42,24 @@ impl Change {
 
 impl Registry {
     /// A copy with `change` made, or `None` when it changes nothing (a
-    /// removal of something not served); an addition whose key is taken,
-    /// or that cannot be built, is refused.
+    /// removal of something not served); an addition whose key is taken is
+    /// refused, naming both definitions.
     pub(crate) fn changed(&self, change: &Change) -> Result<Option<Registry>, RegistryError> {
         let mut next = self.clone();
+        let taken = |kind| move |d| RegistryError::duplicate(kind, d);
         let changed = match change {
             Change::AddTool(tool) => {
-                let tool = Arc::new(build_dynamic(tool)?);
-                insert_unique(&mut next.tools, tool).map_err(|d| RegistryError::DuplicateName {
-                    name: d.key,
-                    first: d.first,
-                    second: d.second,
-                })?;
+                insert_unique(&mut next.tools, Arc::clone(tool)).map_err(taken(Primitive::Tool))?;
                 true
             }
             Change::RemoveTool(name) => remove(&mut next.tools, name).is_some(),
             Change::AddResource(resource) => {
-                let resource = Arc::new(resource.build()?);
                 let list = if resource.is_template() {
                     &mut next.templates
                 } else {
                     &mut next.resources
                 };
-                insert_unique(list, resource).map_err(|d| RegistryError::DuplicateResource {
-                    uri: d.key,
-                    first: d.first,
-                    second: d.second,
-                })?;
+                insert_unique(list, Arc::clone(resource)).map_err(taken(Primitive::Resource))?;
                 true
             }
             Change::RemoveResource(uri) => {
@@ -77,14 +67,8 @@ impl Registry {
                     || remove(&mut next.templates, uri).is_some()
             }
             Change::AddPrompt(prompt) => {
-                let prompt = Arc::new(prompt.build()?);
-                insert_unique(&mut next.prompts, prompt).map_err(|d| {
-                    RegistryError::DuplicatePrompt {
-                        name: d.key,
-                        first: d.first,
-                        second: d.second,
-                    }
-                })?;
+                insert_unique(&mut next.prompts, Arc::clone(prompt))
+                    .map_err(taken(Primitive::Prompt))?;
                 true
             }
             Change::RemovePrompt(name) => remove(&mut next.prompts, name).is_some(),

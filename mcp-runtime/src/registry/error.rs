@@ -3,6 +3,7 @@
 
 use crate::context::{Requirement, StateMap};
 use crate::location::Location;
+use crate::registry::catalog::Duplicate;
 
 /// Refuses a tool, resource or prompt that takes `State<T>` for a `T`
 /// never registered.
@@ -270,6 +271,31 @@ pub enum Primitive {
     Resource,
     /// A prompt.
     Prompt,
+}
+
+impl RegistryError {
+    /// Two `kind`s under one key (a name, or a resource's URI), with both
+    /// locations.
+    pub(crate) fn duplicate(kind: Primitive, duplicate: Duplicate) -> RegistryError {
+        let Duplicate { key, first, second } = duplicate;
+        match kind {
+            Primitive::Tool => RegistryError::DuplicateName {
+                name: key,
+                first,
+                second,
+            },
+            Primitive::Resource => RegistryError::DuplicateResource {
+                uri: key,
+                first,
+                second,
+            },
+            Primitive::Prompt => RegistryError::DuplicatePrompt {
+                name: key,
+                first,
+                second,
+            },
+        }
+    }
 }
 
 impl std::fmt::Display for Primitive {

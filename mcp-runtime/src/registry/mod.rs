@@ -15,12 +15,10 @@ use serde_json::{Map, Value};
 
 use crate::context::{Context, StateMap};
 use crate::prompts::build::Prompt;
-use crate::prompts::def::PromptDef;
 use crate::prompts::dynamic::DynamicPrompt;
 use crate::registry::catalog::{Keyed, position, sort_unique};
-use crate::registry::error::RegistryError;
+use crate::registry::error::{Primitive, RegistryError};
 use crate::resources::build::Resource;
-use crate::resources::def::ResourceDef;
 use crate::resources::dynamic::DynamicResource;
 use crate::tools::build::ToolSource;
 use crate::tools::def::{Tool, ToolDef};
@@ -110,14 +108,20 @@ impl Registry {
 
         let mut sources: Vec<ToolSource<'_>> =
             all.into_iter().filter(|s| filter.allows(s.key())).collect();
-        sort_unique(&mut sources).map_err(|d| RegistryError::DuplicateName {
-            name: d.key,
-            first: d.first,
-            second: d.second,
-        })?;
+        sort_unique(&mut sources).map_err(|d| RegistryError::duplicate(Primitive::Tool, d))?;
         let tools = parallel::build_all(&sources, |source| source.build(&state).map(Arc::new))?;
-        let (resources, templates) = build_resources(&dynamic.resources, &state)?;
-        let prompts = build_prompts(&dynamic.prompts, &state)?;
+        let (resources, templates): (Vec<_>, Vec<_>) = build_all_of(
+            Primitive::Resource,
+            |def| crate::resources::build::build_static(def, &state),
+            dynamic.resources.iter().map(DynamicResource::build),
+        )?
+        .into_iter()
+        .partition(|r| !r.is_template());
+        let prompts = build_all_of(
+            Primitive::Prompt,
+            |def| crate::prompts::build::build_static(def, &state),
+            dynamic.prompts.iter().map(DynamicPrompt::build),
+        )?;
         tracing::debug!(
             tools = tools.len(),
             resources = resources.len(),
@@ -268,52 +272,25 @@ pub(crate) struct Dynamic {
     pub(crate) prompts: Vec<DynamicPrompt>,
 }
 
-/// Every `#[resource]` linked in and every dynamic one, built: the fixed
-/// ones and the templates, each sorted and unique.
-type Resources = (Vec<Arc<Resource>>, Vec<Arc<Resource>>);
-
 /// A template's variables bound to what a URI gives them, by name.
 pub(crate) type Bindings = Vec<(String, String)>;
 
-fn build_resources(
-    dynamic: &[DynamicResource],
-    state: &StateMap,
-) -> Result<Resources, RegistryError> {
-    let statics: Vec<&'static ResourceDef> = inventory::iter::<ResourceDef>.into_iter().collect();
-    let mut built = parallel::build_all(&statics, |def| {
-        crate::resources::build::build_static(def, state)
-    })?;
-    for resource in dynamic {
-        built.push(resource.build()?);
+/// Every `kind` an attribute submitted (`D`, collected by `inventory`), built
+/// on every core, and the builder's own ones, sorted by key and unique.
+fn build_all_of<D, T>(
+    kind: Primitive,
+    build_static: impl Fn(&'static D) -> Result<T, RegistryError> + Sync,
+    dynamic: impl Iterator<Item = Result<T, RegistryError>>,
+) -> Result<Vec<Arc<T>>, RegistryError>
+where
+    D: inventory::Collect + Sync,
+    T: Keyed + Send,
+{
+    let statics: Vec<&'static D> = inventory::iter::<D>.into_iter().collect();
+    let mut built = parallel::build_all(&statics, |def| build_static(def))?;
+    for entry in dynamic {
+        built.push(entry?);
     }
-    sort_unique(&mut built).map_err(|d| RegistryError::DuplicateResource {
-        uri: d.key,
-        first: d.first,
-        second: d.second,
-    })?;
-    Ok(built
-        .into_iter()
-        .map(Arc::new)
-        .partition(|r| !r.is_template()))
-}
-
-/// Every `#[prompt]` linked in and every dynamic one, built, sorted and
-/// unique.
-fn build_prompts(
-    dynamic: &[DynamicPrompt],
-    state: &StateMap,
-) -> Result<Vec<Arc<Prompt>>, RegistryError> {
-    let statics: Vec<&'static PromptDef> = inventory::iter::<PromptDef>.into_iter().collect();
-    let mut built = parallel::build_all(&statics, |def| {
-        crate::prompts::build::build_static(def, state)
-    })?;
-    for prompt in dynamic {
-        built.push(prompt.build()?);
-    }
-    sort_unique(&mut built).map_err(|d| RegistryError::DuplicatePrompt {
-        name: d.key,
-        first: d.first,
-        second: d.second,
-    })?;
+    sort_unique(&mut built).map_err(|d| RegistryError::duplicate(kind, d))?;
     Ok(built.into_iter().map(Arc::new).collect())
 }

@@ -117,16 +117,6 @@ impl fmt::Debug for Resource {
     }
 }
 
-impl Keyed for &'static ResourceDef {
-    fn key(&self) -> &str {
-        self.uri
-    }
-
-    fn location(&self) -> Location {
-        self.location
-    }
-}
-
 /// Builds the served resource of a `#[resource]` function.
 pub(crate) fn build_static(
     def: &'static ResourceDef,
