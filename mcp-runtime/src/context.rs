@@ -11,6 +11,7 @@ use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::Notify;
 
+use crate::auth::Identity;
 use crate::jsonrpc::{self, RequestId};
 use crate::outbox::Outbox;
 use crate::protocol::version::ProtocolVersion;
@@ -119,6 +120,8 @@ pub(crate) struct RequestScope {
     /// Where this request's messages go: the connection's output on stdio,
     /// the request's own response stream on HTTP.
     pub(crate) out: Outbox,
+    /// Who sent the request, when the transport authenticated it.
+    pub(crate) identity: Option<Arc<Identity>>,
 }
 
 /// The client, as it described itself in `initialize`.
@@ -276,6 +279,13 @@ impl Context {
     /// The protocol version negotiated with the client, when called by one.
     pub fn protocol_version(&self) -> Option<ProtocolVersion> {
         self.request().map(|r| r.session.version)
+    }
+
+    /// Who is calling, when the HTTP transport authenticated the request
+    /// ([`Server::auth`](crate::Server::auth)): the token's subject,
+    /// scopes and claims. `None` on stdio, in-process and without auth.
+    pub fn auth(&self) -> Option<&Identity> {
+        self.request().and_then(|r| r.identity.as_deref())
     }
 
     /// The client's name, version and capabilities, when called by a client.

@@ -19,6 +19,7 @@
 // this crate's own tests.
 extern crate self as mcp_runtime;
 
+pub mod auth;
 mod cli;
 mod completion;
 mod content;

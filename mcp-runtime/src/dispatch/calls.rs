@@ -25,6 +25,7 @@ use super::live::Snapshot;
 use super::reply::{
     Answer, JsonAnswer, Replies, is_error_answer, write_call_result, write_json_answer,
 };
+use crate::auth::Identity;
 use crate::context::{Cancellation, Context, RequestScope, SessionShared};
 use crate::jsonrpc::call_params::CallParams;
 use crate::jsonrpc::{ErrorObject, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, RequestId};
@@ -74,6 +75,7 @@ pub(crate) fn request_context(
     id: &RequestId,
     progress_token: Option<serde_json::Value>,
     out: &Outbox,
+    identity: Option<&Arc<Identity>>,
 ) -> Context {
     Context::for_request(RequestScope {
         session: Arc::clone(session),
@@ -83,6 +85,7 @@ pub(crate) fn request_context(
         cancellation: Cancellation::default(),
         progress: Mutex::default(),
         out: out.clone(),
+        identity: identity.cloned(),
     })
 }
 
@@ -179,6 +182,7 @@ impl Calls {
         id: &RequestId,
         params: Box<CallParams<'_>>,
         session: Arc<SessionShared>,
+        identity: Option<&Arc<Identity>>,
         size: usize,
         batch_slot: &mut Option<oneshot::Sender<Option<Vec<u8>>>>,
         reply: &mut Replies<'_>,
@@ -196,6 +200,7 @@ impl Calls {
             id,
             params.progress_token,
             out,
+            identity,
         );
         let call_ctx = ctx.clone();
         let arguments = params.arguments;

@@ -16,6 +16,7 @@ use super::core::ServerCore;
 use super::incoming::{Incoming, lines_of, without_cr};
 use super::live::Held;
 use super::reply::{Answer, Replies};
+use crate::auth::Identity;
 use crate::context::{ClientInfo, LogLevel, SessionShared};
 use crate::jsonrpc::call_params;
 use crate::jsonrpc::{
@@ -35,6 +36,9 @@ pub(crate) struct Connection {
     pub(super) calls: Calls,
     /// What is served, as this connection last saw it.
     pub(super) held: Held,
+    /// Who sent the message being dispatched, when the transport
+    /// authenticated it (HTTP with auth); set before each dispatch.
+    pub(super) identity: Option<Arc<Identity>>,
 }
 
 /// Serves one connection until `incoming` ends (EOF) or the output closes.
@@ -62,6 +66,7 @@ impl Connection {
             out,
             session: None,
             calls,
+            identity: None,
         }
     }
 
@@ -132,6 +137,14 @@ impl Connection {
         self.dispatch(line, size, out).await;
         out.release();
         self.calls.reap();
+    }
+
+    /// Who sends the messages dispatched from now on (each HTTP request
+    /// carries its own token).
+    #[cfg(feature = "http")]
+    #[allow(dead_code)] // until the HTTP transport authenticates (issue 13)
+    pub(crate) fn set_identity(&mut self, identity: Option<Arc<Identity>>) {
+        self.identity = identity;
     }
 
     /// The version negotiated by `initialize`, once it is done.
@@ -309,7 +322,16 @@ impl Connection {
                 let snapshot = self.core.live.refresh(&mut self.held);
                 self.calls
                     .start(
-                        &self.core, snapshot, out, id, params, session, size, batch_slot, reply,
+                        &self.core,
+                        snapshot,
+                        out,
+                        id,
+                        params,
+                        session,
+                        self.identity.as_ref(),
+                        size,
+                        batch_slot,
+                        reply,
                     )
                     .await
             }

@@ -84,6 +84,7 @@ impl Connection {
             id,
             progress_token(&params),
             out,
+            self.identity.as_ref(),
         );
         let getting = CatchUnwind::new(prompt.get(arguments, ctx.clone()));
         let (name, version) = (Arc::clone(&prompt.name), session.version);
@@ -154,7 +155,7 @@ impl Connection {
             }
         };
         self.calls.check_unused(id)?;
-        let ctx = request_context(&session, owner, id, None, out);
+        let ctx = request_context(&session, owner, id, None, out, self.identity.as_ref());
         let call = async move { complete_answer(&param, prefix, given).await };
         let job = Job::json(WHAT, session.version);
         self.calls

@@ -63,7 +63,14 @@ impl Connection {
         };
         self.calls.check_unused(id)?;
         let name = Arc::clone(&resource.name);
-        let ctx = request_context(&session, name, id, progress_token(&params), out);
+        let ctx = request_context(
+            &session,
+            name,
+            id,
+            progress_token(&params),
+            out,
+            self.identity.as_ref(),
+        );
         let request = ReadRequest {
             uri: uri.to_owned(),
             vars,
