@@ -314,6 +314,8 @@ pub struct Client {
     pub session: Option<String>,
     pub version: Option<String>,
     pub next_id: i64,
+    /// Sent as `Authorization: Bearer <token>` with every request.
+    pub bearer: Option<String>,
 }
 
 pub const ACCEPT_BOTH: (&str, &str) = ("Accept", "application/json, text/event-stream");
@@ -326,6 +328,7 @@ impl Client {
             session: None,
             version: None,
             next_id: 1,
+            bearer: None,
         }
     }
 
@@ -341,6 +344,10 @@ impl Client {
         }
         if let Some(version) = &self.version {
             headers.push(("MCP-Protocol-Version", version));
+        }
+        let authorization = self.bearer.as_ref().map(|token| format!("Bearer {token}"));
+        if let Some(authorization) = &authorization {
+            headers.push(("Authorization", authorization));
         }
         headers.extend_from_slice(extra);
         send(self.addr, "POST", &headers, message.to_string().as_bytes())
