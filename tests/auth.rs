@@ -457,3 +457,44 @@ fn the_metadata_lists_every_declared_scope_unless_told_otherwise() {
         "{challenge}"
     );
 }
+
+#[test]
+fn lists_can_show_only_what_the_caller_may_use() {
+    let server = HttpServer::start(
+        Server::new("auth-test", "1.0.0")
+            .include_tools(["whoami", "forecast", "wipe"])
+            .list_only_permitted()
+            .auth(Auth::hmac(ISSUER, SECRET).audience(AUDIENCE)),
+    );
+    let names = |client: &mut Client, method: &str, key: &str, field: &str| -> Vec<String> {
+        let list = client.call(method, json!({}));
+        list["result"][key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|entry| entry[field].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let mut reader = client_of(&server, &sign(&claims("alice")));
+    assert_eq!(
+        names(&mut reader, "tools/list", "tools", "name"),
+        ["forecast", "whoami"]
+    );
+    assert!(names(&mut reader, "resources/list", "resources", "uri").is_empty());
+    assert!(names(&mut reader, "prompts/list", "prompts", "name").is_empty());
+    let mut everything = claims("root");
+    everything["scope"] = json!("weather:read admin notes:read");
+    let mut root = client_of(&server, &sign(&everything));
+    assert_eq!(
+        names(&mut root, "tools/list", "tools", "name"),
+        ["forecast", "whoami", "wipe"]
+    );
+    assert_eq!(
+        names(&mut root, "resources/list", "resources", "uri"),
+        ["notes://private"]
+    );
+    assert_eq!(
+        names(&mut root, "prompts/list", "prompts", "name"),
+        ["admin_prompt"]
+    );
+}
