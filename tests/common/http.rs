@@ -22,9 +22,17 @@ pub struct HttpServer {
 
 impl HttpServer {
     pub fn start(server: Server) -> HttpServer {
+        Self::start_with(|_| server)
+    }
+
+    /// Binds a free loopback port first, then builds the server knowing its
+    /// address (an auth audience such as `http://127.0.0.1:PORT/mcp` names
+    /// it).
+    pub fn start_with(build: impl FnOnce(SocketAddr) -> Server) -> HttpServer {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
         listener.set_nonblocking(true).unwrap();
         let addr = listener.local_addr().unwrap();
+        let server = build(addr);
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let thread = std::thread::spawn(move || {
             let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -199,9 +207,21 @@ impl Reply {
     }
 }
 
-/// Sends one request on a fresh connection (`Connection: close`).
+/// Sends one request to `/mcp` on a fresh connection (`Connection: close`).
 pub fn send(addr: SocketAddr, method: &str, headers: &[(&str, &str)], body: &[u8]) -> Reply {
-    let mut raw = format!("{method} /mcp HTTP/1.1\r\n");
+    send_to(addr, method, "/mcp", headers, body)
+}
+
+/// Sends one request to `path` (with its query, if any) on a fresh
+/// connection (`Connection: close`).
+pub fn send_to(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> Reply {
+    let mut raw = format!("{method} {path} HTTP/1.1\r\n");
     if !headers.iter().any(|(n, _)| n.eq_ignore_ascii_case("host")) {
         raw.push_str(&format!("Host: {addr}\r\n"));
     }
@@ -314,6 +334,8 @@ pub struct Client {
     pub session: Option<String>,
     pub version: Option<String>,
     pub next_id: i64,
+    /// An access token sent as `Authorization: Bearer` with every request.
+    pub bearer: Option<String>,
 }
 
 pub const ACCEPT_BOTH: (&str, &str) = ("Accept", "application/json, text/event-stream");
@@ -326,6 +348,15 @@ impl Client {
             session: None,
             version: None,
             next_id: 1,
+            bearer: None,
+        }
+    }
+
+    /// A client that sends `token` as `Authorization: Bearer` every time.
+    pub fn with_bearer(addr: SocketAddr, token: impl Into<String>) -> Client {
+        Client {
+            bearer: Some(token.into()),
+            ..Client::new(addr)
         }
     }
 
@@ -341,6 +372,10 @@ impl Client {
         }
         if let Some(version) = &self.version {
             headers.push(("MCP-Protocol-Version", version));
+        }
+        let authorization = self.bearer.as_ref().map(|token| format!("Bearer {token}"));
+        if let Some(authorization) = &authorization {
+            headers.push(("Authorization", authorization));
         }
         headers.extend_from_slice(extra);
         send(self.addr, "POST", &headers, message.to_string().as_bytes())
