@@ -334,7 +334,7 @@ pub struct Client {
     pub session: Option<String>,
     pub version: Option<String>,
     pub next_id: i64,
-    /// An access token sent as `Authorization: Bearer` with every request.
+    /// Sent as `Authorization: Bearer <token>` with every request.
     pub bearer: Option<String>,
 }
 
@@ -349,14 +349,6 @@ impl Client {
             version: None,
             next_id: 1,
             bearer: None,
-        }
-    }
-
-    /// A client that sends `token` as `Authorization: Bearer` every time.
-    pub fn with_bearer(addr: SocketAddr, token: impl Into<String>) -> Client {
-        Client {
-            bearer: Some(token.into()),
-            ..Client::new(addr)
         }
     }
 

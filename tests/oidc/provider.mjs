@@ -11,6 +11,7 @@
 //                     servers that check them by introspection (RFC 7662)
 //   --exit-with-stdin exit when stdin closes (the tests use it, so a killed
 //                     test never leaves a provider behind)
+//   --help            the options
 //
 // When it listens it prints one JSON line on stdout,
 // {"issuer": "http://127.0.0.1:PORT", "port": PORT}, and nothing else; its
@@ -19,8 +20,8 @@
 // What it serves: the issuer's metadata at /.well-known/openid-configuration
 // (and /.well-known/oauth-authorization-server), its keys at /jwks, the
 // client-credentials grant at /token, introspection at /token/introspection
-// and revocation at /token/revocation. Any resource indicator
-// `http://127.0.0.1:PORT/...` (RFC 8707) is accepted, and names the audience
+// and revocation at /token/revocation. Any resource indicator (RFC 8707)
+// on http://127.0.0.1 (any port, any path) is accepted, and is the audience
 // of the token. The clients (secret after the slash) all may ask for the
 // scopes `weather:read` and `admin`; with the client-credentials grant the
 // token's subject is the client id:
@@ -52,14 +53,31 @@ import Provider, { errors } from "oidc-provider";
 console.log = console.info = console.debug = console.error;
 process.stdout.on("error", () => {});
 
-const { values: args } = parseArgs({
-  options: {
-    port: { type: "string", default: "0" },
-    ttl: { type: "string", default: "3600" },
-    format: { type: "string", default: "jwt" },
-    "exit-with-stdin": { type: "boolean", default: false },
-  },
-});
+const USAGE = `usage: node provider.mjs [--port N] [--ttl SECONDS] [--format jwt|opaque] [--exit-with-stdin]
+
+An OpenID provider (oidc-provider) on 127.0.0.1 issuing access tokens with
+the client-credentials grant to mcp-test, mcp-other and mcp-server (secret:
+the id followed by -secret) for the scopes weather:read and admin, for any
+http://127.0.0.1:* resource. See the top of this file for the details.`;
+
+let args;
+try {
+  ({ values: args } = parseArgs({
+    options: {
+      port: { type: "string", default: "0" },
+      ttl: { type: "string", default: "3600" },
+      format: { type: "string", default: "jwt" },
+      "exit-with-stdin": { type: "boolean", default: false },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  }));
+} catch (error) {
+  fail(`${error.message}\n${USAGE}`);
+}
+if (args.help) {
+  process.stderr.write(`${USAGE}\n`);
+  process.exit(0);
+}
 
 const SCOPES = ["weather:read", "admin"];
 const CLIENTS = ["mcp-test", "mcp-other", "mcp-server"].map((id) => ({
