@@ -132,9 +132,22 @@ impl Server {
                 Ok(())
             }
             #[cfg(feature = "http")]
-            Command::Http { addr, stateless } => {
+            Command::Http {
+                addr,
+                stateless,
+                auth,
+            } => {
                 install_log();
                 let server = if stateless { self.stateless() } else { self };
+                #[cfg(feature = "auth")]
+                let server = match auth {
+                    Some(args) => {
+                        server.auth(crate::auth::Auth::issuer(args.issuer).audience(args.audience))
+                    }
+                    None => server,
+                };
+                #[cfg(not(feature = "auth"))]
+                let _ = auth;
                 if let Err(error) = server.serve_http(addr.clone()).await {
                     // A start-up sentence stands alone; an I/O error needs
                     // to say what it was doing.
@@ -236,7 +249,8 @@ fn usage_text(name: &str, version: &str, program: &str, exe: &str) -> String {
     let mut options = vec![
         (
             "    --list-tools",
-            "Print the tools as JSON (a tools/list result) and exit",
+            "Print the tools as JSON (a tools/list result)\n\
+             and exit",
         ),
         ("-h, --help", "Print this help and exit"),
         ("-V, --version", "Print the name and version and exit"),
@@ -254,8 +268,9 @@ fn usage_text(name: &str, version: &str, program: &str, exe: &str) -> String {
             [
                 (
                     "    --http ADDR",
-                    "Serve Streamable HTTP at http://ADDR/mcp instead of stdio;\n\
-                     ADDR is HOST:PORT, or a port alone for 127.0.0.1:PORT",
+                    "Serve Streamable HTTP at http://ADDR/mcp instead\n\
+                     of stdio; ADDR is HOST:PORT, or a port alone\n\
+                     for 127.0.0.1:PORT",
                 ),
                 (
                     "    --stateless",
@@ -263,6 +278,23 @@ fn usage_text(name: &str, version: &str, program: &str, exe: &str) -> String {
                 ),
             ],
         );
+        if cfg!(feature = "auth") {
+            options.splice(
+                2..2,
+                [
+                    (
+                        "    --auth-issuer URL",
+                        "With --http: require OAuth access tokens issued\n\
+                         by this authorization server",
+                    ),
+                    (
+                        "    --auth-audience URI",
+                        "With --auth-issuer: this server's URL, which\n\
+                         tokens must name as their audience",
+                    ),
+                ],
+            );
+        }
         examples.splice(
             1..1,
             [

@@ -44,6 +44,9 @@ pub struct Server {
     limits: Limits,
     #[cfg(feature = "http")]
     http: crate::transport::http::HttpConfig,
+    /// Set by [`Server::auth`]; made ready when the server starts.
+    #[cfg(feature = "auth")]
+    auth: Option<crate::auth::Auth>,
 }
 
 impl Server {
@@ -65,6 +68,8 @@ impl Server {
             limits: Limits::default(),
             #[cfg(feature = "http")]
             http: Default::default(),
+            #[cfg(feature = "auth")]
+            auth: None,
         }
     }
 
@@ -311,6 +316,18 @@ impl Server {
         self
     }
 
+    /// HTTP: makes this server an OAuth 2.1 resource server. Every request
+    /// must carry a bearer access token that `auth` accepts; tools,
+    /// resources and prompts declared with `scopes = [..]` need those
+    /// scopes; handlers see the caller with [`Context::auth`](crate::Context::auth).
+    /// See [`Auth`](crate::auth::Auth) for the kinds of token and the
+    /// answers clients get. Needs the `auth` feature.
+    #[cfg(feature = "auth")]
+    pub fn auth(mut self, auth: crate::auth::Auth) -> Self {
+        self.auth = Some(auth);
+        self
+    }
+
     /// Serves Streamable HTTP at `http://ADDR/mcp` until SIGTERM or Ctrl-C:
     /// then it stops accepting, lets calls in flight finish within the
     /// shutdown grace period, closes the streams and returns `Ok`.
@@ -418,7 +435,14 @@ impl Server {
     fn into_http_parts(
         mut self,
     ) -> Result<(ServerCore, crate::transport::http::HttpConfig), RegistryError> {
-        let http = std::mem::take(&mut self.http);
+        #[allow(unused_mut)]
+        let mut http = std::mem::take(&mut self.http);
+        #[cfg(feature = "auth")]
+        if let Some(auth) = self.auth.take() {
+            let authenticator = crate::auth::Authenticator::new(auth)
+                .map_err(|reason| RegistryError::InvalidAuth { reason })?;
+            http.auth = Some(Arc::new(authenticator));
+        }
         Ok((self.into_core()?, http))
     }
 

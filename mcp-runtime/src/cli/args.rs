@@ -11,13 +11,26 @@ pub(crate) enum Command {
     Stdio,
     /// Serve Streamable HTTP at `addr` (`HOST:PORT`, as given or completed).
     #[cfg(feature = "http")]
-    Http { addr: String, stateless: bool },
+    Http {
+        addr: String,
+        stateless: bool,
+        /// `--auth-issuer` and `--auth-audience`.
+        auth: Option<AuthArgs>,
+    },
     /// Print the `tools/list` result and exit.
     ListTools,
     /// Print the usage and exit.
     Help,
     /// Print `NAME VERSION` and exit.
     Version,
+}
+
+/// `--auth-issuer URL --auth-audience URI`: the authorization server
+/// whose metadata and keys are discovered, and this server's canonical URI.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct AuthArgs {
+    pub(crate) issuer: String,
+    pub(crate) audience: String,
 }
 
 /// A command line that cannot be obeyed: the one-line reason, without the
@@ -32,8 +45,10 @@ impl std::fmt::Display for UsageError {
 }
 
 /// Every option, for suggestions.
-const OPTIONS: [&str; 7] = [
+const OPTIONS: [&str; 9] = [
     "--http",
+    "--auth-issuer",
+    "--auth-audience",
     "--stateless",
     "--list-tools",
     "--help",
@@ -54,13 +69,16 @@ where
     let mut http: Option<String> = None;
     let mut stateless = false;
     let mut list_tools = false;
+    let mut issuer: Option<String> = None;
+    let mut audience: Option<String> = None;
     while let Some(arg) = args.next() {
         let arg = utf8(arg)?;
         let (name, inline) = match arg.split_once('=') {
             Some((name, value)) if name.starts_with("--") => (name, Some(value.to_owned())),
             _ => (arg.as_str(), None),
         };
-        if inline.is_some() && name != "--http" && OPTIONS.contains(&name) {
+        let takes_value = matches!(name, "--http" | "--auth-issuer" | "--auth-audience");
+        if inline.is_some() && !takes_value && OPTIONS.contains(&name) {
             return Err(UsageError(format!("`{name}` takes no value")));
         }
         match name {
@@ -89,6 +107,30 @@ where
                 }
                 http = Some(http_addr(&value)?);
             }
+            "--auth-issuer" | "--auth-audience" => {
+                let value = match inline {
+                    Some(value) => Some(value),
+                    None => args.next().map(utf8).transpose()?,
+                };
+                let example = if name == "--auth-issuer" {
+                    "`--auth-issuer https://login.example.com`"
+                } else {
+                    "`--auth-audience https://mcp.example.com/mcp`"
+                };
+                let value = value
+                    .filter(|v| v.starts_with("http://") || v.starts_with("https://"))
+                    .ok_or_else(|| {
+                        UsageError(format!("`{name}` needs an http(s) URL, such as {example}"))
+                    })?;
+                let slot = if name == "--auth-issuer" {
+                    &mut issuer
+                } else {
+                    &mut audience
+                };
+                if slot.replace(value).is_some() {
+                    return Err(UsageError(format!("`{name}` is given twice")));
+                }
+            }
             _ if name.starts_with('-') && name.len() > 1 => {
                 let hint = suggestion(name)
                     .map(|known| format!(" (did you mean `{known}`?)"))
@@ -102,9 +144,30 @@ where
             }
         }
     }
+    let auth = match (issuer, audience) {
+        (Some(issuer), Some(audience)) => Some(AuthArgs { issuer, audience }),
+        (None, None) => None,
+        (Some(_), None) => {
+            return Err(UsageError(
+                "`--auth-issuer` needs `--auth-audience URI` too: the URL clients reach this                  server at, such as `https://mcp.example.com/mcp`"
+                    .into(),
+            ));
+        }
+        (None, Some(_)) => {
+            return Err(UsageError(
+                "`--auth-audience` needs `--auth-issuer URL` too: the authorization server                  that issues the tokens"
+                    .into(),
+            ));
+        }
+    };
+    if auth.is_some() && http.is_none() {
+        return Err(UsageError(
+            "`--auth-issuer` and `--auth-audience` apply to HTTP: use them with `--http`".into(),
+        ));
+    }
     match (http, list_tools) {
         (Some(addr), list_tools) => {
-            let command = http_command(addr, stateless)?;
+            let command = http_command(addr, stateless, auth)?;
             if list_tools {
                 return Err(UsageError(
                     "`--list-tools` and `--http` cannot be used together".into(),
@@ -123,12 +186,26 @@ where
 }
 
 #[cfg(feature = "http")]
-fn http_command(addr: String, stateless: bool) -> Result<Command, UsageError> {
-    Ok(Command::Http { addr, stateless })
+fn http_command(
+    addr: String,
+    stateless: bool,
+    auth: Option<AuthArgs>,
+) -> Result<Command, UsageError> {
+    if auth.is_some() && cfg!(not(feature = "auth")) {
+        return Err(UsageError(
+            "this binary was built without OAuth support: build it with the `auth` feature              of mcp-runtime (`features = [\"auth\"]`) to use `--auth-issuer`"
+                .into(),
+        ));
+    }
+    Ok(Command::Http {
+        addr,
+        stateless,
+        auth,
+    })
 }
 
 #[cfg(not(feature = "http"))]
-fn http_command(_: String, _: bool) -> Result<Command, UsageError> {
+fn http_command(_: String, _: bool, _: Option<AuthArgs>) -> Result<Command, UsageError> {
     Err(UsageError(
         "this binary was built without HTTP support: build it with the `http` feature of \
          mcp-runtime (on by default; `default-features = false` turns it off)"
@@ -243,6 +320,7 @@ mod tests {
         Command::Http {
             addr: addr.into(),
             stateless,
+            auth: None,
         }
     }
 
@@ -349,6 +427,59 @@ mod tests {
                 "{message}"
             );
         }
+    }
+
+    #[cfg(feature = "auth")]
+    #[test]
+    fn auth_issuer_and_audience_go_together_with_http() {
+        let issuer = "http://127.0.0.1:4455";
+        let audience = "http://127.0.0.1:8080/mcp";
+        let expected = Ok(Command::Http {
+            addr: "127.0.0.1:8080".into(),
+            stateless: false,
+            auth: Some(AuthArgs {
+                issuer: issuer.into(),
+                audience: audience.into(),
+            }),
+        });
+        assert_eq!(
+            parsed(&[
+                "--http",
+                "8080",
+                "--auth-issuer",
+                issuer,
+                "--auth-audience",
+                audience
+            ]),
+            expected
+        );
+        let inline_issuer = format!("--auth-issuer={issuer}");
+        let inline_audience = format!("--auth-audience={audience}");
+        assert_eq!(
+            parsed(&[&inline_audience, "--http=8080", &inline_issuer]),
+            expected
+        );
+        assert!(
+            error(&["--http", "8080", "--auth-issuer", issuer])
+                .starts_with("`--auth-issuer` needs `--auth-audience URI` too")
+        );
+        assert!(
+            error(&["--http", "8080", "--auth-audience", audience])
+                .starts_with("`--auth-audience` needs `--auth-issuer URL` too")
+        );
+        assert!(
+            error(&["--auth-issuer", issuer, "--auth-audience", audience])
+                .contains("use them with `--http`")
+        );
+        assert!(
+            error(&["--http", "8080", "--auth-issuer", "login.example.com"])
+                .starts_with("`--auth-issuer` needs an http(s) URL")
+        );
+        assert!(error(&["--http", "8080", "--auth-issuer"]).contains("needs an http(s) URL"));
+        assert_eq!(
+            error(&["--auth-issuer", issuer, "--auth-issuer", issuer]),
+            "`--auth-issuer` is given twice"
+        );
     }
 
     #[cfg(feature = "http")]

@@ -142,7 +142,6 @@ impl Connection {
     /// Who sends the messages dispatched from now on (each HTTP request
     /// carries its own token).
     #[cfg(feature = "http")]
-    #[allow(dead_code)] // until the HTTP transport authenticates (issue 13)
     pub(crate) fn set_identity(&mut self, identity: Option<Arc<Identity>>) {
         self.identity = identity;
     }

@@ -19,3 +19,5 @@ pub(crate) use self::connection::{Connection, serve};
 pub(crate) use self::core::{Limits, ServerCore};
 pub(crate) use self::incoming::{Incoming, for_each_line, lines_of};
 pub(crate) use self::live::Live;
+#[cfg(feature = "auth")]
+pub(crate) use self::live::Snapshot;

@@ -136,6 +136,12 @@ pub enum RegistryError {
         /// The names of all tools, comma-separated (empty if there are none).
         known: String,
     },
+    /// The [`Auth`](crate::auth::Auth) given to `Server::auth` cannot work
+    /// (no audience, an unknown algorithm, a key that does not parse).
+    InvalidAuth {
+        /// What is wrong, and the fix.
+        reason: String,
+    },
 }
 
 impl std::fmt::Display for RegistryError {
@@ -257,6 +263,9 @@ impl std::fmt::Display for RegistryError {
                 "`Server::include_tools` or `exclude_tools` names `{name}`, but no tool has \
                  that name; remove it, or use one of the tools' names: {known}"
             ),
+            RegistryError::InvalidAuth { reason } => {
+                write!(f, "the authentication settings cannot work: {reason}")
+            }
         }
     }
 }

@@ -22,6 +22,10 @@ pub(crate) struct HttpConfig {
     pub(crate) header_read_timeout: Duration,
     /// SSE events kept per session for `Last-Event-ID` replay.
     pub(crate) replay_events: usize,
+    /// How bearer tokens are checked ([`Server::auth`](crate::Server::auth)),
+    /// made ready when the server starts.
+    #[cfg(feature = "auth")]
+    pub(crate) auth: Option<std::sync::Arc<crate::auth::Authenticator>>,
 }
 
 impl Default for HttpConfig {
@@ -34,6 +38,8 @@ impl Default for HttpConfig {
             allowed_origins: Vec::new(),
             header_read_timeout: Duration::from_secs(10),
             replay_events: 256,
+            #[cfg(feature = "auth")]
+            auth: None,
         }
     }
 }

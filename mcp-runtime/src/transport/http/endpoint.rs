@@ -13,10 +13,12 @@ use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, Request, Response, 
 use bytes::{Bytes, BytesMut};
 
 use super::HttpConfig;
+use super::access::Access;
 use super::guard::Guard;
 use super::session::{CreateError, Session, Sessions};
 use super::sse;
 use super::stream::{EventStream, Read, ReaderGuard};
+use crate::auth::Identity;
 use crate::dispatch::{Connection, ServerCore};
 use crate::jsonrpc::{
     self, ErrorObject, INTERNAL_ERROR, INVALID_REQUEST, Line, Message, PARSE_ERROR, is_response,
@@ -42,6 +44,8 @@ pub(crate) struct Endpoint {
     pub(crate) core: Arc<ServerCore>,
     stateless: bool,
     guard: Guard,
+    /// Bearer tokens and scopes, with [`Server::auth`](crate::Server::auth).
+    pub(crate) access: Access,
     pub(crate) sessions: Arc<Sessions>,
     /// Stream numbers of stateless requests, unique per server.
     stateless_streams: AtomicU64,
@@ -98,6 +102,7 @@ impl Endpoint {
             core,
             stateless: config.stateless,
             guard: Guard::new(&config.allowed_hosts, &config.allowed_origins, local),
+            access: Access::new(config),
             sessions: Arc::new(Sessions::new(
                 config.session_idle_timeout,
                 config.max_sessions,
@@ -116,10 +121,14 @@ impl Endpoint {
             tracing::warn!(reason, "HTTP request refused");
             return error(StatusCode::FORBIDDEN, None, reason);
         }
+        let identity = match self.access.admit(&self.core, request.headers()).await {
+            Ok(identity) => identity,
+            Err(refused) => return *refused,
+        };
         match *request.method() {
-            Method::POST => self.post(request).await,
-            Method::GET => self.get(request.headers()),
-            Method::DELETE => self.delete(request.headers()),
+            Method::POST => self.post(request, identity).await,
+            Method::GET => self.get(request.headers(), identity.as_deref()),
+            Method::DELETE => self.delete(request.headers(), identity.as_deref()),
             _ => {
                 let mut response = error(
                     StatusCode::METHOD_NOT_ALLOWED,
@@ -139,7 +148,19 @@ impl Endpoint {
         }
     }
 
-    async fn post(&self, request: Request<Body>) -> Response<Body> {
+    /// A request for any path but the endpoint's: the Protected Resource
+    /// Metadata where it lives, 404 elsewhere.
+    pub(crate) fn other(&self, path: &str) -> Response<Body> {
+        self.access
+            .metadata(&self.core, path)
+            .unwrap_or_else(not_found)
+    }
+
+    async fn post(
+        &self,
+        request: Request<Body>,
+        identity: Option<Arc<Identity>>,
+    ) -> Response<Body> {
         let (parts, body) = request.into_parts();
         let headers = &parts.headers;
         let accepts = Accepts::of(headers);
@@ -197,17 +218,23 @@ impl Endpoint {
             Ok(version) => version,
             Err(response) => return *response,
         };
+        if let Err(refused) = self
+            .access
+            .authorize(&self.core, &line, identity.as_deref())
+        {
+            return *refused;
+        }
         if self.stateless {
             return self
-                .post_stateless(line, body.len(), version, initialize, accepts)
+                .post_stateless(line, body.len(), version, initialize, accepts, identity)
                 .await;
         }
         // With a session id, `initialize` goes to that session (which
         // refuses a second one, as on stdio); without, it starts one.
         if initialize && !headers.contains_key(&SESSION_ID) {
-            return self.initialize(line, body.len(), accepts).await;
+            return self.initialize(line, body.len(), accepts, identity).await;
         }
-        let session = match self.session_of(headers) {
+        let session = match self.session_of(headers, identity.as_deref()) {
             Ok(session) => session,
             Err(response) => return *response,
         };
@@ -227,6 +254,7 @@ impl Endpoint {
         {
             let out = reader.stream().outbox(REPLY_ROOM);
             let mut connection = session.connection.lock().await;
+            connection.set_identity(identity);
             connection.handle_parsed(line, body.len(), &out).await;
         }
         let response = self
@@ -243,7 +271,13 @@ impl Endpoint {
     }
 
     /// `initialize` in stateful mode: a new session, kept if it succeeds.
-    async fn initialize(&self, line: Line<'_>, size: usize, accepts: Accepts) -> Response<Body> {
+    async fn initialize(
+        &self,
+        line: Line<'_>,
+        size: usize,
+        accepts: Accepts,
+        identity: Option<Arc<Identity>>,
+    ) -> Response<Body> {
         let session = match self.sessions.create(&self.core) {
             Ok(session) => session,
             Err(CreateError::TooMany) => {
@@ -266,10 +300,14 @@ impl Endpoint {
                 );
             }
         };
+        if let Some(identity) = &identity {
+            let _ = session.owner.set(identity.subject().to_owned());
+        }
         let reader = self.request_stream(session.stream_number());
         let version = {
             let out = reader.stream().outbox(REPLY_ROOM);
             let mut connection = session.connection.lock().await;
+            connection.set_identity(identity);
             connection.handle_parsed(line, size, &out).await;
             connection.version()
         };
@@ -297,6 +335,7 @@ impl Endpoint {
         version: Option<ProtocolVersion>,
         initialize: bool,
         accepts: Accepts,
+        identity: Option<Arc<Identity>>,
     ) -> Response<Body> {
         let number = self.stateless_streams.fetch_add(1, Ordering::Relaxed);
         let reader = self.request_stream(number);
@@ -306,6 +345,7 @@ impl Endpoint {
         if !initialize {
             connection.assume_initialized(version);
         }
+        connection.set_identity(identity);
         connection
             .handle_parsed(line, size, &reader.stream().outbox(REPLY_ROOM))
             .await;
@@ -313,8 +353,13 @@ impl Endpoint {
             .await
     }
 
-    /// The session a request names: 400 without one, 404 if unknown.
-    fn session_of(&self, headers: &HeaderMap) -> Result<Arc<Session>, Box<Response<Body>>> {
+    /// The session a request names: 400 without one, 404 if unknown or
+    /// (with auth) created by another subject.
+    fn session_of(
+        &self,
+        headers: &HeaderMap,
+        identity: Option<&Identity>,
+    ) -> Result<Arc<Session>, Box<Response<Body>>> {
         let Some(id) = headers.get(&SESSION_ID) else {
             return Err(Box::new(error(
                 StatusCode::BAD_REQUEST,
@@ -323,7 +368,22 @@ impl Endpoint {
             )));
         };
         let id = id.to_str().unwrap_or_default();
-        self.sessions.get(id).ok_or_else(|| {
+        let found = self.sessions.get(id).filter(|session| {
+            let Some(owner) = session.owner.get() else {
+                return true;
+            };
+            let same = identity.is_some_and(|who| who.subject() == owner);
+            if !same {
+                // Answered as an unknown session: whether another user's
+                // session exists is not this caller's business.
+                tracing::warn!(
+                    subject = identity.map(Identity::subject),
+                    "a session id created by another subject was refused"
+                );
+            }
+            same
+        });
+        found.ok_or_else(|| {
             Box::new(error(
                 StatusCode::NOT_FOUND,
                 Some(INVALID_REQUEST),
@@ -385,7 +445,7 @@ impl Endpoint {
         })
     }
 
-    fn get(&self, headers: &HeaderMap) -> Response<Body> {
+    fn get(&self, headers: &HeaderMap, identity: Option<&Identity>) -> Response<Body> {
         if self.stateless {
             return method_not_allowed(
                 "Method Not Allowed: this server is stateless and has no stream to GET",
@@ -399,7 +459,7 @@ impl Endpoint {
                 "Not Acceptable: GET opens an SSE stream; the Accept header must allow text/event-stream",
             );
         }
-        let session = match self.session_of(headers) {
+        let session = match self.session_of(headers, identity) {
             Ok(session) => session,
             Err(response) => return *response,
         };
@@ -448,14 +508,14 @@ impl Endpoint {
         })
     }
 
-    fn delete(&self, headers: &HeaderMap) -> Response<Body> {
+    fn delete(&self, headers: &HeaderMap, identity: Option<&Identity>) -> Response<Body> {
         if self.stateless {
             return method_not_allowed(
                 "Method Not Allowed: this server is stateless and has no sessions to end",
                 "POST",
             );
         }
-        let session = match self.session_of(headers) {
+        let session = match self.session_of(headers, identity) {
             Ok(session) => session,
             Err(response) => return *response,
         };

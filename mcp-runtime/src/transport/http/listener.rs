@@ -15,7 +15,7 @@ use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::TcpListener;
 
 use super::HttpConfig;
-use super::endpoint::{self, Endpoint};
+use super::endpoint::Endpoint;
 use crate::dispatch::ServerCore;
 
 /// How long a stopped server waits for responses still being written
@@ -50,7 +50,7 @@ pub(crate) async fn serve(
                 let response = if request.uri().path() == "/mcp" {
                     endpoint.handle(request.map(Body::new)).await
                 } else {
-                    endpoint::not_found()
+                    endpoint.other(request.uri().path())
                 };
                 Ok::<_, Infallible>(response)
             }

@@ -13,8 +13,10 @@
 //! - `stream`: one response stream's events, kept for `Last-Event-ID`;
 //! - `sse`: events as an HTTP body;
 //! - `guard`: `Host` and `Origin` allow-lists;
+//! - `access`: bearer tokens, scopes and the Protected Resource Metadata;
 //! - `listener`: accepting connections, timeouts, graceful shutdown.
 
+mod access;
 mod config;
 mod endpoint;
 mod guard;
@@ -49,7 +51,18 @@ pub(crate) fn router(core: ServerCore, config: HttpConfig) -> axum::Router {
 }
 
 fn routes(endpoint: Arc<Endpoint>) -> axum::Router {
-    axum::Router::new().route(
+    let mut router = axum::Router::new();
+    for path in endpoint.access.metadata_paths() {
+        let endpoint = Arc::clone(&endpoint);
+        router = router.route(
+            &path,
+            axum::routing::get(move |request: axum::extract::Request| {
+                let endpoint = Arc::clone(&endpoint);
+                async move { endpoint.other(request.uri().path()) }
+            }),
+        );
+    }
+    router.route(
         "/mcp",
         axum::routing::any(move |request| {
             let endpoint = Arc::clone(&endpoint);

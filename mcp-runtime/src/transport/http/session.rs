@@ -22,6 +22,9 @@ pub(crate) struct Session {
     pub(crate) connection: tokio::sync::Mutex<Connection>,
     /// The version `initialize` negotiated; unset until it succeeds.
     pub(crate) version: OnceLock<ProtocolVersion>,
+    /// With auth, the subject whose token created the session: only its
+    /// tokens may use it.
+    pub(crate) owner: OnceLock<String>,
     /// Milliseconds since the store's epoch when last used.
     last_used: AtomicU64,
     /// Messages that belong to no request: the GET stream, number 0.
@@ -176,6 +179,7 @@ impl Sessions {
             id: id.into(),
             connection: tokio::sync::Mutex::new(connection),
             version: OnceLock::new(),
+            owner: OnceLock::new(),
             last_used: AtomicU64::new(self.now()),
             standalone,
             streams: Mutex::default(),

@@ -1,0 +1,170 @@
+//! Fetching from the authorization server: metadata, JWKS and
+//! introspection answers, over HTTPS (rustls on ring), with timeouts and
+//! size limits.
+
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+
+/// How long one fetch may take.
+const TIMEOUT: Duration = Duration::from_secs(10);
+/// The largest document accepted.
+const MAX_BYTES: usize = 1024 * 1024;
+
+/// A fetch that failed, in words fit for a log (never a token).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub(crate) struct FetchError(pub(crate) String);
+
+/// The HTTP client of one server's authentication.
+#[derive(Clone)]
+pub(crate) struct Fetcher {
+    client: reqwest::Client,
+    allow_http: bool,
+}
+
+impl Fetcher {
+    pub(crate) fn new(allow_http: bool) -> Result<Fetcher, FetchError> {
+        // reqwest is built without a crypto provider of its own; ring is
+        // installed unless the application installed one first.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let client = reqwest::Client::builder()
+            .timeout(TIMEOUT)
+            .connect_timeout(TIMEOUT)
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .map_err(|e| FetchError(format!("cannot build the HTTP client: {e}")))?;
+        Ok(Fetcher { client, allow_http })
+    }
+
+    /// Refuses `http://` except to loopback hosts (or when allowed).
+    pub(crate) fn check_url(&self, url: &str) -> Result<reqwest::Url, FetchError> {
+        let parsed =
+            reqwest::Url::parse(url).map_err(|e| FetchError(format!("bad URL {url:?}: {e}")))?;
+        match parsed.scheme() {
+            "https" => Ok(parsed),
+            "http" if self.allow_http || is_loopback(&parsed) => Ok(parsed),
+            "http" => Err(FetchError(format!(
+                "refusing to fetch {url} over plain http: use https, or \
+                 Auth::allow_insecure_http() if the network is trusted"
+            ))),
+            other => Err(FetchError(format!(
+                "unsupported URL scheme {other:?} in {url}"
+            ))),
+        }
+    }
+
+    /// GET `url` as a JSON object.
+    pub(crate) async fn get_json(&self, url: &str) -> Result<Map<String, Value>, FetchError> {
+        let url = self.check_url(url)?;
+        let request = self
+            .client
+            .get(url.clone())
+            .header(reqwest::header::ACCEPT, "application/json");
+        read_json(&url, request.send().await).await
+    }
+
+    /// POST a form to `url` with HTTP Basic client authentication, and
+    /// read a JSON object back.
+    pub(crate) async fn post_form(
+        &self,
+        url: &str,
+        user: &str,
+        password: &str,
+        form: &[(&str, &str)],
+    ) -> Result<Map<String, Value>, FetchError> {
+        let url = self.check_url(url)?;
+        let request = self
+            .client
+            .post(url.clone())
+            .basic_auth(form_encode(user), Some(form_encode(password)))
+            .header(reqwest::header::ACCEPT, "application/json")
+            .form(form);
+        read_json(&url, request.send().await).await
+    }
+}
+
+/// RFC 6749 section 2.3.1: client id and secret are form-encoded before
+/// they go into the Basic header.
+fn form_encode(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for byte in text.bytes() {
+        match byte {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'*' => {
+                out.push(byte as char)
+            }
+            b' ' => out.push('+'),
+            _ => out.push_str(&format!("%{byte:02X}")),
+        }
+    }
+    out
+}
+
+fn is_loopback(url: &reqwest::Url) -> bool {
+    match url.host() {
+        Some(url::Host::Domain(name)) => name.eq_ignore_ascii_case("localhost"),
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
+    }
+}
+
+async fn read_json(
+    url: &reqwest::Url,
+    sent: Result<reqwest::Response, reqwest::Error>,
+) -> Result<Map<String, Value>, FetchError> {
+    let mut response = sent.map_err(|e| FetchError(format!("cannot reach {url}: {e}")))?;
+    let status = response.status();
+    if !status.is_success() {
+        return Err(FetchError(format!("{url} answered {status}")));
+    }
+    let mut body = Vec::new();
+    while let Some(chunk) = response
+        .chunk()
+        .await
+        .map_err(|e| FetchError(format!("reading {url}: {e}")))?
+    {
+        if body.len() + chunk.len() > MAX_BYTES {
+            return Err(FetchError(format!(
+                "{url} sent more than {MAX_BYTES} bytes"
+            )));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    match serde_json::from_slice(&body) {
+        Ok(Value::Object(map)) => Ok(map),
+        _ => Err(FetchError(format!(
+            "{url} did not answer with a JSON object"
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn client_credentials_are_form_encoded() {
+        assert_eq!(form_encode("mcp-test"), "mcp-test");
+        assert_eq!(form_encode("a b:c%"), "a+b%3Ac%25");
+    }
+
+    #[test]
+    fn plain_http_only_to_loopback() {
+        let fetcher = Fetcher::new(false).unwrap();
+        assert!(fetcher.check_url("http://127.0.0.1:4455/jwks").is_ok());
+        assert!(fetcher.check_url("http://localhost/jwks").is_ok());
+        assert!(fetcher.check_url("http://[::1]:80/jwks").is_ok());
+        assert!(fetcher.check_url("https://login.example.com/jwks").is_ok());
+        let refused = fetcher
+            .check_url("http://login.example.com/jwks")
+            .unwrap_err();
+        assert!(refused.0.contains("allow_insecure_http"), "{refused}");
+        assert!(
+            Fetcher::new(true)
+                .unwrap()
+                .check_url("http://login.example.com/")
+                .is_ok()
+        );
+    }
+}
