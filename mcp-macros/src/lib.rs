@@ -8,6 +8,13 @@
 //! Each attribute is one module with a parse and an expand half; what they
 //! share (errors, doc comments, parameters, keys, type checks, generated
 //! call code) is in `common`.
+//!
+//! Every attribute takes `scopes = ["weather:read", ...]`: the OAuth scopes
+//! a caller's token must carry to call, read or get the item. Each is
+//! checked here as an RFC 6749 scope token (not empty, printable ASCII
+//! without spaces, `"` or `\`, none listed twice) and lands in the
+//! definition's `scopes` field; nothing is listed to clients, and the
+//! runtime's HTTP authorization is what refuses a token without them.
 
 mod common;
 mod prompt;

@@ -152,6 +152,12 @@ pub use serde_json;
 /// | `title = "..."` | `title` |
 /// | `timeout = "30s"` | calls end with `isError: true` after 30 s |
 /// | `icons = ["https://..."]`, `meta = r#"{..}"#` | `icons`, `_meta` |
+/// | `scopes = ["weather:read"]` | nothing in the listing; with `Server::auth`, a call without those scopes is refused with 403 `insufficient_scope` |
+///
+/// Each of `scopes` is checked at compile time: an RFC 6749 scope token
+/// (printable ASCII without spaces, `"` or `\`), none listed twice; at run
+/// time [`Tool::scopes`] gives them. The same key works on [`resource`] and
+/// [`prompt`].
 ///
 /// A plain `fn` is accepted too and runs on Tokio's blocking pool.
 pub use mcp_macros::tool;
@@ -193,6 +199,7 @@ pub use mcp_macros::tool;
 /// | doc comment or `description = "..."` | `description` |
 /// | `mime_type = "..."` | `mimeType`, else the return type's (`text/plain` for text, `application/json` for `Serialize` values) |
 /// | `icons = ["https://..."]`, `meta = r#"{..}"#` | `icons`, `_meta` |
+/// | `scopes = ["weather:read"]` | nothing in the listing; with `Server::auth`, a read without those scopes is refused with 403 `insufficient_scope` |
 /// | `-> String` / `&'static str` | `text` contents |
 /// | `-> T` with `T: Serialize` | JSON text |
 /// | `-> Blob` | base64 `blob` contents |
@@ -240,6 +247,7 @@ pub use mcp_macros::resource;
 /// | fn name or `name = "..."`, `title = "..."` | the prompt's `name` and `title` |
 /// | doc comment or `description = "..."` | `description` |
 /// | `icons = ["https://..."]`, `meta = r#"{..}"#` | `icons`, `_meta` |
+/// | `scopes = ["weather:read"]` | nothing in the listing; with `Server::auth`, a get without those scopes is refused with 403 `insufficient_scope` |
 /// | parameters: `String`, any `T: FromStr`, or a unit-only enum deriving `Deserialize` (by its serde names) | the prompt's `arguments`, `required: true` |
 /// | `Option<T>` of those | an optional argument |
 /// | `///` on a parameter | the argument's `description` |

@@ -1,5 +1,6 @@
 //! Metadata every served primitive can carry beside its own fields: icons
-//! (2025-11-25) and `_meta` (2025-06-18), and their shaping per version.
+//! (2025-11-25) and `_meta` (2025-06-18), and their shaping per version;
+//! and the OAuth scopes a caller needs to use it, which no client is shown.
 
 use serde::Serialize;
 use serde::ser::SerializeMap;
@@ -69,19 +70,24 @@ impl Icon {
     }
 }
 
-/// Icons and `_meta` of one served primitive.
+/// Icons, `_meta` and scopes of one served primitive.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct Metadata {
     pub(crate) icons: Vec<Icon>,
     pub(crate) meta: Option<Map<String, Value>>,
+    /// The OAuth scopes a caller's token must carry to call, read or get
+    /// it; never listed (HTTP authorization reads them).
+    pub(crate) scopes: Vec<String>,
 }
 
 impl Metadata {
-    /// From an attribute's `icons = [..]` and `meta = ".."`: the `_meta`
-    /// text must be a JSON object (checked at start-up; the error says why).
+    /// From an attribute's `icons = [..]`, `meta = ".."` and `scopes = [..]`:
+    /// the `_meta` text must be a JSON object and each scope a scope token
+    /// (checked at start-up; the error says why).
     pub(crate) fn from_attribute(
         icons: &[&'static str],
         meta: Option<&'static str>,
+        scopes: &[&'static str],
     ) -> Result<Metadata, String> {
         let meta = match meta {
             None => None,
@@ -93,23 +99,32 @@ impl Metadata {
                 }
             },
         };
+        check_scopes(scopes)?;
         Ok(Metadata {
             icons: icons.iter().map(|src| Icon::new(*src)).collect(),
             meta,
+            scopes: scopes.iter().map(|scope| (*scope).to_owned()).collect(),
         })
     }
 
-    /// From a dynamic primitive's `.icon(..)` and `.meta(..)`: `_meta` must
-    /// be a JSON object.
-    pub(crate) fn from_dynamic(icons: &[Icon], meta: Option<&Value>) -> Result<Metadata, String> {
+    /// From a dynamic primitive's `.icon(..)`, `.meta(..)` and
+    /// `.scopes(..)`: `_meta` must be a JSON object and each scope a scope
+    /// token.
+    pub(crate) fn from_dynamic(
+        icons: &[Icon],
+        meta: Option<&Value>,
+        scopes: &[String],
+    ) -> Result<Metadata, String> {
         let meta = match meta {
             None => None,
             Some(Value::Object(map)) => Some(map.clone()),
             Some(other) => return Err(format!("its `_meta` must be a JSON object, not {other}")),
         };
+        check_scopes(scopes)?;
         Ok(Metadata {
             icons: icons.to_vec(),
             meta,
+            scopes: scopes.to_vec(),
         })
     }
 
@@ -144,16 +159,45 @@ impl Metadata {
     }
 }
 
+/// Checks scopes as `#[tool(scopes = [..])]` does at compile time: each an
+/// RFC 6749 `scope-token` (section 3.3: printable ASCII but space, `"` and
+/// `\`), none listed twice.
+fn check_scopes<S: AsRef<str>>(scopes: &[S]) -> Result<(), String> {
+    for (i, scope) in scopes.iter().enumerate() {
+        let scope = scope.as_ref();
+        if scope.is_empty() {
+            return Err("one of its scopes is empty; a scope has at least one character".into());
+        }
+        if let Some(bad) = scope
+            .chars()
+            .find(|&c| !matches!(c, '\x21' | '\x23'..='\x5b' | '\x5d'..='\x7e'))
+        {
+            let mut why = format!(
+                "its scope {scope:?} is invalid: {bad:?} is not allowed; a scope is printable \
+                 ASCII without spaces, `\"` or `\\` (RFC 6749, section 3.3)"
+            );
+            if bad == ' ' {
+                why.push_str("; give several scopes as separate items");
+            }
+            return Err(why);
+        }
+        if scopes[..i].iter().any(|earlier| earlier.as_ref() == scope) {
+            return Err(format!("its scope {scope:?} is listed twice"));
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn meta_must_be_a_json_object() {
-        assert!(Metadata::from_attribute(&[], Some(r#"{"a": 1}"#)).is_ok());
-        let error = Metadata::from_attribute(&[], Some("[1]")).unwrap_err();
+        assert!(Metadata::from_attribute(&[], Some(r#"{"a": 1}"#), &[]).is_ok());
+        let error = Metadata::from_attribute(&[], Some("[1]"), &[]).unwrap_err();
         assert_eq!(error, "`meta = \"[1]\"` is not a JSON object");
-        let error = Metadata::from_attribute(&[], Some("{")).unwrap_err();
+        let error = Metadata::from_attribute(&[], Some("{"), &[]).unwrap_err();
         assert!(
             error.starts_with("`meta = \"{\"` is not valid JSON: "),
             "{error}"
@@ -163,9 +207,32 @@ mod tests {
     #[test]
     fn icons_and_meta_are_shown_only_to_versions_that_define_them() {
         let metadata =
-            Metadata::from_attribute(&["https://x/i.png"], Some(r#"{"k": true}"#)).unwrap();
+            Metadata::from_attribute(&["https://x/i.png"], Some(r#"{"k": true}"#), &["a"]).unwrap();
         assert_eq!(metadata.fields(ProtocolVersion::V2025_11_25), 2);
         assert_eq!(metadata.fields(ProtocolVersion::V2025_06_18), 1);
         assert_eq!(metadata.fields(ProtocolVersion::V2025_03_26), 0);
+    }
+
+    #[test]
+    fn scopes_are_scope_tokens() {
+        let ok = Metadata::from_attribute(&[], None, &["weather:read", "https://x/y!#~"]);
+        assert_eq!(ok.unwrap().scopes, ["weather:read", "https://x/y!#~"]);
+        let scopes = |list: &[&str]| {
+            let list: Vec<String> = list.iter().map(|s| (*s).to_owned()).collect();
+            Metadata::from_dynamic(&[], None, &list).map(|m| m.scopes)
+        };
+        assert_eq!(
+            scopes(&[""]).unwrap_err(),
+            "one of its scopes is empty; a scope has at least one character"
+        );
+        assert_eq!(
+            scopes(&["a", "a"]).unwrap_err(),
+            "its scope \"a\" is listed twice"
+        );
+        for bad in ["a b", "a\"b", "a\\b", "tab\t", "é", "\x7f"] {
+            let error = scopes(&[bad]).unwrap_err();
+            assert!(error.contains("is not allowed"), "{bad:?}: {error}");
+        }
+        assert!(scopes(&["a b"]).unwrap_err().ends_with("as separate items"));
     }
 }

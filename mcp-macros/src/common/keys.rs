@@ -1,6 +1,6 @@
 //! The `key = value` list of an attribute: duplicates and unknown keys
 //! refused (the message lists the valid ones), and the keys every attribute
-//! shares: `name`, `title`, `description`, `icons` and `meta`.
+//! shares: `name`, `title`, `description`, `icons`, `meta` and `scopes`.
 
 use proc_macro2::TokenStream;
 use quote::{ToTokens, quote};
@@ -10,6 +10,7 @@ use syn::punctuated::Punctuated;
 
 use super::call::option_str;
 use super::errors::Errors;
+use super::scopes::{check_scopes, parse_scopes, scopes_tokens};
 use super::uri::check_absolute_uri;
 
 /// Parses `tokens` as `key = value, flag, ...`. `each` handles one key and
@@ -43,7 +44,8 @@ pub fn parse_keys(
     }
 }
 
-/// The keys every attribute takes: what a client shows of the item.
+/// The keys every attribute takes: what a client shows of the item, and
+/// the scopes a caller needs (which no client is shown).
 #[derive(Default)]
 pub struct Metadata {
     pub name: Option<LitStr>,
@@ -53,6 +55,8 @@ pub struct Metadata {
     pub icons: Vec<LitStr>,
     /// `meta = r#"{...}"#`: JSON object text for `_meta`.
     pub meta: Option<LitStr>,
+    /// `scopes = ["weather:read", ...]`: OAuth scopes a caller must have.
+    pub scopes: Vec<LitStr>,
 }
 
 impl Metadata {
@@ -64,6 +68,7 @@ impl Metadata {
             "description" => self.description = Some(meta.value()?.parse()?),
             "icons" => self.icons = parse_icons(meta)?,
             "meta" => self.meta = Some(meta.value()?.parse()?),
+            "scopes" => self.scopes = parse_scopes(meta)?,
             _ => return Ok(false),
         }
         Ok(true)
@@ -96,6 +101,7 @@ impl Metadata {
                 );
             }
         }
+        check_scopes(&self.scopes, errors);
     }
 
     /// The name: the `name` key's value, else the function's name.
@@ -120,6 +126,11 @@ impl Metadata {
         let icons = self.icons.iter();
         let meta = option_str(self.meta.as_ref().map(LitStr::value));
         (title, quote!(&[#(#icons),*]), meta)
+    }
+
+    /// The `scopes` field of a definition, as tokens.
+    pub fn scopes_tokens(&self) -> TokenStream {
+        scopes_tokens(&self.scopes)
     }
 
     /// Checks the `name` key of a resource or prompt: any text but none.

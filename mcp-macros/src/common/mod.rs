@@ -1,12 +1,13 @@
 //! What the attributes share: error accumulation, doc comments, the
 //! reading of the annotated function and its parameters, attribute keys,
-//! type-syntax checks, URI checks and pieces of the generated code.
+//! type-syntax checks, URI and scope checks and pieces of the generated code.
 
 pub mod call;
 pub mod docs;
 pub mod errors;
 pub mod keys;
 pub mod params;
+pub mod scopes;
 pub mod text_args;
 pub mod types;
 pub mod uri;

@@ -84,6 +84,7 @@ fn generate(metadata: &Metadata, prompt: &AnnotatedFn) -> TokenStream {
     let use_text_kinds = use_text_kinds();
 
     let (title, icons, meta) = metadata.field_tokens();
+    let scopes = metadata.scopes_tokens();
     let description = option_str(metadata.description_or(prompt.description.as_ref()));
     let location = call::location();
 
@@ -113,6 +114,7 @@ fn generate(metadata: &Metadata, prompt: &AnnotatedFn) -> TokenStream {
                     description: #description,
                     icons: #icons,
                     meta: #meta,
+                    scopes: #scopes,
                     arguments: &[#(#arguments),*],
                     requirements: &[#(#requirements),*],
                     get: __mcp_get,

@@ -8,7 +8,7 @@ use crate::common::keys::{Metadata, parse_keys};
 use crate::common::params::Rules;
 
 /// The keys `#[prompt(...)]` accepts, in the order the error message lists them.
-pub const KEYS: &[&str] = &["name", "title", "description", "icons", "meta"];
+pub const KEYS: &[&str] = &["name", "title", "description", "icons", "meta", "scopes"];
 
 /// What `#[prompt]` says about a misused function or parameter.
 pub const RULES: Rules = Rules {

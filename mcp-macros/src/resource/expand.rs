@@ -96,6 +96,7 @@ fn generate(args: &ResourceArgs, uri: &LitStr, resource: &AnnotatedFn) -> TokenS
     let uri = uri.value();
     let name = args.metadata.name_or(&sig.ident);
     let (title, icons, meta) = args.metadata.field_tokens();
+    let scopes = args.metadata.scopes_tokens();
     let description = option_str(args.metadata.description_or(resource.description.as_ref()));
     let location = call::location();
 
@@ -133,6 +134,7 @@ fn generate(args: &ResourceArgs, uri: &LitStr, resource: &AnnotatedFn) -> TokenS
                     default_mime_type: __mcp_default_mime_type,
                     icons: #icons,
                     meta: #meta,
+                    scopes: #scopes,
                     params: &[#(#params),*],
                     requirements: &[#(#requirements),*],
                     read: __mcp_read,

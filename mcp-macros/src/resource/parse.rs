@@ -13,7 +13,15 @@ use crate::common::params::{AnnotatedFn, Rules};
 
 /// The keys `#[resource(...)]` accepts after the URI, in the order the
 /// error message lists them.
-pub const KEYS: &[&str] = &["name", "title", "description", "mime_type", "icons", "meta"];
+pub const KEYS: &[&str] = &[
+    "name",
+    "title",
+    "description",
+    "mime_type",
+    "icons",
+    "meta",
+    "scopes",
+];
 
 /// What `#[resource]` says about a misused function or parameter.
 pub const RULES: Rules = Rules {

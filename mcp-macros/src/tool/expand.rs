@@ -126,6 +126,7 @@ fn generate(args: &ToolArgs, tool: &AnnotatedFn, name: &str, description: &str) 
     };
 
     let (title, icons, meta) = args.metadata.field_tokens();
+    let scopes = args.metadata.scopes_tokens();
     let hint = |flag: &Option<Flag>| match flag {
         Some(f) => {
             let v = f.value;
@@ -205,6 +206,7 @@ fn generate(args: &ToolArgs, tool: &AnnotatedFn, name: &str, description: &str) 
                     timeout: #timeout,
                     icons: #icons,
                     meta: #meta,
+                    scopes: #scopes,
                     input_schema: __mcp_input_schema,
                     output_schema: __mcp_output_schema,
                     requirements: &[#(#requirements),*],

@@ -25,6 +25,7 @@ pub const KEYS: &[&str] = &[
     "timeout",
     "icons",
     "meta",
+    "scopes",
 ];
 
 /// What `#[tool]` says about a misused function or parameter.

@@ -55,6 +55,14 @@ impl Prompt {
         self.description.as_deref()
     }
 
+    /// The OAuth scopes a caller's token must carry to get it (`scopes =
+    /// [..]` on the attribute, or `.scopes(..)`); empty if none. Not shown to
+    /// clients in `prompts/list`; HTTP authorization refuses a `prompts/get` whose token
+    /// lacks one of them.
+    pub fn scopes(&self) -> &[String] {
+        &self.metadata.scopes
+    }
+
     /// Where it was defined.
     pub fn location(&self) -> Location {
         self.location
@@ -117,7 +125,7 @@ pub(crate) fn build_static(
         def.name,
         def.location,
     )?;
-    let metadata = Metadata::from_attribute(def.icons, def.meta).map_err(|reason| {
+    let metadata = Metadata::from_attribute(def.icons, def.meta, def.scopes).map_err(|reason| {
         RegistryError::InvalidPrompt {
             name: def.name.to_owned(),
             location: def.location,

@@ -24,6 +24,9 @@ pub struct PromptDef {
     pub icons: &'static [&'static str],
     /// `meta = ".."`: JSON object text, checked by the runtime at start-up.
     pub meta: Option<&'static str>,
+    /// `scopes = [..]`: OAuth scopes a caller needs (checked by the macro,
+    /// and again at start-up).
+    pub scopes: &'static [&'static str],
     /// One per parameter other than `Context` and `State<T>`, in order.
     pub arguments: &'static [ParamDef],
     pub requirements: &'static [fn() -> Option<Requirement>],

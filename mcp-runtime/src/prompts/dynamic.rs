@@ -36,6 +36,7 @@ pub struct DynamicPrompt {
     pub(crate) description: Option<String>,
     pub(crate) icons: Vec<Icon>,
     pub(crate) meta: Option<serde_json::Value>,
+    pub(crate) scopes: Vec<String>,
     pub(crate) arguments: Vec<Param>,
     pub(crate) completers: DynCompleters,
     pub(crate) getter: DynGetter,
@@ -57,6 +58,7 @@ impl DynamicPrompt {
             description: None,
             icons: Vec::new(),
             meta: None,
+            scopes: Vec::new(),
             arguments: Vec::new(),
             completers: DynCompleters::default(),
             getter,
@@ -86,6 +88,19 @@ impl DynamicPrompt {
     /// object, or the server refuses to start.
     pub fn meta(mut self, meta: serde_json::Value) -> Self {
         self.meta = Some(meta);
+        self
+    }
+
+    /// Sets the OAuth scopes a caller's token must carry to get it (each
+    /// an RFC 6749 scope token: printable ASCII without spaces, `"` or `\`;
+    /// none twice, or the server refuses to start). Not shown to clients;
+    /// HTTP authorization refuses a get whose token lacks one of them.
+    pub fn scopes<I, S>(mut self, scopes: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.scopes = scopes.into_iter().map(Into::into).collect();
         self
     }
 
@@ -137,7 +152,8 @@ impl DynamicPrompt {
             name: Arc::from(self.name.as_str()),
             title: self.title.clone(),
             description: self.description.clone(),
-            metadata: Metadata::from_dynamic(&self.icons, self.meta.as_ref()).map_err(invalid)?,
+            metadata: Metadata::from_dynamic(&self.icons, self.meta.as_ref(), &self.scopes)
+                .map_err(invalid)?,
             arguments,
             getter: Getter::Dynamic(Arc::clone(&self.getter)),
             location: self.location,

@@ -61,7 +61,8 @@ pub enum RegistryError {
     /// A [`ServerHandle`](crate::ServerHandle) was asked to add something
     /// after its server stopped.
     Stopped,
-    /// A tool's metadata cannot be used (its `meta` is not a JSON object).
+    /// A tool's metadata cannot be used (its `meta` is not a JSON object, or
+    /// one of its scopes is not a scope token or is listed twice).
     InvalidTool {
         /// The name.
         name: String,
@@ -111,7 +112,7 @@ pub enum RegistryError {
         /// Where the second is defined.
         second: Location,
     },
-    /// A resource's URI, template or metadata cannot be used.
+    /// A resource's URI, template or metadata (`meta`, scopes) cannot be used.
     InvalidResource {
         /// The URI or URI template.
         uri: String,
@@ -120,7 +121,7 @@ pub enum RegistryError {
         /// What is wrong.
         reason: String,
     },
-    /// A prompt's name or metadata cannot be used.
+    /// A prompt's name or metadata (`meta`, scopes) cannot be used.
     InvalidPrompt {
         /// The name.
         name: String,

@@ -79,6 +79,14 @@ impl Resource {
         self.template.is_some()
     }
 
+    /// The OAuth scopes a caller's token must carry to read it (`scopes =
+    /// [..]` on the attribute, or `.scopes(..)`); empty if none. Not shown to
+    /// clients in `resources/list` or `resources/templates/list`; HTTP authorization refuses a `resources/read` whose token
+    /// lacks one of them.
+    pub fn scopes(&self) -> &[String] {
+        &self.metadata.scopes
+    }
+
     /// Where it was defined.
     pub fn location(&self) -> Location {
         self.location
@@ -135,7 +143,7 @@ pub(crate) fn build_static(
         def.location,
     )?;
     let template = UriTemplate::parse(def.uri).map_err(|e| invalid(e.to_string()))?;
-    let metadata = Metadata::from_attribute(def.icons, def.meta).map_err(invalid)?;
+    let metadata = Metadata::from_attribute(def.icons, def.meta, def.scopes).map_err(invalid)?;
     Ok(Resource {
         uri: Arc::from(def.uri),
         name: Arc::from(def.name),

@@ -30,6 +30,9 @@ pub struct ResourceDef {
     pub icons: &'static [&'static str],
     /// `meta = ".."`: JSON object text, checked by the runtime at start-up.
     pub meta: Option<&'static str>,
+    /// `scopes = [..]`: OAuth scopes a caller needs (checked by the macro,
+    /// and again at start-up).
+    pub scopes: &'static [&'static str],
     /// One per template variable, in fn parameter order; empty for a plain URI.
     pub params: &'static [ParamDef],
     pub requirements: &'static [fn() -> Option<Requirement>],

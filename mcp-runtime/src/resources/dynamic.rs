@@ -41,6 +41,7 @@ pub struct DynamicResource {
     pub(crate) mime_type: Option<String>,
     pub(crate) icons: Vec<Icon>,
     pub(crate) meta: Option<serde_json::Value>,
+    pub(crate) scopes: Vec<String>,
     pub(crate) reader: DynReader,
     pub(crate) completers: DynCompleters,
     pub(crate) location: Location,
@@ -67,6 +68,7 @@ impl DynamicResource {
             mime_type: None,
             icons: Vec::new(),
             meta: None,
+            scopes: Vec::new(),
             reader,
             completers: DynCompleters::default(),
             location: Location::caller(),
@@ -101,6 +103,19 @@ impl DynamicResource {
     /// object, or the server refuses to start.
     pub fn meta(mut self, meta: serde_json::Value) -> Self {
         self.meta = Some(meta);
+        self
+    }
+
+    /// Sets the OAuth scopes a caller's token must carry to read it (each
+    /// an RFC 6749 scope token: printable ASCII without spaces, `"` or `\`;
+    /// none twice, or the server refuses to start). Not shown to clients;
+    /// HTTP authorization refuses a read whose token lacks one of them.
+    pub fn scopes<I, S>(mut self, scopes: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.scopes = scopes.into_iter().map(Into::into).collect();
         self
     }
 
@@ -142,7 +157,8 @@ impl DynamicResource {
             title: self.title.clone(),
             description: self.description.clone(),
             mime_type: self.mime_type.clone(),
-            metadata: Metadata::from_dynamic(&self.icons, self.meta.as_ref()).map_err(invalid)?,
+            metadata: Metadata::from_dynamic(&self.icons, self.meta.as_ref(), &self.scopes)
+                .map_err(invalid)?,
             template: template.is_template().then_some(template),
             params,
             reader: Reader::Dynamic(Arc::clone(&self.reader)),

@@ -77,7 +77,7 @@ pub(crate) fn build_static(def: &'static ToolDef, state: &StateMap) -> Result<To
     };
     let validator =
         ArgumentValidator::from_owned(checked_input).map_err(|r| invalid("input", r))?;
-    let metadata = Metadata::from_attribute(def.icons, def.meta).map_err(|reason| {
+    let metadata = Metadata::from_attribute(def.icons, def.meta, def.scopes).map_err(|reason| {
         RegistryError::InvalidTool {
             name: def.name.to_owned(),
             location: def.location,
@@ -129,13 +129,13 @@ pub(crate) fn build_dynamic(tool: &DynamicTool) -> Result<Tool, RegistryError> {
         None => None,
     };
     let validator = ArgumentValidator::new(&input_schema).map_err(|r| invalid("input", r))?;
-    let metadata = Metadata::from_dynamic(&tool.icons, tool.meta.as_ref()).map_err(|reason| {
-        RegistryError::InvalidTool {
+    let metadata = Metadata::from_dynamic(&tool.icons, tool.meta.as_ref(), &tool.scopes).map_err(
+        |reason| RegistryError::InvalidTool {
             name: tool.name.clone(),
             location: tool.location,
             reason,
-        }
-    })?;
+        },
+    )?;
     Ok(Tool {
         name: Arc::from(tool.name.as_str()),
         title: tool.title.clone(),

@@ -77,6 +77,9 @@ pub struct ToolDef {
     pub icons: &'static [&'static str],
     /// `meta = ".."`: JSON object text, checked by the runtime at start-up.
     pub meta: Option<&'static str>,
+    /// `scopes = [..]`: OAuth scopes a caller needs (checked by the macro,
+    /// and again at start-up).
+    pub scopes: &'static [&'static str],
     pub input_schema: fn(&mut schemars::SchemaGenerator) -> schemars::Schema,
     pub output_schema: fn(&mut schemars::SchemaGenerator) -> Option<schemars::Schema>,
     pub requirements: &'static [fn() -> Option<Requirement>],
@@ -159,6 +162,14 @@ impl Tool {
     /// The JSON Schema of `structuredContent`, for tools with structured output.
     pub fn output_schema(&self) -> Option<&Map<String, Value>> {
         self.output_schema.as_ref()
+    }
+
+    /// The OAuth scopes a caller's token must carry to call it (`scopes =
+    /// [..]` on the attribute, or `.scopes(..)`); empty if none. Not shown to
+    /// clients in `tools/list`; HTTP authorization refuses a `tools/call` whose token
+    /// lacks one of them.
+    pub fn scopes(&self) -> &[String] {
+        &self.metadata.scopes
     }
 
     /// Where the tool was defined.

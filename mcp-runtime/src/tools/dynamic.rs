@@ -44,6 +44,7 @@ pub struct DynamicTool {
     pub(crate) output_schema: Option<Value>,
     pub(crate) icons: Vec<Icon>,
     pub(crate) meta: Option<Value>,
+    pub(crate) scopes: Vec<String>,
     pub(crate) handler: DynHandler,
     pub(crate) location: Location,
 }
@@ -79,6 +80,7 @@ impl DynamicTool {
             output_schema: None,
             icons: Vec::new(),
             meta: None,
+            scopes: Vec::new(),
             handler,
             location: Location::caller(),
         }
@@ -132,6 +134,19 @@ impl DynamicTool {
     /// object, or the server refuses to start.
     pub fn meta(mut self, meta: Value) -> Self {
         self.meta = Some(meta);
+        self
+    }
+
+    /// Sets the OAuth scopes a caller's token must carry to call it (each
+    /// an RFC 6749 scope token: printable ASCII without spaces, `"` or `\`;
+    /// none twice, or the server refuses to start). Not shown to clients;
+    /// HTTP authorization refuses a call whose token lacks one of them.
+    pub fn scopes<I, S>(mut self, scopes: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.scopes = scopes.into_iter().map(Into::into).collect();
         self
     }
 

@@ -1,0 +1,9 @@
+use mcp_runtime::resource;
+
+/// Requires an empty scope.
+#[resource("config://app", scopes = ["config:read", ""])]
+async fn settings() -> String {
+    String::new()
+}
+
+fn main() {}
