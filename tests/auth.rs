@@ -34,6 +34,30 @@ async fn whoami(ctx: Context) -> Value {
     }
 }
 
+/// A forecast (needs `weather:read`).
+#[tool(read_only, scopes = ["weather:read"])]
+async fn forecast(city: String) -> String {
+    format!("sunny in {city}")
+}
+
+/// Wipe everything (needs `admin`).
+#[tool(destructive, scopes = ["admin"])]
+async fn wipe() -> String {
+    "wiped".into()
+}
+
+/// Private notes (needs `notes:read`).
+#[mcp_runtime::resource("notes://private", scopes = ["notes:read"])]
+async fn private_notes() -> String {
+    "secret".into()
+}
+
+/// A prompt for admins.
+#[mcp_runtime::prompt(scopes = ["admin"])]
+async fn admin_prompt() -> String {
+    "be careful".into()
+}
+
 fn now() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -276,7 +300,12 @@ fn static_tokens_stand_for_their_callers() {
     assert_eq!(status, 401, "{}", reply.text());
     assert_eq!(
         reply.header("www-authenticate"),
-        Some("Bearer error=\"invalid_token\", error_description=\"unknown token\"")
+        // No metadata to name without an audience; the scopes this
+        // binary's resource and prompt declare.
+        Some(
+            "Bearer scope=\"admin notes:read\", error=\"invalid_token\", \
+             error_description=\"unknown token\""
+        )
     );
 }
 
@@ -329,4 +358,143 @@ fn settings_that_cannot_work_stop_the_server_with_the_fix() {
         .expect_err("refused")
         .to_string();
     assert!(error.contains("over plain http"), "{error}");
+}
+
+fn scoped_server(auth: Auth) -> HttpServer {
+    HttpServer::start(
+        Server::new("auth-test", "1.0.0")
+            .include_tools(["whoami", "forecast", "wipe"])
+            .auth(auth),
+    )
+}
+
+/// A 403 asking for `needed`.
+fn assert_insufficient(mut reply: Reply, needed: &str) {
+    let challenge = reply
+        .header("www-authenticate")
+        .unwrap_or_default()
+        .to_owned();
+    let body = reply.text();
+    assert_eq!(reply.status, 403, "{body}");
+    assert!(
+        challenge.starts_with(&format!(
+            "Bearer resource_metadata=\"{METADATA_URL}\", error=\"insufficient_scope\", scope=\"{needed}\""
+        )),
+        "{challenge}"
+    );
+    assert!(body.contains("needs the scope(s)"), "{body}");
+}
+
+#[test]
+fn what_declares_scopes_needs_them() {
+    let server = scoped_server(Auth::hmac(ISSUER, SECRET).audience(AUDIENCE));
+    // `weather:read` only.
+    let mut reader = client_of(&server, &sign(&claims("alice")));
+    let result = reader.call(
+        "tools/call",
+        json!({"name": "forecast", "arguments": {"city": "Oslo"}}),
+    );
+    assert_eq!(result["result"]["content"][0]["text"], "sunny in Oslo");
+    // Unscoped tools need nothing.
+    let result = reader.call("tools/call", json!({"name": "whoami", "arguments": {}}));
+    assert_eq!(result["result"]["isError"], json!(false));
+    let wipe = reader.request("tools/call", json!({"name": "wipe", "arguments": {}}));
+    assert_insufficient(wipe, "admin");
+    let read = reader.request("resources/read", json!({"uri": "notes://private"}));
+    assert_insufficient(read, "notes:read");
+    let get = reader.request("prompts/get", json!({"name": "admin_prompt"}));
+    assert_insufficient(get, "admin");
+    // Listing shows everything (the default), and the session lives on.
+    let tools = reader.call("tools/list", json!({}));
+    let names: Vec<&str> = tools["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["forecast", "whoami", "wipe"]);
+    // Step-up: the same subject with a token granting `admin` keeps its
+    // session and may now call the tool.
+    let mut admin = claims("alice");
+    admin["scope"] = json!("weather:read admin");
+    reader.bearer = Some(sign(&admin));
+    let result = reader.call("tools/call", json!({"name": "wipe", "arguments": {}}));
+    assert_eq!(result["result"]["content"][0]["text"], "wiped");
+}
+
+#[test]
+fn required_scopes_apply_to_every_request() {
+    let server = scoped_server(
+        Auth::hmac(ISSUER, SECRET)
+            .audience(AUDIENCE)
+            .required_scopes(["mcp"]),
+    );
+    let reply = initialize_with(&server, Some(&sign(&claims("alice"))));
+    assert_insufficient(reply, "mcp");
+    let mut granted = claims("alice");
+    granted["scope"] = json!("mcp weather:read");
+    let mut client = client_of(&server, &sign(&granted));
+    // The entry's scopes come on top of the required ones.
+    let wipe = client.request("tools/call", json!({"name": "wipe", "arguments": {}}));
+    assert_insufficient(wipe, "mcp admin");
+}
+
+#[test]
+fn the_metadata_lists_every_declared_scope_unless_told_otherwise() {
+    let server = scoped_server(Auth::hmac(ISSUER, SECRET).audience(AUDIENCE));
+    let mut reply = common::http::send_raw(
+        server.addr,
+        b"GET /.well-known/oauth-protected-resource/mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
+    );
+    assert_eq!(
+        reply.json()["scopes_supported"],
+        json!(["admin", "notes:read", "weather:read"])
+    );
+    let reply = initialize_with(&server, None);
+    let challenge = reply.header("www-authenticate").unwrap_or_default();
+    assert!(
+        challenge.ends_with("scope=\"admin notes:read weather:read\""),
+        "{challenge}"
+    );
+}
+
+#[test]
+fn lists_can_show_only_what_the_caller_may_use() {
+    let server = HttpServer::start(
+        Server::new("auth-test", "1.0.0")
+            .include_tools(["whoami", "forecast", "wipe"])
+            .list_only_permitted()
+            .auth(Auth::hmac(ISSUER, SECRET).audience(AUDIENCE)),
+    );
+    let names = |client: &mut Client, method: &str, key: &str, field: &str| -> Vec<String> {
+        let list = client.call(method, json!({}));
+        list["result"][key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|entry| entry[field].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let mut reader = client_of(&server, &sign(&claims("alice")));
+    assert_eq!(
+        names(&mut reader, "tools/list", "tools", "name"),
+        ["forecast", "whoami"]
+    );
+    assert!(names(&mut reader, "resources/list", "resources", "uri").is_empty());
+    assert!(names(&mut reader, "prompts/list", "prompts", "name").is_empty());
+    let mut everything = claims("root");
+    everything["scope"] = json!("weather:read admin notes:read");
+    let mut root = client_of(&server, &sign(&everything));
+    assert_eq!(
+        names(&mut root, "tools/list", "tools", "name"),
+        ["forecast", "whoami", "wipe"]
+    );
+    assert_eq!(
+        names(&mut root, "resources/list", "resources", "uri"),
+        ["notes://private"]
+    );
+    assert_eq!(
+        names(&mut root, "prompts/list", "prompts", "name"),
+        ["admin_prompt"]
+    );
 }

@@ -15,6 +15,9 @@
 //! Run it with `cargo run --example weather` (stdio), `cargo run --example
 //! weather -- --http 127.0.0.1:8080` (Streamable HTTP at /mcp) or `cargo run
 //! --example weather -- --help`; `RUST_LOG=debug` shows every request on stderr.
+//! Every tool, resource and prompt declares the scope `weather:read`, which
+//! counts only with OAuth on (`--http ADDR --auth-issuer URL --auth-audience
+//! URI`; the README's "Securing an HTTP server" walks through it).
 
 mod data;
 mod prompts;

@@ -17,7 +17,7 @@ const MAX_DAYS: u8 = 7;
 /// Plan a trip to a city around its weather forecast.
 ///
 /// The city's data comes as an embedded resource, followed by the request.
-#[prompt(title = "Plan a trip")]
+#[prompt(title = "Plan a trip", scopes = ["weather:read"])]
 async fn plan_trip(
     /// The city to visit, for example "Lisbon".
     #[complete(crate::resources::city_names)]

@@ -65,7 +65,7 @@ struct Day {
 
 /// The cities this server has weather for: name, country, coordinates and
 /// the URI of each city's data, in alphabetical order.
-#[resource("weather://cities", title = "Cities")]
+#[resource("weather://cities", title = "Cities", scopes = ["weather:read"])]
 async fn cities(db: State<WeatherDb>) -> Vec<CityEntry> {
     db.cities()
         .iter()
@@ -81,7 +81,7 @@ async fn cities(db: State<WeatherDb>) -> Vec<CityEntry> {
 
 /// A city's weather: its current conditions, refreshed every few seconds
 /// (subscribe to be told), and a seven-day forecast.
-#[resource("weather://cities/{name}", title = "City weather")]
+#[resource("weather://cities/{name}", title = "City weather", scopes = ["weather:read"])]
 async fn city(#[complete(city_names)] name: String, db: State<WeatherDb>) -> Option<CityReport> {
     // `None` answers "resource not found", naming the URI.
     let city = db.city(&name)?;

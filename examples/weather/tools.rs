@@ -146,7 +146,7 @@ impl WeatherDb {
 /// Gives the high and low temperature, the sky, the chance of precipitation
 /// and the wind for each day, starting today. Use `search_cities` to find
 /// the cities covered.
-#[tool(title = "Weather forecast", read_only, idempotent)]
+#[tool(title = "Weather forecast", read_only, idempotent, scopes = ["weather:read"])]
 async fn get_forecast(
     /// City name, for example "Paris".
     city: String,
@@ -188,7 +188,7 @@ async fn get_forecast(
 }
 
 /// Get the current weather in a city: temperature, sky, humidity and wind.
-#[tool(title = "Current conditions", read_only)]
+#[tool(title = "Current conditions", read_only, scopes = ["weather:read"])]
 async fn current_conditions(
     /// City name, for example "Tokyo".
     city: String,
@@ -214,7 +214,7 @@ async fn current_conditions(
 ///
 /// Best matches come first. An empty list means no city matched: try a
 /// shorter query, or the country's name in English.
-#[tool(title = "Search cities", read_only)]
+#[tool(title = "Search cities", read_only, scopes = ["weather:read"])]
 async fn search_cities(
     /// Part of a city or country name, for example "san" or "japan".
     #[schemars(length(min = 1))]

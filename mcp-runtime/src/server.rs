@@ -328,6 +328,16 @@ impl Server {
         self
     }
 
+    /// With [`Server::auth`]: `tools/list`, `resources/list`,
+    /// `resources/templates/list` and `prompts/list` show a caller only the
+    /// entries whose scopes its token grants. By default every entry is
+    /// listed, and one the caller may not use is refused when used (403
+    /// `insufficient_scope`, which lets a client ask for more scopes).
+    pub fn list_only_permitted(mut self) -> Self {
+        self.limits.list_only_permitted = true;
+        self
+    }
+
     /// Serves Streamable HTTP at `http://ADDR/mcp` until SIGTERM or Ctrl-C:
     /// then it stops accepting, lets calls in flight finish within the
     /// shutdown grace period, closes the streams and returns `Ok`.

@@ -337,10 +337,14 @@ impl Connection {
             "tools/list" | "resources/list" | "resources/templates/list" | "prompts/list" => {
                 let params = params_object(params)?;
                 let snapshot = self.core.live.refresh(&mut self.held);
-                write(
-                    reply,
-                    snapshot.page(method, params.get("cursor"), session.version)?,
-                )
+                let cursor = params.get("cursor");
+                if self.core.limits.list_only_permitted
+                    && let Some(caller) = &self.identity
+                {
+                    let page = snapshot.permitted_page(method, cursor, session.version, caller)?;
+                    return write(reply, &page);
+                }
+                write(reply, snapshot.page(method, cursor, session.version)?)
             }
             "resources/read" => {
                 let params = params_object(params)?;

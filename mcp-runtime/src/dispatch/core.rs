@@ -22,6 +22,8 @@ pub(crate) struct Limits {
     pub(crate) shutdown_grace: Duration,
     pub(crate) page_size: Option<usize>,
     pub(crate) default_timeout: Option<Duration>,
+    /// Lists show an authenticated caller only what its scopes allow.
+    pub(crate) list_only_permitted: bool,
 }
 
 impl Default for Limits {
@@ -33,6 +35,7 @@ impl Default for Limits {
             shutdown_grace: Duration::from_secs(5),
             page_size: None,
             default_timeout: None,
+            list_only_permitted: false,
         }
     }
 }

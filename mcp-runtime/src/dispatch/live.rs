@@ -12,17 +12,22 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::pages::Pages;
+use crate::auth::Identity;
 use crate::jsonrpc::ErrorObject;
+use crate::prompts::build::Prompt;
 use crate::protocol::listing::{PromptEntry, ResourceEntry};
 use crate::protocol::shape::ToolEntry;
 use crate::protocol::version::ProtocolVersion;
 use crate::registry::Registry;
 use crate::registry::change::Change;
 use crate::registry::error::RegistryError;
+use crate::resources::build::Resource;
+use crate::tools::def::Tool;
 
 /// The registry and the pages of its four lists.
 pub(crate) struct Snapshot {
     pub(crate) registry: Registry,
+    page_size: Option<usize>,
     tools: Pages,
     resources: Pages,
     templates: Pages,
@@ -33,6 +38,7 @@ impl Snapshot {
     fn new(registry: Registry, page_size: Option<usize>) -> Snapshot {
         Snapshot {
             registry,
+            page_size,
             tools: Pages::new("tools", page_size),
             resources: Pages::new("resources", page_size),
             templates: Pages::new("resourceTemplates", page_size),
@@ -75,6 +81,78 @@ impl Snapshot {
                 version,
             ),
         }
+    }
+}
+
+impl Snapshot {
+    /// The answer to a list method with only the entries `caller` has
+    /// every scope of ([`Server::list_only_permitted`](crate::Server::list_only_permitted)):
+    /// built for this request, not kept.
+    pub(crate) fn permitted_page(
+        &self,
+        method: &str,
+        cursor: Option<&Value>,
+        version: ProtocolVersion,
+        caller: &Identity,
+    ) -> Result<Box<RawValue>, ErrorObject> {
+        let registry = &self.registry;
+        let allowed = |scopes: &[String]| caller.missing(scopes).is_empty();
+        let pages = |key| Pages::new(key, self.page_size);
+        let page = match method {
+            "tools/list" => {
+                let tools: Vec<&Tool> = registry
+                    .tools()
+                    .iter()
+                    .map(|t| &**t)
+                    .filter(|t| allowed(t.scopes()))
+                    .collect();
+                pages("tools")
+                    .page(
+                        &tools,
+                        |tool, version| ToolEntry { tool, version },
+                        cursor,
+                        version,
+                    )?
+                    .to_owned()
+            }
+            "resources/list" | "resources/templates/list" => {
+                let (key, all) = if method == "resources/list" {
+                    ("resources", registry.resources())
+                } else {
+                    ("resourceTemplates", registry.resource_templates())
+                };
+                let resources: Vec<&Resource> = all
+                    .iter()
+                    .map(|r| &**r)
+                    .filter(|r| allowed(r.scopes()))
+                    .collect();
+                pages(key)
+                    .page(
+                        &resources,
+                        |resource, version| ResourceEntry { resource, version },
+                        cursor,
+                        version,
+                    )?
+                    .to_owned()
+            }
+            _ => {
+                let prompts: Vec<&Prompt> = registry
+                    .prompts()
+                    .iter()
+                    .map(|p| &**p)
+                    .filter(|p| allowed(p.scopes()))
+                    .collect();
+                pages("prompts")
+                    .page(
+                        &prompts,
+                        |prompt, version| PromptEntry { prompt, version },
+                        cursor,
+                        version,
+                    )?
+                    .to_owned()
+            }
+        };
+        Ok(page)
     }
 }
 

@@ -278,16 +278,6 @@ mod checked {
         .unwrap_or_default()
     }
 
-    // TEMPORARY until the entries carry their scopes (the scopes branch).
-    trait Scoped {
-        fn scopes(&self) -> &[String] {
-            &[]
-        }
-    }
-    impl Scoped for crate::tools::def::Tool {}
-    impl Scoped for crate::resources::build::Resource {}
-    impl Scoped for crate::prompts::build::Prompt {}
-
     /// Every scope a tool, resource or prompt declares, in order.
     fn declared_scopes(snapshot: &Snapshot) -> Vec<String> {
         let registry = &snapshot.registry;
