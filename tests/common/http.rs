@@ -22,9 +22,17 @@ pub struct HttpServer {
 
 impl HttpServer {
     pub fn start(server: Server) -> HttpServer {
+        Self::start_with(|_| server)
+    }
+
+    /// Binds a free loopback port first, then builds the server knowing its
+    /// address (an auth audience such as `http://127.0.0.1:PORT/mcp` names
+    /// it).
+    pub fn start_with(build: impl FnOnce(SocketAddr) -> Server) -> HttpServer {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
         listener.set_nonblocking(true).unwrap();
         let addr = listener.local_addr().unwrap();
+        let server = build(addr);
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let thread = std::thread::spawn(move || {
             let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -199,9 +207,21 @@ impl Reply {
     }
 }
 
-/// Sends one request on a fresh connection (`Connection: close`).
+/// Sends one request to `/mcp` on a fresh connection (`Connection: close`).
 pub fn send(addr: SocketAddr, method: &str, headers: &[(&str, &str)], body: &[u8]) -> Reply {
-    let mut raw = format!("{method} /mcp HTTP/1.1\r\n");
+    send_to(addr, method, "/mcp", headers, body)
+}
+
+/// Sends one request to `path` (with its query, if any) on a fresh
+/// connection (`Connection: close`).
+pub fn send_to(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> Reply {
+    let mut raw = format!("{method} {path} HTTP/1.1\r\n");
     if !headers.iter().any(|(n, _)| n.eq_ignore_ascii_case("host")) {
         raw.push_str(&format!("Host: {addr}\r\n"));
     }

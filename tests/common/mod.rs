@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod http;
+pub mod oidc;
 
 use std::path::PathBuf;
 use std::process::Command;

@@ -35,6 +35,7 @@ LOGS = Path(os.environ.get("INTEROP_LOGS", ROOT / "target/interop/logs"))
 WEATHER = ROOT / "target/debug/examples/weather"
 PROGRESS = ROOT / "target/debug/examples/progress"
 DOWNSTREAM = ROOT / "target/downstream/debug/downstream"
+OIDC = ROOT / "tests/oidc"
 
 
 def relative(path: Path) -> str:
@@ -154,7 +155,8 @@ class HttpServer:
     """One run of a server binary with `--http 127.0.0.1:PORT`, on a free
     loopback port: started by `async with`, stopped with SIGTERM by `stop`
     (or killed on the way out if a check left it running). Its log is
-    LOGS/NAME/stderr, its exit status LOGS/NAME/exit."""
+    LOGS/NAME/stderr, its exit status LOGS/NAME/exit. In `args`, `{url}`
+    stands for the URL it serves, http://127.0.0.1:PORT/mcp."""
 
     def __init__(self, name: str, binary: Path, *args: str, env: dict[str, str] | None = None) -> None:
         if not binary.exists():
@@ -175,7 +177,7 @@ class HttpServer:
         self.url = f"http://{address}/mcp"
         with (self.dir / "stderr").open("wb") as stderr:
             self.process = subprocess.Popen(
-                [self.binary, "--http", address, *self.args],
+                [self.binary, "--http", address, *(arg.replace("{url}", self.url) for arg in self.args)],
                 cwd=ROOT,
                 env={**os.environ, "RUST_LOG": os.environ.get("RUST_LOG", "info"), **self.env},
                 stdin=subprocess.DEVNULL,
@@ -211,6 +213,45 @@ class HttpServer:
         (self.dir / "exit").write_text(f"{status}\n")
         check.expect(status is not None, f"the server was still running 10 s after SIGTERM (see {self.dir})")
         check.expect(status == 0, f"the server exited with status {status} (log: {self.dir / 'stderr'})")
+
+
+class OidcProvider:
+    """The OpenID provider of the auth tests (tests/oidc/provider.mjs, npm
+    oidc-provider, on the Node 22 that tests/oidc/install puts next to it) on
+    a free loopback port: started by `async with`, which waits for the line
+    saying it listens; ended on the way out. Its log is LOGS/NAME/stderr."""
+
+    def __init__(self, name: str, *args: str) -> None:
+        self.dir = LOGS / name
+        self.args = list(args)
+        self.process: subprocess.Popen[bytes] | None = None
+        self.issuer = ""
+
+    async def __aenter__(self) -> OidcProvider:
+        node = OIDC / "node_modules/.bin/node"
+        if not node.exists():
+            raise StepFailed(f"{relative(node)} does not exist: tests/interop/run runs tests/oidc/install first")
+        self.dir.mkdir(parents=True, exist_ok=True)
+        with (self.dir / "stderr").open("wb") as stderr:
+            self.process = subprocess.Popen(
+                [node, OIDC / "provider.mjs", "--port", "0", "--exit-with-stdin", *self.args],
+                cwd=ROOT,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=stderr,
+            )
+        assert self.process.stdout is not None
+        with anyio.fail_after(20):
+            line = await anyio.to_thread.run_sync(self.process.stdout.readline, abandon_on_cancel=True)
+        if not line:
+            raise StepFailed(f"the OpenID provider exited before listening (log: {relative(self.dir / 'stderr')})")
+        self.issuer = json.loads(line)["issuer"]
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait()
 
 
 class Check:

@@ -43,14 +43,16 @@ function listening(port) {
 /**
  * Starts the weather example on a free port, with `env` added to this
  * process's environment, and waits (10 s at most) until it listens.
+ * `args(url)` gives more arguments, knowing the URL it will serve.
  */
-export async function startWeather(name, env = {}) {
+export async function startWeather(name, env = {}, args = () => []) {
   expect(existsSync(WEATHER), `${WEATHER} does not exist: tests/interop/run builds it first`);
   const dir = join(LOGS, name);
   mkdirSync(dir, { recursive: true });
   const port = await freePort();
+  const url = new URL(`http://127.0.0.1:${port}/mcp`);
   const log = createWriteStream(join(dir, "stderr"));
-  const child = spawn(WEATHER, ["--http", `127.0.0.1:${port}`], {
+  const child = spawn(WEATHER, ["--http", `127.0.0.1:${port}`, ...args(url)], {
     cwd: ROOT,
     env: { ...process.env, RUST_LOG: process.env.RUST_LOG ?? "info", ...env },
     stdio: ["ignore", "pipe", "pipe"],
@@ -63,7 +65,7 @@ export async function startWeather(name, env = {}) {
     if (Date.now() > deadline) throw new CheckFailed(`the server did not listen on 127.0.0.1:${port} within 10 s`);
   }
   return {
-    url: new URL(`http://127.0.0.1:${port}/mcp`),
+    url,
     kill: () => child.kill("SIGKILL"),
     /** SIGTERM: the server must exit 0 within 10 s (its grace period is 5 s). */
     async stop() {
@@ -71,5 +73,44 @@ export async function startWeather(name, env = {}) {
       const status = await Promise.race([exited, sleep(10_000, "still running 10 s after SIGTERM")]);
       equal(status, 0, `the server's exit (log: ${dir}/stderr)`);
     },
+  };
+}
+
+export const OIDC = join(ROOT, "tests/oidc");
+
+/**
+ * Starts the OpenID provider of the auth tests (tests/oidc/provider.mjs, on
+ * the Node 22 that tests/oidc/install puts next to it) on a free loopback
+ * port, with its log in LOGS/NAME/stderr; waits (20 s at most) for the line
+ * saying it listens. `stop()` ends it.
+ */
+export async function startProvider(name, args = []) {
+  const node = join(OIDC, "node_modules/.bin/node");
+  expect(existsSync(node), `${node} does not exist: tests/interop/run runs tests/oidc/install first`);
+  const dir = join(LOGS, name);
+  mkdirSync(dir, { recursive: true });
+  const log = createWriteStream(join(dir, "stderr"));
+  const child = spawn(node, [join(OIDC, "provider.mjs"), "--port", "0", "--exit-with-stdin", ...args], {
+    cwd: ROOT,
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  child.stderr.pipe(log);
+  let buffered = "";
+  const ready = new Promise((done, fail) => {
+    child.stdout.on("data", (chunk) => {
+      buffered += chunk;
+      const end = buffered.indexOf("\n");
+      if (end >= 0) done(JSON.parse(buffered.slice(0, end)));
+    });
+    child.once("exit", (code) => fail(new CheckFailed(`the OpenID provider exited (${code}) before listening; log: ${dir}/stderr`)));
+  });
+  const line = await Promise.race([ready, sleep(20_000, null)]);
+  if (line === null) {
+    child.kill("SIGKILL");
+    throw new CheckFailed(`the OpenID provider did not listen within 20 s; log: ${dir}/stderr`);
+  }
+  return {
+    issuer: line.issuer,
+    stop: () => child.kill("SIGTERM"),
   };
 }
