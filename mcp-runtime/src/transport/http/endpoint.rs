@@ -140,7 +140,9 @@ impl Endpoint {
     }
 
     async fn post(&self, request: Request<Body>) -> Response<Body> {
-        let (parts, body) = request.into_parts();
+        let (mut parts, body) = request.into_parts();
+        // For the layers of `Server::layer` (moved, not copied).
+        let extensions = std::mem::take(&mut parts.extensions);
         let headers = &parts.headers;
         let accepts = Accepts::of(headers);
         if !accepts.json && !accepts.sse {
@@ -199,13 +201,13 @@ impl Endpoint {
         };
         if self.stateless {
             return self
-                .post_stateless(line, body.len(), version, initialize, accepts)
+                .post_stateless(line, body.len(), version, initialize, accepts, extensions)
                 .await;
         }
         // With a session id, `initialize` goes to that session (which
         // refuses a second one, as on stdio); without, it starts one.
         if initialize && !headers.contains_key(&SESSION_ID) {
-            return self.initialize(line, body.len(), accepts).await;
+            return self.initialize(line, body.len(), accepts, extensions).await;
         }
         let session = match self.session_of(headers) {
             Ok(session) => session,
@@ -227,6 +229,7 @@ impl Endpoint {
         {
             let out = reader.stream().outbox(REPLY_ROOM);
             let mut connection = session.connection.lock().await;
+            connection.set_extensions(extensions);
             connection.handle_parsed(line, body.len(), &out).await;
         }
         let response = self
@@ -243,7 +246,13 @@ impl Endpoint {
     }
 
     /// `initialize` in stateful mode: a new session, kept if it succeeds.
-    async fn initialize(&self, line: Line<'_>, size: usize, accepts: Accepts) -> Response<Body> {
+    async fn initialize(
+        &self,
+        line: Line<'_>,
+        size: usize,
+        accepts: Accepts,
+        extensions: axum::http::Extensions,
+    ) -> Response<Body> {
         let session = match self.sessions.create(&self.core) {
             Ok(session) => session,
             Err(CreateError::TooMany) => {
@@ -270,6 +279,7 @@ impl Endpoint {
         let version = {
             let out = reader.stream().outbox(REPLY_ROOM);
             let mut connection = session.connection.lock().await;
+            connection.set_extensions(extensions);
             connection.handle_parsed(line, size, &out).await;
             connection.version()
         };
@@ -297,6 +307,7 @@ impl Endpoint {
         version: Option<ProtocolVersion>,
         initialize: bool,
         accepts: Accepts,
+        extensions: axum::http::Extensions,
     ) -> Response<Body> {
         let number = self.stateless_streams.fetch_add(1, Ordering::Relaxed);
         let reader = self.request_stream(number);
@@ -306,6 +317,7 @@ impl Endpoint {
         if !initialize {
             connection.assume_initialized(version);
         }
+        connection.set_extensions(extensions);
         connection
             .handle_parsed(line, size, &reader.stream().outbox(REPLY_ROOM))
             .await;
