@@ -29,6 +29,7 @@ mod handle;
 mod jsonrpc;
 mod location;
 mod meta;
+pub mod middleware;
 mod notify;
 mod outbox;
 mod prompts;

@@ -8,6 +8,7 @@ use crate::context::StateMap;
 use crate::dispatch::{Limits, ServerCore};
 use crate::handle::ServerHandle;
 use crate::meta::Icon;
+use crate::middleware::{Layers, McpRequest, McpService};
 use crate::notify::Notifier;
 use crate::prompts::dynamic::DynamicPrompt;
 use crate::protocol::capabilities::Served;
@@ -42,6 +43,8 @@ pub struct Server {
     /// Taken by [`Server::handle`].
     handle: Option<ServerHandle>,
     limits: Limits,
+    /// Given to [`Server::layer`].
+    layers: Layers,
     #[cfg(feature = "http")]
     http: crate::transport::http::HttpConfig,
     /// Set by [`Server::auth`]; made ready when the server starts.
@@ -66,6 +69,7 @@ impl Server {
             notifier: None,
             handle: None,
             limits: Limits::default(),
+            layers: Layers::default(),
             #[cfg(feature = "http")]
             http: Default::default(),
             #[cfg(feature = "auth")]
@@ -247,6 +251,41 @@ impl Server {
     /// The timeout of tools that set none with `#[tool(timeout = "...")]`.
     pub fn default_timeout(mut self, limit: Duration) -> Self {
         self.limits.default_timeout = Some(limit);
+        self
+    }
+
+    /// Wraps every request in `layer`, a [`tower::Layer`] over
+    /// [`McpService`], on every transport (see
+    /// [`middleware`](crate::middleware) for what a request carries and
+    /// which requests go through).
+    ///
+    /// Several calls compose: the layer added first is the outermost (it
+    /// sees the request first and the answer last), as with
+    /// [`tower::ServiceBuilder`]. The layers are applied once, when the
+    /// server starts, and every connection shares the result, so a limit
+    /// such as `ConcurrencyLimitLayer`'s holds across all of them.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use mcp_runtime::Server;
+    ///
+    /// let server = Server::new("weather", "1.0.0")
+    ///     .layer(tower::limit::ConcurrencyLimitLayer::new(100))
+    ///     .layer(tower::timeout::TimeoutLayer::new(Duration::from_secs(30)));
+    /// # let _ = server;
+    /// ```
+    pub fn layer<L>(mut self, layer: L) -> Self
+    where
+        L: tower::Layer<McpService> + Send + Sync + 'static,
+        L::Service: tower::Service<McpRequest, Response = serde_json::Value>
+            + Clone
+            + Send
+            + Sync
+            + 'static,
+        <L::Service as tower::Service<McpRequest>>::Error: Into<tower::BoxError>,
+        <L::Service as tower::Service<McpRequest>>::Future: Send + 'static,
+    {
+        self.layers.push(layer);
         self
     }
 
@@ -472,20 +511,17 @@ impl Server {
             );
         }
         let limits = self.limits;
+        let service = self.layers.build();
         let (info, instructions, notifier) = (self.info, self.instructions, self.notifier);
         let Some(handle) = self.handle else {
             let served = Served {
                 list_changes: notifier.is_some(),
                 ..Served::of(&registry)
             };
-            return Ok(ServerCore::new(
-                info,
-                instructions,
-                registry,
-                served,
-                limits,
-                notifier,
-            ));
+            return Ok(
+                ServerCore::new(info, instructions, registry, served, limits, notifier)
+                    .with_service(service),
+            );
         };
         handle.start(|pending| {
             let mut registry = registry;
@@ -501,7 +537,8 @@ impl Server {
                 Served::everything(),
                 limits,
                 notifier,
-            ))
+            )
+            .with_service(service))
         })
     }
 

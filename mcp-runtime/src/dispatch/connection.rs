@@ -16,6 +16,7 @@ use super::core::ServerCore;
 use super::incoming::{Incoming, lines_of, without_cr};
 use super::live::Held;
 use super::reply::{Answer, Replies};
+use super::resources::subscribe;
 use crate::auth::Identity;
 use crate::context::{ClientInfo, LogLevel, SessionShared};
 use crate::jsonrpc::call_params;
@@ -39,16 +40,19 @@ pub(crate) struct Connection {
     /// Who sent the message being dispatched, when the transport
     /// authenticated it (HTTP with auth); set before each dispatch.
     pub(super) identity: Option<Arc<Identity>>,
+    /// The HTTP session this connection serves, for middleware.
+    pub(super) session_id: Option<Arc<str>>,
+    /// The extensions of the HTTP request being dispatched, for middleware
+    /// (empty elsewhere); set before each dispatch.
+    pub(super) extensions: http::Extensions,
 }
 
-/// Serves one connection until `incoming` ends (EOF) or the output closes.
+/// Serves `connection` until `incoming` ends (EOF) or the output closes.
 /// On EOF, calls in flight get the grace period to finish and answer.
 pub(crate) async fn serve(
-    core: Arc<ServerCore>,
+    mut connection: Connection,
     mut incoming: mpsc::Receiver<Incoming<'static>>,
-    out: Outbox,
 ) {
-    let mut connection = Connection::new(core, out);
     while let Some(message) = incoming.recv().await {
         if !connection.handle(message).await {
             return;
@@ -67,6 +71,8 @@ impl Connection {
             session: None,
             calls,
             identity: None,
+            session_id: None,
+            extensions: http::Extensions::new(),
         }
     }
 
@@ -141,9 +147,25 @@ impl Connection {
 
     /// Who sends the messages dispatched from now on (each HTTP request
     /// carries its own token).
-    #[cfg(feature = "http")]
     pub(crate) fn set_identity(&mut self, identity: Option<Arc<Identity>>) {
         self.identity = identity;
+    }
+
+    /// The HTTP session this connection serves.
+    #[cfg(feature = "http")]
+    pub(crate) fn set_session_id(&mut self, id: Arc<str>) {
+        self.session_id = Some(id);
+    }
+
+    /// The extensions of the HTTP request whose messages are dispatched
+    /// from now on, for the layers of [`Server::layer`](crate::Server::layer)
+    /// to read. Kept only when the server has layers: moving them here costs
+    /// nothing, copying them would.
+    #[cfg(feature = "http")]
+    pub(crate) fn set_extensions(&mut self, extensions: http::Extensions) {
+        if self.core.service.is_some() {
+            self.extensions = extensions;
+        }
     }
 
     /// The version negotiated by `initialize`, once it is done.
@@ -278,6 +300,11 @@ impl Connection {
         batch_slot: &mut Option<oneshot::Sender<Option<Vec<u8>>>>,
         reply: &mut Replies<'_>,
     ) -> Result<Answer, ErrorObject> {
+        if self.core.service.is_some() {
+            // Boxed: the layered path's state stays out of every request's
+            // future.
+            return Box::pin(self.handle_layered(request, out, batch_slot, reply)).await;
+        }
         let Request {
             id,
             method,
@@ -290,22 +317,13 @@ impl Connection {
             Ok(Answer::Written)
         };
         match method {
-            "server/discover" => {
-                return Err(ErrorObject::new(
-                    METHOD_NOT_FOUND,
-                    "Method not found: server/discover (this server speaks the initialize-based protocol; send initialize)",
-                )
-                .with_data(json!({ "method": method })));
-            }
+            "server/discover" => return Err(discover_refused()),
             "initialize" => return write(reply, &self.initialize(params)?),
             "ping" => return write(reply, &raw("{}")),
             _ => {}
         }
         let Some(session) = self.session.clone() else {
-            return Err(ErrorObject::new(
-                INVALID_REQUEST,
-                "server not initialized: send initialize first",
-            ));
+            return Err(not_initialized());
         };
         if !self.core.served.serves(method) {
             return Err(method_not_found(method));
@@ -353,7 +371,8 @@ impl Connection {
             }
             "resources/subscribe" | "resources/unsubscribe" => {
                 let params = params_object(params)?;
-                self.subscribe(&params, &session, method == "resources/subscribe")?;
+                let snapshot = self.core.live.refresh(&mut self.held);
+                subscribe(&snapshot.registry, &params, &session, method)?;
                 write(reply, &raw("{}"))
             }
             "prompts/get" => {
@@ -365,18 +384,7 @@ impl Connection {
                 Box::pin(self.complete(params, session, out, id, size, batch_slot, reply)).await
             }
             "logging/setLevel" => {
-                let params = params_object(params)?;
-                let name = params
-                    .get("level")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default();
-                let level = LogLevel::parse(name).ok_or_else(|| {
-                    ErrorObject::new(
-                        INVALID_PARAMS,
-                        format!("unknown log level {name:?}; expected one of debug, info, notice, warning, error, critical, alert, emergency"),
-                    )
-                })?;
-                session.log_level.store(level as u8, Ordering::Relaxed);
+                set_level(&params_object(params)?, &session)?;
                 write(reply, &raw("{}"))
             }
             _ => Err(method_not_found(method)),
@@ -384,6 +392,16 @@ impl Connection {
     }
 
     fn initialize(&mut self, params: Option<&RawValue>) -> Result<Box<RawValue>, ErrorObject> {
+        let negotiated = self.negotiate(params)?;
+        let result = serde_json::value::to_raw_value(&negotiated.result)
+            .map_err(|_| ErrorObject::new(INTERNAL_ERROR, "internal error"))?;
+        self.commit(negotiated);
+        Ok(result)
+    }
+
+    /// What `initialize` with `params` agrees on, and its result; the
+    /// session starts only when it is [committed](Connection::commit).
+    pub(super) fn negotiate(&self, params: Option<&RawValue>) -> Result<Negotiated, ErrorObject> {
         if self.session.is_some() {
             return Err(ErrorObject::new(
                 INVALID_REQUEST,
@@ -414,20 +432,11 @@ impl Connection {
                 .cloned()
                 .unwrap_or_else(|| json!({})),
         };
-        tracing::info!(
-            client = %client.name,
-            client_version = %client.version,
-            requested = requested,
-            negotiated = %version,
-            "client initialized"
-        );
         let session = Arc::new(SessionShared::new(
             Arc::clone(&self.core.state),
             version,
             client,
         ));
-        self.core.hub.register(&session, self.out.downgrade());
-        self.session = Some(session);
         let mut result = json!({
             "protocolVersion": version.as_str(),
             "capabilities": self.core.served.capabilities(version),
@@ -436,8 +445,27 @@ impl Connection {
         if let Some(instructions) = &self.core.instructions {
             result["instructions"] = Value::String(instructions.clone());
         }
-        serde_json::value::to_raw_value(&result)
-            .map_err(|_| ErrorObject::new(INTERNAL_ERROR, "internal error"))
+        Ok(Negotiated {
+            session,
+            requested: requested.to_owned(),
+            result,
+        })
+    }
+
+    /// Starts the session `initialize` negotiated.
+    pub(super) fn commit(&mut self, negotiated: Negotiated) {
+        let Negotiated {
+            session, requested, ..
+        } = negotiated;
+        tracing::info!(
+            client = %session.client.name,
+            client_version = %session.client.version,
+            requested = requested,
+            negotiated = %session.version,
+            "client initialized"
+        );
+        self.core.hub.register(&session, self.out.downgrade());
+        self.session = Some(session);
     }
 
     fn handle_notification(&self, method: &str, params: Option<&RawValue>) {
@@ -466,21 +494,64 @@ impl Connection {
 }
 
 /// A request, as the router sees it.
-struct Request<'m, 'a> {
-    id: &'m RequestId,
-    method: &'m str,
-    params: Option<&'a RawValue>,
-    call: Option<call_params::Checked<'a>>,
+pub(super) struct Request<'m, 'a> {
+    pub(super) id: &'m RequestId,
+    pub(super) method: &'m str,
+    pub(super) params: Option<&'a RawValue>,
+    pub(super) call: Option<call_params::Checked<'a>>,
     /// The length of the message it came in.
-    size: usize,
+    pub(super) size: usize,
 }
 
-fn method_not_found(method: &str) -> ErrorObject {
+/// What `initialize` agreed on, before the session starts.
+pub(super) struct Negotiated {
+    pub(super) session: Arc<SessionShared>,
+    /// The version the client asked for, for the log.
+    requested: String,
+    /// The result to answer with.
+    pub(super) result: Value,
+}
+
+pub(super) fn discover_refused() -> ErrorObject {
+    ErrorObject::new(
+        METHOD_NOT_FOUND,
+        "Method not found: server/discover (this server speaks the initialize-based protocol; send initialize)",
+    )
+    .with_data(json!({ "method": "server/discover" }))
+}
+
+pub(super) fn not_initialized() -> ErrorObject {
+    ErrorObject::new(
+        INVALID_REQUEST,
+        "server not initialized: send initialize first",
+    )
+}
+
+/// `logging/setLevel` of `session`.
+pub(super) fn set_level(
+    params: &Map<String, Value>,
+    session: &SessionShared,
+) -> Result<(), ErrorObject> {
+    let name = params
+        .get("level")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let level = LogLevel::parse(name).ok_or_else(|| {
+        ErrorObject::new(
+            INVALID_PARAMS,
+            format!("unknown log level {name:?}; expected one of debug, info, notice, warning, error, critical, alert, emergency"),
+        )
+    })?;
+    session.log_level.store(level as u8, Ordering::Relaxed);
+    Ok(())
+}
+
+pub(super) fn method_not_found(method: &str) -> ErrorObject {
     ErrorObject::new(METHOD_NOT_FOUND, format!("Method not found: {method}"))
         .with_data(json!({ "method": method }))
 }
 
-fn raw(json: &str) -> Box<RawValue> {
+pub(super) fn raw(json: &str) -> Box<RawValue> {
     RawValue::from_string(json.to_owned()).unwrap_or_default()
 }
 

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use super::live::Live;
 use crate::context::StateMap;
+use crate::middleware::McpService;
 use crate::notify::{Hub, Notifier};
 use crate::protocol::capabilities::Served;
 use crate::protocol::info::ServerInfo;
@@ -54,6 +55,10 @@ pub(crate) struct ServerCore {
     /// The sessions a [`Notifier`](crate::Notifier) tells about changes.
     pub(crate) hub: Arc<Hub>,
     pub(crate) limits: Limits,
+    /// The layers of [`Server::layer`](crate::Server::layer), built into
+    /// one service shared by every connection; `None` without layers, and
+    /// then requests are served as if middleware did not exist.
+    pub(crate) service: Option<McpService>,
 }
 
 impl ServerCore {
@@ -76,6 +81,13 @@ impl ServerCore {
             served,
             hub,
             limits,
+            service: None,
         }
+    }
+
+    /// The same core, serving every request through `service`.
+    pub(crate) fn with_service(mut self, service: Option<McpService>) -> ServerCore {
+        self.service = service;
+        self
     }
 }

@@ -1,14 +1,16 @@
 //! One client connection, from the lines a transport reads to the messages
 //! it writes: the lifecycle gate and routing by method (`connection`), the
 //! calls in flight and waiting (`calls`), batches (`batch`), where replies
-//! go (`reply`), what every connection of a server shares (`core`), and what
-//! it serves right now (`live`, paged by `pages`).
+//! go (`reply`), what every connection of a server shares (`core`), what
+//! it serves right now (`live`, paged by `pages`), and the path of a
+//! request through the server's middleware (`layered`).
 
 mod batch;
 mod calls;
 mod connection;
 mod core;
 mod incoming;
+mod layered;
 mod live;
 mod pages;
 mod prompts;

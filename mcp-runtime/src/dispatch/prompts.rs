@@ -12,12 +12,13 @@ use super::reply::{Answer, JsonAnswer, Replies, json_result};
 use super::resources::progress_token;
 use crate::completion::complete::{Completion, Param};
 use crate::completion::def::Arguments;
-use crate::context::SessionShared;
+use crate::context::{Context, SessionShared};
 use crate::jsonrpc::{ErrorObject, INTERNAL_ERROR, INVALID_PARAMS, RequestId};
 use crate::outbox::Outbox;
 use crate::prompts::build::{GetResult, Prompt};
 use crate::protocol::messages::ShapedPromptResult;
 use crate::protocol::version::ProtocolVersion;
+use crate::registry::Registry;
 use crate::unwind::CatchUnwind;
 
 fn invalid(message: impl Into<String>) -> ErrorObject {
@@ -68,15 +69,8 @@ impl Connection {
         batch_slot: &mut Option<oneshot::Sender<Option<Vec<u8>>>>,
         reply: &mut Replies<'_>,
     ) -> Result<Answer, ErrorObject> {
-        let name = string(&params, "name", "prompts/get")?;
         let snapshot = Arc::clone(self.core.live.refresh(&mut self.held));
-        let Some(prompt) = snapshot.registry.prompt(name) else {
-            return Err(
-                invalid(format!("Unknown prompt: {name}")).with_data(json!({ "name": name }))
-            );
-        };
-        let arguments = string_arguments(params.get("arguments"), "prompts/get")?;
-        check_known(prompt, &arguments)?;
+        let (prompt, arguments) = prompt_request(&snapshot.registry, &params)?;
         self.calls.check_unused(id)?;
         let ctx = request_context(
             &session,
@@ -108,60 +102,125 @@ impl Connection {
         batch_slot: &mut Option<oneshot::Sender<Option<Vec<u8>>>>,
         reply: &mut Replies<'_>,
     ) -> Result<Answer, ErrorObject> {
-        const WHAT: &str = "completion/complete";
-        let reference = params
-            .get("ref")
-            .and_then(Value::as_object)
-            .ok_or_else(|| invalid("completion/complete needs `ref`, an object"))?;
-        let argument = params
-            .get("argument")
-            .and_then(Value::as_object)
-            .ok_or_else(|| invalid("completion/complete needs `argument`, an object"))?;
-        let argument_name = string(argument, "name", "`argument`")?;
-        let prefix = string(argument, "value", "`argument`")?.to_owned();
-        let context = params.get("context").and_then(|c| c.get("arguments"));
-        let given = string_arguments(context, WHAT)?;
         let snapshot = Arc::clone(self.core.live.refresh(&mut self.held));
-        let (owner, param) = match string(reference, "type", "`ref`")? {
-            "ref/prompt" => {
-                let name = string(reference, "name", "a `ref/prompt`")?;
-                let prompt = snapshot
-                    .registry
-                    .prompt(name)
-                    .ok_or_else(|| invalid(format!("Unknown prompt: {name}")))?;
-                let param = prompt.argument(argument_name).ok_or_else(|| {
-                    invalid(format!(
-                        "the prompt `{name}` has no argument `{argument_name}`"
-                    ))
-                })?;
-                (Arc::clone(&prompt.name), param.clone())
-            }
-            "ref/resource" => {
-                let uri = string(reference, "uri", "a `ref/resource`")?;
-                let template = snapshot.registry.template(uri).ok_or_else(|| {
-                    invalid(format!("no resource template has the URI template `{uri}`"))
-                })?;
-                let param = template.param(argument_name).ok_or_else(|| {
-                    invalid(format!(
-                        "the resource template `{uri}` has no variable `{argument_name}`"
-                    ))
-                })?;
-                (Arc::clone(&template.name), param.clone())
-            }
-            other => {
-                return Err(invalid(format!(
-                    "unknown `ref` type {other:?}; expected \"ref/prompt\" or \"ref/resource\""
-                )));
-            }
-        };
+        let Target {
+            owner,
+            param,
+            prefix,
+            given,
+        } = completion_target(&snapshot.registry, &params)?;
         self.calls.check_unused(id)?;
         let ctx = request_context(&session, owner, id, None, out, self.identity.as_ref());
         let call = async move { complete_answer(&param, prefix, given).await };
-        let job = Job::json(WHAT, session.version);
+        let job = Job::json("completion/complete", session.version);
         self.calls
             .run(out, id, ctx, Box::pin(call), job, size, batch_slot, reply)
             .await
     }
+}
+
+/// The prompt `params` of `prompts/get` names, and the arguments for it,
+/// checked.
+fn prompt_request<'r>(
+    registry: &'r Registry,
+    params: &Map<String, Value>,
+) -> Result<(&'r Arc<Prompt>, Arguments), ErrorObject> {
+    let name = string(params, "name", "prompts/get")?;
+    let Some(prompt) = registry.prompt(name) else {
+        return Err(invalid(format!("Unknown prompt: {name}")).with_data(json!({ "name": name })));
+    };
+    let arguments = string_arguments(params.get("arguments"), "prompts/get")?;
+    check_known(prompt, &arguments)?;
+    Ok((prompt, arguments))
+}
+
+/// `prompts/get` through the layers (see `dispatch::layered`): the same
+/// answer as [`Connection::get_prompt`], with `ctx` made beforehand.
+pub(super) async fn get(
+    registry: &Registry,
+    params: &Map<String, Value>,
+    ctx: Context,
+    version: ProtocolVersion,
+) -> JsonAnswer {
+    let (prompt, arguments) = prompt_request(registry, params)?;
+    let got = CatchUnwind::new(prompt.get(arguments, ctx)).await;
+    get_answer(&prompt.name, got, version)
+}
+
+/// What `completion/complete` completes: an argument of a prompt or a
+/// variable of a resource template (`owner`), and what was given.
+struct Target {
+    owner: Arc<str>,
+    param: Param,
+    prefix: String,
+    given: Arguments,
+}
+
+fn completion_target(
+    registry: &Registry,
+    params: &Map<String, Value>,
+) -> Result<Target, ErrorObject> {
+    const WHAT: &str = "completion/complete";
+    let reference = params
+        .get("ref")
+        .and_then(Value::as_object)
+        .ok_or_else(|| invalid("completion/complete needs `ref`, an object"))?;
+    let argument = params
+        .get("argument")
+        .and_then(Value::as_object)
+        .ok_or_else(|| invalid("completion/complete needs `argument`, an object"))?;
+    let argument_name = string(argument, "name", "`argument`")?;
+    let prefix = string(argument, "value", "`argument`")?.to_owned();
+    let context = params.get("context").and_then(|c| c.get("arguments"));
+    let given = string_arguments(context, WHAT)?;
+    let (owner, param) = match string(reference, "type", "`ref`")? {
+        "ref/prompt" => {
+            let name = string(reference, "name", "a `ref/prompt`")?;
+            let prompt = registry
+                .prompt(name)
+                .ok_or_else(|| invalid(format!("Unknown prompt: {name}")))?;
+            let param = prompt.argument(argument_name).ok_or_else(|| {
+                invalid(format!(
+                    "the prompt `{name}` has no argument `{argument_name}`"
+                ))
+            })?;
+            (Arc::clone(&prompt.name), param.clone())
+        }
+        "ref/resource" => {
+            let uri = string(reference, "uri", "a `ref/resource`")?;
+            let template = registry.template(uri).ok_or_else(|| {
+                invalid(format!("no resource template has the URI template `{uri}`"))
+            })?;
+            let param = template.param(argument_name).ok_or_else(|| {
+                invalid(format!(
+                    "the resource template `{uri}` has no variable `{argument_name}`"
+                ))
+            })?;
+            (Arc::clone(&template.name), param.clone())
+        }
+        other => {
+            return Err(invalid(format!(
+                "unknown `ref` type {other:?}; expected \"ref/prompt\" or \"ref/resource\""
+            )));
+        }
+    };
+    Ok(Target {
+        owner,
+        param,
+        prefix,
+        given,
+    })
+}
+
+/// `completion/complete` through the layers (see `dispatch::layered`).
+pub(super) async fn complete(registry: &Registry, params: &Map<String, Value>) -> JsonAnswer {
+    let Target {
+        param,
+        prefix,
+        given,
+        ..
+    } = completion_target(registry, params)?;
+    complete_answer(&param, prefix, given).await
 }
 
 /// Refuses an argument the prompt does not have, naming the ones it has.

@@ -11,9 +11,10 @@ use super::calls::{Job, request_context};
 use super::connection::Connection;
 use super::reply::{Answer, JsonAnswer, Replies, json_result};
 use crate::content::ResourceContents;
-use crate::context::SessionShared;
+use crate::context::{Context, SessionShared};
 use crate::jsonrpc::{ErrorObject, INTERNAL_ERROR, INVALID_PARAMS, RESOURCE_NOT_FOUND, RequestId};
 use crate::outbox::Outbox;
+use crate::registry::Registry;
 use crate::resources::def::{ReadError, ReadRequest};
 use crate::unwind::CatchUnwind;
 
@@ -83,42 +84,50 @@ impl Connection {
             .run(out, id, ctx, Box::pin(call), job, size, batch_slot, reply)
             .await
     }
+}
 
-    /// `resources/subscribe` and `resources/unsubscribe`: a resource that
-    /// exists (or matches a template) is added to or removed from the
-    /// session's subscriptions.
-    pub(super) fn subscribe(
-        &mut self,
-        params: &Map<String, Value>,
-        session: &SessionShared,
-        subscribe: bool,
-    ) -> Result<(), ErrorObject> {
-        let method = if subscribe {
-            "resources/subscribe"
-        } else {
-            "resources/unsubscribe"
-        };
-        let uri = uri_of(params, method)?;
-        if subscribe
-            && self
-                .core
-                .live
-                .refresh(&mut self.held)
-                .registry
-                .find_resource(uri)
-                .is_none()
-        {
-            return Err(not_found(uri));
-        }
-        if let Ok(mut subscriptions) = session.subscriptions.lock() {
-            if subscribe {
-                subscriptions.insert(uri.to_owned());
-            } else {
-                subscriptions.remove(uri);
-            }
-        }
-        Ok(())
+/// `resources/read` of the resource `params` names, through the layers
+/// (see `dispatch::layered`): the same answer as
+/// [`Connection::read_resource`], with `ctx` made beforehand.
+pub(super) async fn read(
+    registry: &Registry,
+    params: &Map<String, Value>,
+    ctx: Context,
+) -> JsonAnswer {
+    let uri = uri_of(params, "resources/read")?;
+    let Some((resource, vars)) = registry.find_resource(uri) else {
+        return Err(not_found(uri));
+    };
+    let request = ReadRequest {
+        uri: uri.to_owned(),
+        vars,
+    };
+    let read = CatchUnwind::new(resource.read(request, ctx)).await;
+    read_answer(uri, read)
+}
+
+/// `resources/subscribe` and `resources/unsubscribe` (`method`): a
+/// resource that exists (or matches a template) is added to or removed
+/// from the session's subscriptions.
+pub(super) fn subscribe(
+    registry: &Registry,
+    params: &Map<String, Value>,
+    session: &SessionShared,
+    method: &str,
+) -> Result<(), ErrorObject> {
+    let subscribe = method == "resources/subscribe";
+    let uri = uri_of(params, method)?;
+    if subscribe && registry.find_resource(uri).is_none() {
+        return Err(not_found(uri));
     }
+    if let Ok(mut subscriptions) = session.subscriptions.lock() {
+        if subscribe {
+            subscriptions.insert(uri.to_owned());
+        } else {
+            subscriptions.remove(uri);
+        }
+    }
+    Ok(())
 }
 
 /// The answer to `resources/read` of `uri`, from what the handler gave.

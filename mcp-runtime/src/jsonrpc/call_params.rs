@@ -20,6 +20,9 @@ pub(crate) struct CallParams<'a> {
     pub(crate) name: Cow<'a, str>,
     pub(crate) arguments: Value,
     pub(crate) progress_token: Option<Value>,
+    /// `_meta` whole, as sent: for middleware, which sees the params as a
+    /// value (see `dispatch::layered`).
+    pub(crate) meta: Option<&'a RawValue>,
 }
 
 /// `params` checked: `Err` is the -32602 to answer. Boxed: it travels from
@@ -98,6 +101,7 @@ fn check(members: Members<'_>) -> Checked<'_> {
         name,
         arguments,
         progress_token,
+        meta: members.meta,
     }))
 }
 

@@ -9,7 +9,8 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use super::error::{RpcError, into_result};
-use crate::dispatch::{self, Incoming, ServerCore};
+use crate::auth::Identity;
+use crate::dispatch::{self, Connection, Incoming, ServerCore};
 use crate::outbox::{DirectWrite, Outbox};
 use crate::protocol::version::ProtocolVersion;
 use crate::registry::error::RegistryError;
@@ -59,16 +60,65 @@ impl TestClient {
         Ok(Self::start_core(Arc::new(server.into_core()?)))
     }
 
+    /// Starts the server and initializes it with the newest protocol
+    /// version, acting as `identity`: every request carries it, as one
+    /// authenticated by the HTTP transport would, so handlers see it with
+    /// [`Context::auth`](crate::Context::auth) and middleware with
+    /// [`McpRequest::identity`](crate::middleware::McpRequest::identity).
+    /// (Nothing checks scopes in process: that is the HTTP transport's
+    /// authentication.)
+    ///
+    /// ```standalone_crate
+    /// use mcp_runtime::{Context, Server, auth::Identity, testing::TestClient, tool};
+    /// use mcp_runtime::serde_json::json;
+    ///
+    /// /// Who is calling.
+    /// #[tool]
+    /// async fn whoami(ctx: Context) -> String {
+    ///     ctx.auth().map_or("anonymous".into(), |caller| caller.subject().to_owned())
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let alice = Identity::new("alice").with_scopes(["notes:read"]);
+    /// let mut client = TestClient::connect_as(Server::new("notes", "1.0.0"), alice).await.unwrap();
+    /// let result = client.call_tool("whoami", json!({})).await.unwrap();
+    /// assert_eq!(result["content"][0]["text"], "alice");
+    /// # }
+    /// ```
+    pub async fn connect_as(
+        server: Server,
+        identity: Identity,
+    ) -> Result<TestClient, RegistryError> {
+        let mut client = Self::start_as(server, identity)?;
+        client
+            .initialize(ProtocolVersion::LATEST.as_str())
+            .await
+            .expect("the server refused initialize");
+        Ok(client)
+    }
+
+    /// [`TestClient::start`], acting as `identity` (see
+    /// [`TestClient::connect_as`]).
+    pub fn start_as(server: Server, identity: Identity) -> Result<TestClient, RegistryError> {
+        let core = Arc::new(server.into_core()?);
+        Ok(Self::start_core_as(core, Some(Arc::new(identity))))
+    }
+
     /// Starts a connection to a server already built (the fuzz targets
     /// build one and connect to it many times).
     pub(crate) fn start_core(core: Arc<ServerCore>) -> TestClient {
+        Self::start_core_as(core, None)
+    }
+
+    /// [`TestClient::start_core`], acting as `identity`.
+    fn start_core_as(core: Arc<ServerCore>, identity: Option<Arc<Identity>>) -> TestClient {
         let (input, incoming) = mpsc::channel(256);
         let (out, output) = mpsc::unbounded_channel();
-        let server = tokio::spawn(dispatch::serve(
-            Arc::clone(&core),
-            incoming,
-            Outbox::new(Box::new(ChannelSink(out))),
-        ));
+        let mut connection =
+            Connection::new(Arc::clone(&core), Outbox::new(Box::new(ChannelSink(out))));
+        connection.set_identity(identity);
+        let server = tokio::spawn(dispatch::serve(connection, incoming));
         TestClient {
             input: Some(input),
             output,
@@ -109,7 +159,17 @@ impl TestClient {
     /// # }
     /// ```
     pub async fn connect_another(&self, version: &str) -> Result<TestClient, RpcError> {
-        let mut client = Self::start_core(Arc::clone(&self.core));
+        self.connect_another_as(version, None).await
+    }
+
+    /// [`TestClient::connect_another`], acting as `identity` (`None`:
+    /// anonymous), whoever this client acts as.
+    pub async fn connect_another_as(
+        &self,
+        version: &str,
+        identity: Option<Identity>,
+    ) -> Result<TestClient, RpcError> {
+        let mut client = Self::start_core_as(Arc::clone(&self.core), identity.map(Arc::new));
         client.initialize(version).await?;
         Ok(client)
     }

@@ -40,6 +40,11 @@
 //! and [`drain_notifications`](TestClient::drain_notifications), and
 //! [`connect_another`](TestClient::connect_another) opens a second session
 //! of the same server, to see what reaches one session and not another.
+//! [`connect_as`](TestClient::connect_as) (and `start_as`,
+//! `connect_another_as`) acts as an authenticated caller, whose
+//! [`Identity`](crate::auth::Identity) handlers read with
+//! [`Context::auth`](crate::Context::auth) and middleware with
+//! [`McpRequest::identity`](crate::middleware::McpRequest::identity).
 
 mod client;
 mod error;

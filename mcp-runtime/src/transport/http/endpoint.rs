@@ -55,6 +55,22 @@ pub(crate) struct Endpoint {
     discard: Outbox,
 }
 
+/// What a POST brings besides its body: who sent it (with
+/// [`Server::auth`](crate::Server::auth)) and its HTTP extensions (for the
+/// layers of [`Server::layer`](crate::Server::layer)).
+struct Sender {
+    identity: Option<Arc<Identity>>,
+    extensions: axum::http::Extensions,
+}
+
+impl Sender {
+    /// Makes the connection dispatch the POST's messages as this sender's.
+    fn hand_to(self, connection: &mut Connection) {
+        connection.set_identity(self.identity);
+        connection.set_extensions(self.extensions);
+    }
+}
+
 /// What the client's `Accept` header allows.
 #[derive(Clone, Copy)]
 struct Accepts {
@@ -161,7 +177,12 @@ impl Endpoint {
         request: Request<Body>,
         identity: Option<Arc<Identity>>,
     ) -> Response<Body> {
-        let (parts, body) = request.into_parts();
+        let (mut parts, body) = request.into_parts();
+        let sender = Sender {
+            identity,
+            // For the layers of `Server::layer` (moved, not copied).
+            extensions: std::mem::take(&mut parts.extensions),
+        };
         let headers = &parts.headers;
         let accepts = Accepts::of(headers);
         if !accepts.json && !accepts.sse {
@@ -220,21 +241,21 @@ impl Endpoint {
         };
         if let Err(refused) = self
             .access
-            .authorize(&self.core, &line, identity.as_deref())
+            .authorize(&self.core, &line, sender.identity.as_deref())
         {
             return *refused;
         }
         if self.stateless {
             return self
-                .post_stateless(line, body.len(), version, initialize, accepts, identity)
+                .post_stateless(line, body.len(), version, initialize, accepts, sender)
                 .await;
         }
         // With a session id, `initialize` goes to that session (which
         // refuses a second one, as on stdio); without, it starts one.
         if initialize && !headers.contains_key(&SESSION_ID) {
-            return self.initialize(line, body.len(), accepts, identity).await;
+            return self.initialize(line, body.len(), accepts, sender).await;
         }
-        let session = match self.session_of(headers, identity.as_deref()) {
+        let session = match self.session_of(headers, sender.identity.as_deref()) {
             Ok(session) => session,
             Err(response) => return *response,
         };
@@ -254,7 +275,7 @@ impl Endpoint {
         {
             let out = reader.stream().outbox(REPLY_ROOM);
             let mut connection = session.connection.lock().await;
-            connection.set_identity(identity);
+            sender.hand_to(&mut connection);
             connection.handle_parsed(line, body.len(), &out).await;
         }
         let response = self
@@ -276,7 +297,7 @@ impl Endpoint {
         line: Line<'_>,
         size: usize,
         accepts: Accepts,
-        identity: Option<Arc<Identity>>,
+        sender: Sender,
     ) -> Response<Body> {
         let session = match self.sessions.create(&self.core) {
             Ok(session) => session,
@@ -300,14 +321,14 @@ impl Endpoint {
                 );
             }
         };
-        if let Some(identity) = &identity {
+        if let Some(identity) = &sender.identity {
             let _ = session.owner.set(identity.subject().to_owned());
         }
         let reader = self.request_stream(session.stream_number());
         let version = {
             let out = reader.stream().outbox(REPLY_ROOM);
             let mut connection = session.connection.lock().await;
-            connection.set_identity(identity);
+            sender.hand_to(&mut connection);
             connection.handle_parsed(line, size, &out).await;
             connection.version()
         };
@@ -335,7 +356,7 @@ impl Endpoint {
         version: Option<ProtocolVersion>,
         initialize: bool,
         accepts: Accepts,
-        identity: Option<Arc<Identity>>,
+        sender: Sender,
     ) -> Response<Body> {
         let number = self.stateless_streams.fetch_add(1, Ordering::Relaxed);
         let reader = self.request_stream(number);
@@ -345,7 +366,7 @@ impl Endpoint {
         if !initialize {
             connection.assume_initialized(version);
         }
-        connection.set_identity(identity);
+        sender.hand_to(&mut connection);
         connection
             .handle_parsed(line, size, &reader.stream().outbox(REPLY_ROOM))
             .await;

@@ -171,12 +171,13 @@ impl Sessions {
                 return Err(CreateError::TooMany);
             }
         }
-        let id = new_id().ok_or(CreateError::NoRandomness)?;
+        let id: Arc<str> = new_id().ok_or(CreateError::NoRandomness)?.into();
         self.start_reaper();
         let standalone = EventStream::new(0, self.replay_events);
-        let connection = Connection::new(Arc::clone(core), standalone.outbox(0));
+        let mut connection = Connection::new(Arc::clone(core), standalone.outbox(0));
+        connection.set_session_id(Arc::clone(&id));
         Ok(Arc::new(Session {
-            id: id.into(),
+            id,
             connection: tokio::sync::Mutex::new(connection),
             version: OnceLock::new(),
             owner: OnceLock::new(),

@@ -1,0 +1,374 @@
+//! The path of a request through the layers of
+//! [`Server::layer`](crate::Server::layer) (see [`crate::middleware`]):
+//! the request is checked by the lifecycle gate as on the plain path, made
+//! an [`McpRequest`] (its params a value the layers may rewrite), and sent
+//! through the server's one layered service as a call of the connection
+//! (cancellable, in a slot, with progress through its [`Context`]). At the
+//! bottom, [`Bottom`] performs it with the same machinery as the plain
+//! path, and its answer becomes a value shaped for the session's protocol
+//! version. A server without layers never comes here.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::value::RawValue;
+use serde_json::{Map, Value, json};
+use tokio::sync::oneshot;
+use tower::ServiceExt;
+
+use super::calls::{Job, request_context};
+use super::connection::{
+    Connection, Request, discover_refused, method_not_found, not_initialized, set_level,
+};
+use super::live::Snapshot;
+use super::reply::{Answer, JsonAnswer, Replies};
+use super::resources::{progress_token, subscribe};
+use super::{prompts, resources};
+use crate::context::{ClientInfo, Context, SessionShared};
+use crate::jsonrpc::call_params::{CallParams, Checked};
+use crate::jsonrpc::{self, ErrorObject, INTERNAL_ERROR, INVALID_PARAMS, RequestId};
+use crate::middleware::{McpError, McpRequest, McpService, Perform, error_object};
+use crate::outbox::Outbox;
+use crate::protocol::shape;
+use crate::protocol::version::ProtocolVersion;
+use crate::registry::Registry;
+use crate::tools::def::Tool;
+
+/// The answer of a request served through the layers.
+type LayeredAnswer = Result<Value, ErrorObject>;
+
+impl Connection {
+    /// Serves `request` through the layers: the counterpart of
+    /// `handle_request` when the server has some.
+    pub(super) async fn handle_layered(
+        &mut self,
+        request: Request<'_, '_>,
+        out: &Outbox,
+        batch_slot: &mut Option<oneshot::Sender<Option<Vec<u8>>>>,
+        reply: &mut Replies<'_>,
+    ) -> Result<Answer, ErrorObject> {
+        let Request {
+            id,
+            method,
+            params,
+            call,
+            size,
+        } = request;
+        let Some(service) = self.core.service.clone() else {
+            return Err(ErrorObject::new(INTERNAL_ERROR, "internal error"));
+        };
+        let method = match method {
+            "server/discover" => return Err(discover_refused()),
+            "initialize" => return self.initialize_layered(service, id, params, reply).await,
+            "ping" => "ping",
+            _ if self.session.is_none() => return Err(not_initialized()),
+            other => match served_method(other) {
+                Some(method) if self.core.served.serves(method) => method,
+                _ => return Err(method_not_found(other)),
+            },
+        };
+        let params = params_value(params, call)?;
+        self.calls.check_unused(id)?;
+        let snapshot = Arc::clone(self.core.live.refresh(&mut self.held));
+        let (session, version) = match &self.session {
+            Some(session) => (Arc::clone(session), Some(session.version)),
+            // A `ping` before `initialize`: its context needs a session.
+            None => (
+                Arc::new(SessionShared::new(
+                    Arc::clone(&self.core.state),
+                    ProtocolVersion::LATEST,
+                    ClientInfo::default(),
+                )),
+                None,
+            ),
+        };
+        let ctx = request_context(
+            &session,
+            handler_name(&snapshot.registry, method, &params),
+            id,
+            params.as_object().and_then(progress_token),
+            out,
+            self.identity.as_ref(),
+        );
+        let job = Job {
+            method,
+            version: session.version,
+            write: write_answer,
+            is_error: LayeredAnswer::is_err,
+        };
+        let request = McpRequest {
+            method,
+            params,
+            id: id.clone(),
+            session_id: self.session_id.clone(),
+            identity: self.identity.clone(),
+            version,
+            extensions: self.extensions.clone(),
+            perform: Box::new(Bottom {
+                snapshot,
+                session,
+                ctx: ctx.clone(),
+                timeout: self.core.limits.default_timeout,
+                list_only_permitted: self.core.limits.list_only_permitted,
+            }),
+        };
+        let answer_id = id.clone();
+        let call = async move {
+            (service.oneshot(request).await)
+                .map_err(|error| error_object(error, method, &answer_id))
+        };
+        self.calls
+            .run(out, id, ctx, Box::pin(call), job, size, batch_slot, reply)
+            .await
+    }
+
+    /// `initialize` through the layers: negotiated first, then passed
+    /// through them with its result, awaited here (nothing else can happen
+    /// on a connection before it), and the session starts only if they
+    /// answer `Ok`.
+    async fn initialize_layered(
+        &mut self,
+        service: McpService,
+        id: &RequestId,
+        params: Option<&RawValue>,
+        reply: &mut Replies<'_>,
+    ) -> Result<Answer, ErrorObject> {
+        let mut negotiated = self.negotiate(params)?;
+        let request = McpRequest {
+            method: "initialize",
+            params: params_value(params, None)?,
+            id: id.clone(),
+            session_id: self.session_id.clone(),
+            identity: self.identity.clone(),
+            version: Some(negotiated.session.version),
+            extensions: self.extensions.clone(),
+            perform: Box::new(Ready(std::mem::take(&mut negotiated.result))),
+        };
+        let result = (service.oneshot(request).await)
+            .map_err(|error| error_object(error, "initialize", id))?;
+        self.commit(negotiated);
+        reply.write(|reply| jsonrpc::write_result(reply, id, &result));
+        Ok(Answer::Written)
+    }
+}
+
+/// The methods that go through the layers after `initialize`, as static
+/// names (for logs and for [`McpRequest::method`]).
+fn served_method(method: &str) -> Option<&'static str> {
+    Some(match method {
+        "tools/call" => "tools/call",
+        "tools/list" => "tools/list",
+        "resources/list" => "resources/list",
+        "resources/templates/list" => "resources/templates/list",
+        "resources/read" => "resources/read",
+        "resources/subscribe" => "resources/subscribe",
+        "resources/unsubscribe" => "resources/unsubscribe",
+        "prompts/list" => "prompts/list",
+        "prompts/get" => "prompts/get",
+        "completion/complete" => "completion/complete",
+        "logging/setLevel" => "logging/setLevel",
+        _ => return None,
+    })
+}
+
+/// The params as a value: `{}` when absent or `null`. A `tools/call` read
+/// with its envelope comes back as the object it was (`name`, `arguments`,
+/// `_meta`); one whose params were malformed is refused here.
+fn params_value(
+    params: Option<&RawValue>,
+    call: Option<Checked<'_>>,
+) -> Result<Value, ErrorObject> {
+    if let Some(call) = call {
+        let CallParams {
+            name,
+            arguments,
+            meta,
+            ..
+        } = *call.map_err(|error| *error)?;
+        let mut object = Map::new();
+        object.insert("name".into(), Value::String(name.into_owned()));
+        object.insert("arguments".into(), arguments);
+        if let Some(meta) = meta.and_then(|raw| serde_json::from_str(raw.get()).ok()) {
+            object.insert("_meta".into(), meta);
+        }
+        return Ok(Value::Object(object));
+    }
+    let Some(raw) = params else {
+        return Ok(Value::Object(Map::new()));
+    };
+    match serde_json::from_str(raw.get()) {
+        Ok(Value::Null) => Ok(Value::Object(Map::new())),
+        Ok(value) => Ok(value),
+        Err(_) => Err(ErrorObject::new(
+            INVALID_PARAMS,
+            "`params` is nested too deeply to be read",
+        )),
+    }
+}
+
+/// The name a request's [`Context`] carries: the tool, resource or prompt
+/// it names, if that exists when it arrives; else the method.
+fn handler_name(registry: &Registry, method: &'static str, params: &Value) -> Arc<str> {
+    let text = |key: &str| params.get(key).and_then(Value::as_str);
+    let found = match method {
+        "tools/call" => text("name")
+            .and_then(|name| registry.get(name))
+            .map(|tool| Arc::clone(&tool.name)),
+        "resources/read" => text("uri")
+            .and_then(|uri| registry.find_resource(uri))
+            .map(|(resource, _)| Arc::clone(&resource.name)),
+        "prompts/get" => text("name")
+            .and_then(|name| registry.prompt(name))
+            .map(|prompt| Arc::clone(&prompt.name)),
+        _ => None,
+    };
+    found.unwrap_or_else(|| Arc::from(method))
+}
+
+fn write_answer(reply: &mut Vec<u8>, id: &RequestId, answer: &LayeredAnswer, _: ProtocolVersion) {
+    match answer {
+        Ok(result) => jsonrpc::write_result(reply, id, result),
+        Err(error) => jsonrpc::write_error(reply, Some(id), error),
+    }
+}
+
+/// Performs a request at the bottom of the layers, with what the
+/// connection had when it arrived.
+struct Bottom {
+    snapshot: Arc<Snapshot>,
+    session: Arc<SessionShared>,
+    /// The request's context: the one the connection cancels.
+    ctx: Context,
+    timeout: Option<Duration>,
+    /// [`Server::list_only_permitted`](crate::Server::list_only_permitted).
+    list_only_permitted: bool,
+}
+
+impl Perform for Bottom {
+    fn tool(&self, name: &str) -> Option<&Tool> {
+        self.snapshot.registry.get(name).map(|tool| &**tool)
+    }
+
+    fn perform(
+        self: Box<Self>,
+        method: &'static str,
+        params: Value,
+    ) -> Pin<Box<dyn Future<Output = Result<Value, McpError>> + Send>> {
+        Box::pin(async move { self.run(method, params).await.map_err(McpError::from) })
+    }
+}
+
+impl Bottom {
+    async fn run(self: Box<Self>, method: &'static str, params: Value) -> LayeredAnswer {
+        let Bottom {
+            snapshot,
+            session,
+            ctx,
+            timeout,
+            list_only_permitted,
+        } = *self;
+        let version = session.version;
+        let registry = &snapshot.registry;
+        match method {
+            "ping" => Ok(json!({})),
+            "tools/call" => {
+                let (name, arguments) = call_of(params)?;
+                let Some(tool) = registry.get(&name) else {
+                    return Err(ErrorObject::new(
+                        INVALID_PARAMS,
+                        format!("Unknown tool: {name}"),
+                    ));
+                };
+                let outcome = tool.call(arguments, ctx, timeout).await;
+                let mut bytes = Vec::new();
+                shape::write_outcome(&mut bytes, &outcome, version);
+                parsed(&bytes)
+            }
+            "tools/list" | "resources/list" | "resources/templates/list" | "prompts/list" => {
+                let params = object(params)?;
+                let cursor = params.get("cursor");
+                if list_only_permitted && let Some(caller) = ctx.auth() {
+                    let page = snapshot.permitted_page(method, cursor, version, caller)?;
+                    return parsed(page.get().as_bytes());
+                }
+                let page = snapshot.page(method, cursor, version)?;
+                parsed(page.get().as_bytes())
+            }
+            "resources/read" => value_of(resources::read(registry, &object(params)?, ctx).await),
+            "resources/subscribe" | "resources/unsubscribe" => {
+                subscribe(registry, &object(params)?, &session, method)?;
+                Ok(json!({}))
+            }
+            "prompts/get" => value_of(prompts::get(registry, &object(params)?, ctx, version).await),
+            "completion/complete" => value_of(prompts::complete(registry, &object(params)?).await),
+            "logging/setLevel" => {
+                set_level(&object(params)?, &session)?;
+                Ok(json!({}))
+            }
+            _ => Err(method_not_found(method)),
+        }
+    }
+}
+
+/// The tool a `tools/call`'s params name, and its arguments (`{}` when
+/// absent or `null`).
+fn call_of(params: Value) -> Result<(String, Value), ErrorObject> {
+    let mut params = object(params)?;
+    let Some(Value::String(name)) = params.remove("name") else {
+        return Err(ErrorObject::new(
+            INVALID_PARAMS,
+            "tools/call needs `name`, the name of a tool (see tools/list)",
+        ));
+    };
+    match params.remove("arguments") {
+        None | Some(Value::Null) => Ok((name, Value::Object(Map::new()))),
+        Some(arguments @ Value::Object(_)) => Ok((name, arguments)),
+        Some(_) => Err(ErrorObject::new(
+            INVALID_PARAMS,
+            "`arguments` must be an object",
+        )),
+    }
+}
+
+/// The params as an object, as the plain path requires them.
+fn object(params: Value) -> Result<Map<String, Value>, ErrorObject> {
+    match params {
+        Value::Object(map) => Ok(map),
+        Value::Null => Ok(Map::new()),
+        _ => Err(ErrorObject::new(
+            INVALID_PARAMS,
+            "`params` must be an object",
+        )),
+    }
+}
+
+fn value_of(answer: JsonAnswer) -> LayeredAnswer {
+    parsed(answer?.get().as_bytes())
+}
+
+/// A result the runtime serialized, as a value.
+fn parsed(json: &[u8]) -> LayeredAnswer {
+    serde_json::from_slice(json).map_err(|error| {
+        tracing::error!(%error, "a result could not be read back for the layers");
+        ErrorObject::new(INTERNAL_ERROR, "internal error")
+    })
+}
+
+/// The bottom of an `initialize`: its result, computed before the layers.
+struct Ready(Value);
+
+impl Perform for Ready {
+    fn tool(&self, _: &str) -> Option<&Tool> {
+        None
+    }
+
+    fn perform(
+        self: Box<Self>,
+        _: &'static str,
+        _: Value,
+    ) -> Pin<Box<dyn Future<Output = Result<Value, McpError>> + Send>> {
+        Box::pin(std::future::ready(Ok(self.0)))
+    }
+}
