@@ -20,6 +20,8 @@ pub(crate) struct CallParams<'a> {
     pub(crate) name: Cow<'a, str>,
     pub(crate) arguments: Value,
     pub(crate) progress_token: Option<Value>,
+    /// `_meta` as sent (telemetry reads the trace context in it).
+    pub(crate) meta: Option<&'a RawValue>,
 }
 
 /// `params` checked: `Err` is the -32602 to answer. Boxed: it travels from
@@ -98,6 +100,7 @@ fn check(members: Members<'_>) -> Checked<'_> {
         name,
         arguments,
         progress_token,
+        meta: members.meta,
     }))
 }
 
