@@ -171,9 +171,11 @@ impl Sessions {
         let id = new_id().ok_or(CreateError::NoRandomness)?;
         self.start_reaper();
         let standalone = EventStream::new(0, self.replay_events);
-        let connection = Connection::new(Arc::clone(core), standalone.outbox(0));
+        let id: Arc<str> = id.into();
+        let mut connection = Connection::new(Arc::clone(core), standalone.outbox(0));
+        connection.set_session_id(Arc::clone(&id));
         Ok(Arc::new(Session {
-            id: id.into(),
+            id,
             connection: tokio::sync::Mutex::new(connection),
             version: OnceLock::new(),
             last_used: AtomicU64::new(self.now()),
