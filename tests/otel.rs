@@ -13,7 +13,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::http::{Client, send};
-use common::{Process, hostile_target_binary};
+use common::{Process, hostile_target_binary, weather_binary};
 use otlp::{Receiver, SpanSeen};
 use serde_json::json;
 
@@ -139,6 +139,11 @@ fn a_stdio_session_reaches_the_receiver_as_spans_and_metrics() {
     assert_eq!(initialize.name, "initialize");
     assert_eq!(attribute(initialize, "mcp.method.name"), Some("initialize"));
     assert_eq!(initialize.status.0, 0, "{initialize:?}");
+    // A request's span ends when it is answered, not with the session.
+    assert!(
+        initialize.end_ns <= by_id(&spans, "1").start_ns,
+        "initialize lasts until answered: {spans:#?}"
+    );
 
     let notification: Vec<_> = spans
         .iter()
@@ -273,6 +278,96 @@ fn a_stdio_session_reaches_the_receiver_as_spans_and_metrics() {
         .expect("the session's duration");
     assert_eq!(session.count, 1, "{session:?}");
     assert_eq!(session.unit, "s");
+    // `initialize` is timed until it is answered, not for the session it
+    // starts.
+    let initialize = point(&[("mcp.method.name", "initialize")], &[]);
+    assert!(
+        initialize.sum < session.sum,
+        "{initialize:?} lasts less than {session:?}"
+    );
+}
+
+#[test]
+fn prompts_and_resources_are_named_as_the_conventions_say() {
+    let receiver = Receiver::start();
+    let endpoint = receiver.endpoint();
+    let mut server = Process::spawn_with_env(
+        &weather_binary(),
+        &[("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint)],
+    );
+    server.initialize("2025-11-25");
+    let prompt = server.request(
+        1,
+        "prompts/get",
+        json!({"name": "plan_trip", "arguments": {"city": "Lisbon"}}),
+    );
+    assert!(prompt["result"]["messages"].is_array(), "{prompt}");
+    let unknown = server.request(2, "prompts/get", json!({"name": "made-up"}));
+    assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
+    let read = server.request(
+        3,
+        "resources/read",
+        json!({"uri": "weather://cities/Lisbon"}),
+    );
+    assert!(read["result"]["contents"].is_array(), "{read}");
+    let complete = server.request(
+        4,
+        "completion/complete",
+        json!({"ref": {"type": "ref/prompt", "name": "plan_trip"},
+               "argument": {"name": "city", "value": "Be"}}),
+    );
+    assert!(
+        complete["result"]["completion"]["values"].is_array(),
+        "{complete}"
+    );
+    let (code, _, stderr) = server.finish();
+    assert_eq!(code, Some(0), "{stderr}");
+
+    receiver.wait_for(TIMEOUT, "the session's spans and metrics", |r| {
+        r.spans().len() >= 6 && r.point(SESSION, &[], &[]).is_some()
+    });
+    let spans = receiver.spans();
+    let prompt = by_id(&spans, "1");
+    assert_eq!(prompt.name, "prompts/get plan_trip");
+    assert_eq!(attribute(prompt, "gen_ai.prompt.name"), Some("plan_trip"));
+    assert_eq!(attribute(prompt, "gen_ai.operation.name"), None);
+    assert_eq!(
+        prompt.resource.get("service.name").map(String::as_str),
+        Some("weather"),
+        "named after the server"
+    );
+    let unknown = by_id(&spans, "2");
+    assert_eq!(unknown.name, "prompts/get");
+    assert_eq!(attribute(unknown, "gen_ai.prompt.name"), None);
+    assert_eq!(attribute(unknown, "error.type"), Some("-32602"));
+    let read = by_id(&spans, "3");
+    assert_eq!(read.name, "resources/read");
+    assert_eq!(
+        attribute(read, "mcp.resource.uri"),
+        Some("weather://cities/Lisbon")
+    );
+    let complete = by_id(&spans, "4");
+    assert_eq!(complete.name, "completion/complete plan_trip");
+    assert_eq!(attribute(complete, "gen_ai.prompt.name"), Some("plan_trip"));
+
+    let point = receiver
+        .point(
+            OPERATION,
+            &[
+                ("mcp.method.name", "prompts/get"),
+                ("gen_ai.prompt.name", "plan_trip"),
+            ],
+            &["error.type"],
+        )
+        .expect("the prompt's duration");
+    assert_eq!(point.count, 1);
+    let read = receiver
+        .point(OPERATION, &[("mcp.method.name", "resources/read")], &[])
+        .expect("the read's duration");
+    assert!(
+        !read.attributes.contains_key("mcp.resource.uri"),
+        "{read:?}"
+    );
 }
 
 /// A free loopback port, for a server that binds it itself.
@@ -297,6 +392,7 @@ fn wait_listening(addr: SocketAddr, child: &mut Child) {
 }
 
 /// Stops a server as a service manager would (SIGTERM) and waits for it.
+#[cfg(unix)]
 fn terminate(mut child: Child) -> Option<i32> {
     let pid = libc::pid_t::try_from(child.id()).expect("a pid");
     // SAFETY: a plain kill(2) of our own child.
@@ -315,6 +411,7 @@ fn terminate(mut child: Child) -> Option<i32> {
     }
 }
 
+#[cfg(unix)]
 #[test]
 fn an_http_session_is_named_by_its_id_and_no_header_is_recorded() {
     let receiver = Receiver::start();
@@ -370,8 +467,11 @@ fn an_http_session_is_named_by_its_id_and_no_header_is_recorded() {
             assert!(!value.contains("s3cr3t"), "a token in telemetry: {span:?}");
         }
     }
-    assert_eq!(by_id(&spans, "0").name, "initialize");
-    assert_eq!(by_id(&spans, "1").name, "tools/call echo");
+    let initialize = by_id(&spans, "0");
+    let echo = by_id(&spans, "1");
+    assert_eq!(initialize.name, "initialize");
+    assert_eq!(echo.name, "tools/call echo");
+    assert!(initialize.end_ns <= echo.start_ns, "{spans:#?}");
 
     let tcp = [
         ("network.transport", "tcp"),

@@ -21,7 +21,7 @@
 //! The spans are `DEBUG` spans of their own targets, `mcp_runtime::request`
 //! and `mcp_runtime::session`: with no subscriber interested in them, a
 //! request pays the `is_disabled` check it always did, and nothing here
-//! runs. The `otel` feature's [`otel`] exports them over OTLP, the
+//! runs. The `otel` feature's `otel` module exports them over OTLP, the
 //! requests as traces and both as the `mcp.server.operation.duration` and
 //! `mcp.server.session.duration` histograms.
 
@@ -116,10 +116,12 @@ pub(crate) fn request_span(
 }
 
 /// The span of a session, from `initialize` until the connection is
-/// dropped; only its duration is exported.
+/// dropped; only its duration is exported. A root: as a child it would keep
+/// the `initialize` request's span open as long as the session.
 pub(crate) fn session_span(version: ProtocolVersion, http: bool) -> Span {
     tracing::debug_span!(
         target: SESSION_TARGET,
+        parent: None,
         "session",
         mcp.protocol.version = version.as_str(),
         network.transport = transport(http),
