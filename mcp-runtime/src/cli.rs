@@ -4,7 +4,7 @@
 
 mod args;
 #[cfg(feature = "stderr-log")]
-mod log;
+pub(crate) mod log;
 
 use std::ffi::OsString;
 use std::io::Write;
@@ -49,7 +49,11 @@ impl Server {
     /// one that writes to stderr, filtered by `RUST_LOG` (default `info`;
     /// a level, and `target=level` pairs such as `mcp_runtime=debug,info`).
     /// That needs the `stderr-log` cargo feature, on by default; without it
-    /// `run` installs nothing.
+    /// `run` installs nothing. With the `otel` feature and
+    /// `OTEL_EXPORTER_OTLP_ENDPOINT` set, that subscriber also exports every
+    /// request's span and the MCP metrics over OTLP, as the service named
+    /// after the server unless `OTEL_SERVICE_NAME` says otherwise (see the
+    /// `otel` module), and flushes them before `run` returns.
     ///
     /// # Exits
     ///
@@ -118,14 +122,14 @@ impl Server {
             Command::Help => print(&usage(self.name(), self.version(), &program(self.name()))),
             Command::Version => print(&format!("{} {}\n", self.name(), self.version())),
             Command::ListTools => {
-                install_log();
+                let _log = install_log(&self);
                 match tools_list_json(&self) {
                     Ok(json) => print(&json),
                     Err(error) => fail(&error),
                 }
             }
             Command::Stdio => {
-                install_log();
+                let _log = install_log(&self);
                 if let Err(error) = self.serve_stdio().await {
                     fail(&error);
                 }
@@ -137,7 +141,7 @@ impl Server {
                 stateless,
                 auth,
             } => {
-                install_log();
+                let _log = install_log(&self);
                 let server = if stateless { self.stateless() } else { self };
                 #[cfg(feature = "auth")]
                 let server = match auth {
@@ -162,10 +166,15 @@ impl Server {
     }
 }
 
-fn install_log() {
-    #[cfg(feature = "stderr-log")]
-    log::install();
+/// Installs the stderr log (and, with the `otel` feature, the OTLP
+/// export); what it returns is kept while serving.
+#[cfg(feature = "stderr-log")]
+fn install_log(server: &Server) -> log::Guard {
+    log::install(server.name(), server.version())
 }
+
+#[cfg(not(feature = "stderr-log"))]
+fn install_log(_: &Server) -> impl Sized + use<> {}
 
 /// Reports a command line that cannot be obeyed, and exits 2.
 fn usage_error(error: &UsageError) -> ! {

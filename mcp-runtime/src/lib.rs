@@ -38,12 +38,16 @@ mod registry;
 mod resources;
 mod schema;
 mod server;
+mod telemetry;
 pub mod testing;
 mod text_param;
 mod tools;
 mod transport;
 mod unwind;
 mod wait;
+
+#[cfg(feature = "otel")]
+pub use telemetry::otel;
 
 #[doc(hidden)]
 #[path = "private.rs"]

@@ -11,22 +11,65 @@
 
 use std::io::IsTerminal;
 
+#[cfg(feature = "otel")]
+use tracing_subscriber::Layer as _;
 use tracing_subscriber::filter::{LevelFilter, Targets};
 use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::registry::LookupSpan;
 use tracing_subscriber::util::SubscriberInitExt;
 
+/// What the log set up that must outlive the serving: with the `otel`
+/// feature, the OTLP export (flushed when dropped).
+#[must_use]
+#[derive(Default)]
+pub(crate) struct Guard {
+    #[cfg(feature = "otel")]
+    _otel: Option<crate::otel::OtelGuard>,
+}
+
 /// Installs the stderr log as the global subscriber, unless one is
-/// installed already (the user's own wins).
-pub(crate) fn install() {
+/// installed already (the user's own wins). With the `otel` feature and
+/// `OTEL_EXPORTER_OTLP_ENDPOINT` set, the subscriber also exports over
+/// OTLP, as the service `name` (unless `OTEL_SERVICE_NAME` says otherwise).
+pub(crate) fn install(name: &str, version: &str) -> Guard {
     let (filter, problem) = filter(std::env::var("RUST_LOG").ok().as_deref());
-    let stderr = std::io::stderr();
-    let ansi = stderr.is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    #[cfg(feature = "otel")]
+    if crate::telemetry::otel::wanted() && !tracing::dispatcher::has_been_set() {
+        match crate::otel::OtelGuard::for_service(name, Some(version)) {
+            Ok(otel) => {
+                let installed = tracing_subscriber::registry()
+                    .with(stderr_layer().with_filter(filter.clone()))
+                    .with(otel.layer_with(filter))
+                    .try_init()
+                    .is_ok();
+                if !installed {
+                    return Guard::default();
+                }
+                if let Some(problem) = problem {
+                    tracing::warn!("{problem}");
+                }
+                tracing::info!(
+                    endpoint = %crate::telemetry::otel::endpoint(),
+                    "exporting traces and metrics over OTLP"
+                );
+                return Guard { _otel: Some(otel) };
+            }
+            Err(error) => {
+                install_stderr(filter, problem);
+                tracing::warn!("telemetry is not exported: {error}");
+                return Guard::default();
+            }
+        }
+    }
+    let _ = (name, version);
+    install_stderr(filter, problem);
+    Guard::default()
+}
+
+/// The stderr log alone.
+fn install_stderr(filter: Targets, problem: Option<String>) {
     let installed = tracing_subscriber::registry()
-        .with(
-            tracing_subscriber::fmt::layer()
-                .with_writer(std::io::stderr)
-                .with_ansi(ansi),
-        )
+        .with(stderr_layer())
         .with(filter)
         .try_init()
         .is_ok();
@@ -35,9 +78,21 @@ pub(crate) fn install() {
     }
 }
 
+/// Events on stderr, in colour on a terminal unless `NO_COLOR` is set.
+pub(crate) fn stderr_layer<S>() -> impl tracing_subscriber::Layer<S> + Send + Sync + 'static
+where
+    S: tracing::Subscriber + for<'a> LookupSpan<'a>,
+{
+    let ansi = std::io::stderr().is_terminal()
+        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    tracing_subscriber::fmt::layer()
+        .with_writer(std::io::stderr)
+        .with_ansi(ansi)
+}
+
 /// The filter `RUST_LOG` asks for, and what is wrong with it if it cannot
 /// be read (then the filter is the default, `info`).
-fn filter(rust_log: Option<&str>) -> (Targets, Option<String>) {
+pub(crate) fn filter(rust_log: Option<&str>) -> (Targets, Option<String>) {
     let default = Targets::new().with_default(LevelFilter::INFO);
     // `debug,` and `a, b` are meant as `debug` and `a,b`.
     let directives: Vec<&str> = rust_log

@@ -31,6 +31,7 @@ use crate::jsonrpc::call_params::CallParams;
 use crate::jsonrpc::{ErrorObject, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, RequestId};
 use crate::outbox::Outbox;
 use crate::protocol::version::ProtocolVersion;
+use crate::telemetry::{self, Answered};
 use crate::tools::def::Outcome;
 
 /// What a waiting call costs the backlog beyond its message: an estimate
@@ -254,7 +255,7 @@ impl Calls {
     ) -> Result<Answer, ErrorObject>
     where
         F: Future<Output = R> + Send + 'static,
-        R: Send + 'static,
+        R: Answered + Send + 'static,
     {
         let version = job.version;
         let cost = size.saturating_add(WAITING_CALL_OVERHEAD);
@@ -269,6 +270,7 @@ impl Calls {
                         std::future::poll_fn(|cx| Poll::Ready(call.as_mut().poll(cx))).await;
                     if let Poll::Ready(result) = first {
                         ctx.finish();
+                        telemetry::completed(&result);
                         reply.write(|reply| (job.write)(reply, id, &result, version));
                         return Ok(Answer::Written);
                     }
@@ -309,8 +311,9 @@ impl Calls {
         let out = out.clone();
         let id = id.clone();
         let task_ctx = ctx.clone();
-        // A root span: the call outlives the dispatch span it was started under.
-        let span = tracing::debug_span!(parent: None, "request", method = job.method, %id, name = %ctx.tool_name());
+        // The request's span, kept open until the call answers.
+        let span = telemetry::current_request();
+        let unanswered = telemetry::Unanswered::new(&span);
         let task = async move {
             let _permit = match start {
                 Start::Running(permit) => permit,
@@ -334,7 +337,9 @@ impl Calls {
                 (true, true) => "error",
                 (true, false) => "ok",
             };
+            unanswered.ended(wanted, &result);
             tracing::debug!(
+                method = job.method,
                 elapsed_us = started.elapsed().as_micros() as u64,
                 outcome,
                 "answered"

@@ -26,6 +26,7 @@ use crate::jsonrpc::{
 };
 use crate::outbox::Outbox;
 use crate::protocol::version::ProtocolVersion;
+use crate::telemetry;
 
 pub(crate) struct Connection {
     pub(super) core: Arc<ServerCore>,
@@ -40,11 +41,16 @@ pub(crate) struct Connection {
     /// Who sent the message being dispatched, when the transport
     /// authenticated it (HTTP with auth); set before each dispatch.
     pub(super) identity: Option<Arc<Identity>>,
-    /// The HTTP session this connection serves, for middleware.
+    /// The HTTP session this connection serves, for middleware and
+    /// telemetry.
     pub(super) session_id: Option<Arc<str>>,
     /// The extensions of the HTTP request being dispatched, for middleware
     /// (empty elsewhere); set before each dispatch.
     pub(super) extensions: http::Extensions,
+    /// Whether messages come over HTTP (`handle_parsed`), for telemetry.
+    http: bool,
+    /// The session's span, from `initialize` until the connection is dropped.
+    session_span: tracing::Span,
 }
 
 /// Serves `connection` until `incoming` ends (EOF) or the output closes.
@@ -73,6 +79,8 @@ impl Connection {
             identity: None,
             session_id: None,
             extensions: http::Extensions::new(),
+            http: false,
+            session_span: tracing::Span::none(),
         }
     }
 
@@ -139,6 +147,7 @@ impl Connection {
     /// answer later, from their tasks.
     #[cfg(feature = "http")]
     pub(crate) async fn handle_parsed(&mut self, line: Line<'_>, size: usize, out: &Outbox) {
+        self.http = true;
         out.hold();
         self.dispatch(line, size, out).await;
         out.release();
@@ -151,7 +160,7 @@ impl Connection {
         self.identity = identity;
     }
 
-    /// The HTTP session this connection serves.
+    /// The HTTP session this connection serves (its spans say so).
     #[cfg(feature = "http")]
     pub(crate) fn set_session_id(&mut self, id: Arc<str>) {
         self.session_id = Some(id);
@@ -241,7 +250,9 @@ impl Connection {
                 true
             }
             Message::Notification { method, params } => {
-                self.handle_notification(&method, params);
+                let peer = self.peer();
+                let span = telemetry::request_span(&self.core, &method, None, params, None, peer);
+                span.in_scope(|| self.handle_notification(&method, params));
                 false
             }
             Message::Request {
@@ -250,7 +261,15 @@ impl Connection {
                 params,
                 call,
             } => {
-                let span = tracing::debug_span!("request", %method, %id);
+                let peer = self.peer();
+                let span = telemetry::request_span(
+                    &self.core,
+                    &method,
+                    Some(&id),
+                    params,
+                    call.as_ref(),
+                    peer,
+                );
                 let started = (!span.is_disabled()).then(Instant::now);
                 let request = Request {
                     id: &id,
@@ -269,27 +288,31 @@ impl Connection {
                 let elapsed_us = || started.map_or(0, |s| s.elapsed().as_micros() as u64);
                 match outcome {
                     Ok(Answer::Written) => {
-                        span.in_scope(|| {
-                            tracing::debug!(elapsed_us = elapsed_us(), outcome = "ok", "answered")
-                        });
+                        if started.is_some() {
+                            let session = self.session.as_deref();
+                            telemetry::answered(&span, &method, session, elapsed_us());
+                        }
                         true
                     }
                     Ok(Answer::Later) => false,
                     Err(error) => {
-                        span.in_scope(|| {
-                            tracing::debug!(
-                                elapsed_us = elapsed_us(),
-                                outcome = "error",
-                                code = error.code,
-                                message = %error.message,
-                                "answered"
-                            )
-                        });
+                        if started.is_some() {
+                            telemetry::failed(&span, &error, elapsed_us());
+                        }
                         reply.write(|reply| jsonrpc::write_error(reply, Some(&id), &error));
                         true
                     }
                 }
             }
+        }
+    }
+
+    /// Where the messages come from, for their spans.
+    fn peer(&self) -> telemetry::Peer<'_> {
+        telemetry::Peer {
+            session: self.session.as_deref(),
+            session_id: self.session_id.as_deref(),
+            http: self.http,
         }
     }
 
@@ -465,6 +488,7 @@ impl Connection {
             "client initialized"
         );
         self.core.hub.register(&session, self.out.downgrade());
+        self.session_span = telemetry::session_span(session.version, self.http);
         self.session = Some(session);
     }
 

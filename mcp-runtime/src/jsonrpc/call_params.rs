@@ -21,7 +21,8 @@ pub(crate) struct CallParams<'a> {
     pub(crate) arguments: Value,
     pub(crate) progress_token: Option<Value>,
     /// `_meta` whole, as sent: for middleware, which sees the params as a
-    /// value (see `dispatch::layered`).
+    /// value (see `dispatch::layered`), and telemetry, which reads the
+    /// trace context in it.
     pub(crate) meta: Option<&'a RawValue>,
 }
 
