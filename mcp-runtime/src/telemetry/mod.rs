@@ -29,6 +29,8 @@
 mod metrics;
 #[cfg(feature = "otel")]
 pub mod otel;
+#[cfg(feature = "stderr-log")]
+pub(crate) mod stderr;
 
 use std::borrow::Cow;
 use std::cell::OnceCell;

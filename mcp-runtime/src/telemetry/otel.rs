@@ -92,9 +92,10 @@ impl std::error::Error for OtelError {}
 /// [`Server::run`]: crate::Server::run
 pub fn init() -> Result<OtelGuard, OtelError> {
     let guard = OtelGuard::from_env()?;
-    let (filter, problem) = crate::cli::log::filter(std::env::var("RUST_LOG").ok().as_deref());
+    let (filter, problem) =
+        crate::telemetry::stderr::filter(std::env::var("RUST_LOG").ok().as_deref());
     tracing_subscriber::registry()
-        .with(crate::cli::log::stderr_layer().with_filter(filter.clone()))
+        .with(crate::telemetry::stderr::stderr_layer().with_filter(filter.clone()))
         .with(guard.layer_with(filter))
         .try_init()
         .map_err(|_| OtelError("a global tracing subscriber is installed already".into()))?;
@@ -155,7 +156,8 @@ impl OtelGuard {
     where
         S: Subscriber + for<'a> LookupSpan<'a>,
     {
-        let (filter, _) = crate::cli::log::filter(std::env::var("RUST_LOG").ok().as_deref());
+        let (filter, _) =
+            crate::telemetry::stderr::filter(std::env::var("RUST_LOG").ok().as_deref());
         self.layer_with(filter)
     }
 
