@@ -5,7 +5,7 @@ use std::sync::Arc;
 use axum::http::HeaderMap;
 use axum::http::header::AUTHORIZATION;
 
-use super::config::{Auth, Source, StaticKey};
+use super::config::{Auth, Credentials, Source, StaticKey};
 use super::fetch::Fetcher;
 use super::introspection::{EndpointAt, Introspector};
 use super::jwt::{JwtVerifier, Keys, parse_algorithms};
@@ -56,6 +56,22 @@ impl Authenticator {
                 leeway_secs: auth.leeway.as_secs(),
             }))
         };
+        let introspect = |issuer: &str, at: EndpointAt, credentials: &Credentials| {
+            let fetcher = fetcher().map_err(|e| e.0)?;
+            let url = match &at {
+                EndpointAt::Url(url) | EndpointAt::Discover(url) => url,
+            };
+            fetcher.check_url(url).map_err(|e| e.0)?;
+            Ok::<_, String>(Check::Introspect(Introspector::new(
+                at,
+                credentials.clone(),
+                fetcher,
+                issuer.to_owned(),
+                auth.audience.clone(),
+                auth.introspection_cache,
+                auth.leeway,
+            )))
+        };
         let check = match &auth.source {
             Source::Discover {
                 issuer,
@@ -83,36 +99,12 @@ impl Authenticator {
             Source::Discover {
                 issuer,
                 introspect: Some(credentials),
-            } => {
-                let fetcher = fetcher().map_err(|e| e.0)?;
-                fetcher.check_url(issuer).map_err(|e| e.0)?;
-                Check::Introspect(Introspector::new(
-                    EndpointAt::Discover(issuer.clone()),
-                    credentials.clone(),
-                    fetcher,
-                    issuer.clone(),
-                    auth.audience.clone(),
-                    auth.introspection_cache,
-                    auth.leeway,
-                ))
-            }
+            } => introspect(issuer, EndpointAt::Discover(issuer.clone()), credentials)?,
             Source::Introspection {
                 issuer,
                 endpoint,
                 credentials,
-            } => {
-                let fetcher = fetcher().map_err(|e| e.0)?;
-                fetcher.check_url(endpoint).map_err(|e| e.0)?;
-                Check::Introspect(Introspector::new(
-                    EndpointAt::Url(endpoint.clone()),
-                    credentials.clone(),
-                    fetcher,
-                    issuer.clone(),
-                    auth.audience.clone(),
-                    auth.introspection_cache,
-                    auth.leeway,
-                ))
-            }
+            } => introspect(issuer, EndpointAt::Url(endpoint.clone()), credentials)?,
             Source::Tokens(tokens) => Check::Tokens(
                 tokens
                     .iter()
