@@ -282,7 +282,7 @@ impl Context {
     }
 
     /// Who is calling, when the HTTP transport authenticated the request
-    /// ([`Server::auth`](crate::Server::auth)): the token's subject,
+    /// (`Server::auth` (feature `auth`)): the token's subject,
     /// scopes and claims. `None` on stdio, in-process and without auth.
     pub fn auth(&self) -> Option<&Identity> {
         self.request().and_then(|r| r.identity.as_deref())

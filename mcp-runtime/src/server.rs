@@ -367,7 +367,7 @@ impl Server {
         self
     }
 
-    /// With [`Server::auth`]: `tools/list`, `resources/list`,
+    /// With `Server::auth` (feature `auth`): `tools/list`, `resources/list`,
     /// `resources/templates/list` and `prompts/list` show a caller only the
     /// entries whose scopes its token grants. By default every entry is
     /// listed, and one the caller may not use is refused when used (403

@@ -4,7 +4,7 @@
 use serde_json::{Map, Value};
 
 /// The caller of a request, established by the HTTP transport's
-/// authentication ([`Server::auth`](crate::Server::auth)). Handlers read
+/// authentication (`Server::auth`, feature `auth`). Handlers read
 /// it with [`Context::auth`](crate::Context::auth); middleware finds it on
 /// the request. The token itself is never kept.
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -1,8 +1,8 @@
 //! Authentication and authorization: who is calling ([`Identity`]) and,
 //! with the `auth` feature, the OAuth 2.1 resource server of the HTTP
-//! transport ([`Auth`], set with [`Server::auth`](crate::Server::auth)).
+//! transport (`Auth`, set with `Server::auth`).
 //!
-//! - `config`: [`Auth`], what the user configures;
+//! - `config`: `Auth`, what the user configures;
 //! - `jwt` and `keys`: JWT access tokens and the keys they are checked with;
 //! - `introspection`: opaque tokens (RFC 7662);
 //! - `discovery` and `fetch`: the authorization server's metadata, over HTTPS;

@@ -80,7 +80,7 @@ impl McpRequest {
     }
 
     /// Who sent the request, when the transport authenticated it (HTTP
-    /// with [`Server::auth`](crate::Server::auth), or
+    /// with `Server::auth` (feature `auth`), or
     /// [`TestClient::connect_as`](crate::testing::TestClient::connect_as)).
     pub fn identity(&self) -> Option<&Identity> {
         self.identity.as_deref()

@@ -137,7 +137,7 @@ pub enum RegistryError {
         /// The names of all tools, comma-separated (empty if there are none).
         known: String,
     },
-    /// The [`Auth`](crate::auth::Auth) given to `Server::auth` cannot work
+    /// The `Auth` given to `Server::auth` (feature `auth`) cannot work
     /// (no audience, an unknown algorithm, a key that does not parse).
     InvalidAuth {
         /// What is wrong, and the fix.

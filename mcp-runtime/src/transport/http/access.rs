@@ -1,4 +1,4 @@
-//! Who may use the endpoint: with [`Server::auth`](crate::Server::auth),
+//! Who may use the endpoint: with `Server::auth` (feature `auth`),
 //! every request's bearer token is checked (401 when missing or invalid),
 //! a request for a tool, resource or prompt whose scopes the token lacks
 //! is refused (403), and the Protected Resource Metadata is published.

@@ -44,7 +44,7 @@ pub(crate) struct Endpoint {
     pub(crate) core: Arc<ServerCore>,
     stateless: bool,
     guard: Guard,
-    /// Bearer tokens and scopes, with [`Server::auth`](crate::Server::auth).
+    /// Bearer tokens and scopes, with `Server::auth` (feature `auth`).
     pub(crate) access: Access,
     pub(crate) sessions: Arc<Sessions>,
     /// Stream numbers of stateless requests, unique per server.
@@ -56,7 +56,7 @@ pub(crate) struct Endpoint {
 }
 
 /// What a POST brings besides its body: who sent it (with
-/// [`Server::auth`](crate::Server::auth)) and its HTTP extensions (for the
+/// `Server::auth` (feature `auth`)) and its HTTP extensions (for the
 /// layers of [`Server::layer`](crate::Server::layer)).
 struct Sender {
     identity: Option<Arc<Identity>>,
