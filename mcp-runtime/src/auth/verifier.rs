@@ -18,6 +18,8 @@ pub(crate) struct Authenticator {
     pub(crate) challenge: Challenge,
     /// Scopes every request needs.
     pub(crate) required_scopes: Vec<String>,
+    /// What is checked, in words, for the start-up log.
+    pub(crate) summary: String,
 }
 
 impl std::fmt::Debug for Authenticator {
@@ -112,7 +114,25 @@ impl Authenticator {
                     .collect(),
             ),
         };
+        let audience = auth.audience.as_deref().unwrap_or("(none)");
+        let summary = match &auth.source {
+            Source::Discover {
+                issuer,
+                introspect: None,
+            } => format!("JWTs from {issuer} (keys from its metadata) for {audience}"),
+            Source::Jwks { issuer, url } => {
+                format!("JWTs from {issuer} (keys at {url}) for {audience}")
+            }
+            Source::Key { issuer, .. } => {
+                format!("JWTs from {issuer} (a fixed key) for {audience}")
+            }
+            Source::Discover { issuer, .. } | Source::Introspection { issuer, .. } => {
+                format!("tokens introspected at {issuer} for {audience}")
+            }
+            Source::Tokens(tokens) => format!("{} static token(s)", tokens.len()),
+        };
         Ok(Authenticator {
+            summary,
             check,
             challenge: Challenge::new(&auth),
             required_scopes: auth.required_scopes,

@@ -36,6 +36,10 @@ pub(crate) async fn serve(
         stateless = config.stateless,
         "serving MCP over Streamable HTTP"
     );
+    #[cfg(feature = "auth")]
+    if let Some(auth) = &config.auth {
+        tracing::info!(accepts = %auth.summary, "every request needs an OAuth access token");
+    }
     let endpoint = Arc::new(Endpoint::new(
         Arc::new(core),
         &config,
