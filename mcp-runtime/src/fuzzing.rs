@@ -84,7 +84,7 @@ fn summarize(message: Message<'_>) -> Classified {
         Message::Notification { method, .. } => Classified::Notification {
             method: method.into_owned(),
         },
-        Message::Response => Classified::Response,
+        Message::Response { .. } => Classified::Response,
         Message::Invalid { id, .. } => Classified::Invalid {
             id: id.map(|id| id.as_json().to_owned()),
         },

@@ -21,6 +21,8 @@ extern crate self as mcp_runtime;
 
 pub mod auth;
 mod cli;
+#[cfg(feature = "client")]
+pub mod client;
 mod completion;
 mod content;
 mod context;

@@ -238,7 +238,7 @@ impl Connection {
         reply: &mut Replies<'_>,
     ) -> bool {
         match message {
-            Message::Response => false,
+            Message::Response { .. } => false,
             Message::Invalid { id, reason } => {
                 reply.write(|reply| {
                     jsonrpc::write_error(

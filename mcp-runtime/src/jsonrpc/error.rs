@@ -1,6 +1,6 @@
 //! JSON-RPC error codes and error objects.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 pub(crate) const PARSE_ERROR: i32 = -32700;
 pub(crate) const INVALID_REQUEST: i32 = -32600;
@@ -11,11 +11,11 @@ pub(crate) const INTERNAL_ERROR: i32 = -32603;
 pub(crate) const RESOURCE_NOT_FOUND: i32 = -32002;
 
 /// A JSON-RPC error object.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct ErrorObject {
     pub code: i32,
     pub message: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data: Option<serde_json::Value>,
 }
 

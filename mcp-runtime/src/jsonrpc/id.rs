@@ -33,6 +33,18 @@ impl RequestId {
         valid.then(|| RequestId::from_json(text))
     }
 
+    /// An integer id, as the client numbers its requests.
+    #[cfg(feature = "client")]
+    pub(crate) fn number(n: u64) -> RequestId {
+        RequestId::from_json(&n.to_string())
+    }
+
+    /// The id as an integer, if it is one that fits 64 bits.
+    #[cfg(feature = "client")]
+    pub(crate) fn as_u64(&self) -> Option<u64> {
+        self.as_json().parse().ok()
+    }
+
     fn from_json(text: &str) -> RequestId {
         RequestId(match u8::try_from(text.len()) {
             Ok(len) if text.len() <= INLINE_ID => {

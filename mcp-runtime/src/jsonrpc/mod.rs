@@ -1,7 +1,8 @@
 //! JSON-RPC 2.0 framing: classifying incoming messages (`parse`, borrowing
 //! from the line, with the params of `tools/call` read in the same pass by
 //! `call_params`; ids kept as their raw JSON text so they are echoed
-//! exactly, in `id`) and writing responses and notifications (`write`).
+//! exactly, in `id`) and writing responses and notifications (`write`), and
+//! the client's requests.
 
 pub(crate) mod call_params;
 pub(crate) mod error;
@@ -17,6 +18,8 @@ pub(crate) use self::error::{
 pub use self::id::RequestId;
 pub(crate) use self::id::canonical_id;
 pub(crate) use self::parse::{Line, Message, classify, parse_line};
+#[cfg(feature = "client")]
+pub(crate) use self::write::write_request;
 #[cfg(feature = "http")]
 pub(crate) use self::write::{is_response, is_unaddressed_error};
 pub(crate) use self::write::{write_error, write_notification, write_result, write_result_with};

@@ -27,8 +27,15 @@ pub(crate) enum Message<'a> {
         method: Cow<'a, str>,
         params: Option<&'a RawValue>,
     },
-    /// A response to a request of ours; we send none yet, so it is ignored.
-    Response,
+    /// A response to a request of ours: the server ignores it, the client
+    /// routes it by `id` (`None` when the id is `null` or not one MCP
+    /// allows). At least one of `result` and `error` is present.
+    #[cfg_attr(not(feature = "client"), allow(dead_code))]
+    Response {
+        id: Option<RequestId>,
+        result: Option<&'a RawValue>,
+        error: Option<&'a RawValue>,
+    },
     /// Well-formed JSON that is not a valid message: answered -32600.
     Invalid {
         id: Option<RequestId>,
@@ -279,7 +286,11 @@ fn classify_envelope(envelope: Envelope<'_>) -> Message<'_> {
     }
     let Some(method) = envelope.method else {
         if envelope.id.is_some() && (envelope.result.is_some() || envelope.error.is_some()) {
-            return Message::Response;
+            return Message::Response {
+                id,
+                result: envelope.result,
+                error: envelope.error,
+            };
         }
         return Message::Invalid {
             id,
@@ -340,10 +351,28 @@ mod tests {
             single(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#),
             Message::Notification { .. }
         ));
-        assert!(matches!(
-            single(r#"{"jsonrpc":"2.0","id":"x","result":{}}"#),
-            Message::Response
-        ));
+        match single(r#"{"jsonrpc":"2.0","id":"x","result":{"a":1}}"#) {
+            Message::Response { id, result, error } => {
+                assert_eq!(
+                    id.map(|id| id.as_json().to_owned()).as_deref(),
+                    Some("\"x\"")
+                );
+                assert_eq!(result.map(RawValue::get), Some(r#"{"a":1}"#));
+                assert!(error.is_none());
+            }
+            other => panic!("{other:?}"),
+        }
+        match single(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"m"}}"#) {
+            Message::Response { id, result, error } => {
+                assert!(id.is_none());
+                assert!(result.is_none());
+                assert_eq!(
+                    error.map(RawValue::get),
+                    Some(r#"{"code":-32600,"message":"m"}"#)
+                );
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

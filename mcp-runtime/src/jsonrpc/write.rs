@@ -59,6 +59,26 @@ pub(crate) fn write_error(out: &mut Vec<u8>, id: Option<&RequestId>, error: &Err
     out.push(b'}');
 }
 
+/// Appends `{"jsonrpc":"2.0","id":ID,"method":METHOD,"params":PARAMS}`
+/// (no newline): a request of the client's.
+#[cfg(feature = "client")]
+pub(crate) fn write_request(
+    out: &mut Vec<u8>,
+    id: &RequestId,
+    method: &str,
+    params: &impl Serialize,
+) {
+    out.extend_from_slice(RESPONSE_HEAD);
+    out.extend_from_slice(id.as_json().as_bytes());
+    out.extend_from_slice(b",\"method\":");
+    let _ = serde_json::to_writer(&mut *out, method);
+    out.extend_from_slice(b",\"params\":");
+    if serde_json::to_writer(&mut *out, params).is_err() {
+        out.extend_from_slice(b"{}");
+    }
+    out.push(b'}');
+}
+
 /// Appends `{"jsonrpc":"2.0","method":METHOD,"params":PARAMS}` (no newline).
 pub(crate) fn write_notification(out: &mut Vec<u8>, method: &str, params: &impl Serialize) {
     out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"method\":");

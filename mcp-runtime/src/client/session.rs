@@ -1,0 +1,353 @@
+//! The session core, whatever the transport: numbering requests, the table
+//! of requests waiting for their answer, routing what the server sends
+//! (answers to their caller, progress to the caller's callback,
+//! notifications to the receivers, the server's own requests answered
+//! here), cancelling a request whose caller stopped waiting, and closing:
+//! when the inbound channel closes, every waiting request gets
+//! [`ClientError::Closed`].
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use serde::Serialize;
+use serde_json::value::RawValue;
+use serde_json::{Value, json};
+use tokio::sync::{broadcast, mpsc, oneshot};
+use tokio::task::JoinHandle;
+
+use crate::client::error::ClientError;
+use crate::client::notification::{NOTIFICATION_CAPACITY, Notification};
+use crate::client::transport::Transport;
+use crate::jsonrpc::{self, ErrorObject, Line, METHOD_NOT_FOUND, Message, RequestId};
+
+/// A progress callback: progress so far, the total if known, a message.
+pub(crate) type ProgressFn = Arc<dyn Fn(f64, Option<f64>, Option<&str>) + Send + Sync>;
+
+/// How long a request waits for its answer unless told otherwise.
+pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+
+type Answer = Result<Value, ClientError>;
+
+struct Pending {
+    answer: oneshot::Sender<Answer>,
+    progress: Option<ProgressFn>,
+}
+
+struct Table {
+    /// `false` once the inbound channel closed: nothing more will answer.
+    open: bool,
+    waiting: HashMap<u64, Pending>,
+}
+
+pub(crate) struct Session {
+    transport: Box<dyn Transport>,
+    next_id: AtomicU64,
+    table: Mutex<Table>,
+    /// Taken when the connection closes, so that receivers see the end.
+    notifications: Mutex<Option<broadcast::Sender<Notification>>>,
+    timeout_ms: AtomicU64,
+    runtime: tokio::runtime::Handle,
+}
+
+impl Session {
+    /// Starts the session over `transport`, reading what the server sends
+    /// from `inbound` in a task of the current runtime.
+    pub(crate) fn start(
+        transport: Box<dyn Transport>,
+        inbound: mpsc::Receiver<Vec<u8>>,
+    ) -> (Arc<Session>, JoinHandle<()>) {
+        let (notifications, _) = broadcast::channel(NOTIFICATION_CAPACITY);
+        let session = Arc::new(Session {
+            transport,
+            next_id: AtomicU64::new(1),
+            table: Mutex::new(Table {
+                open: true,
+                waiting: HashMap::new(),
+            }),
+            notifications: Mutex::new(Some(notifications)),
+            timeout_ms: AtomicU64::new(DEFAULT_TIMEOUT.as_millis() as u64),
+            runtime: tokio::runtime::Handle::current(),
+        });
+        let reader = tokio::spawn(read(Arc::clone(&session), inbound));
+        (session, reader)
+    }
+
+    fn table(&self) -> MutexGuard<'_, Table> {
+        self.table.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub(crate) fn timeout(&self) -> Duration {
+        Duration::from_millis(self.timeout_ms.load(Ordering::Relaxed))
+    }
+
+    pub(crate) fn set_timeout(&self, timeout: Duration) {
+        let ms = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
+        self.timeout_ms.store(ms.max(1), Ordering::Relaxed);
+    }
+
+    pub(crate) fn subscribe(&self) -> broadcast::Receiver<Notification> {
+        match &*self.notifications.lock().unwrap_or_else(|e| e.into_inner()) {
+            Some(sender) => sender.subscribe(),
+            // Closed: a receiver that ends at once.
+            None => broadcast::channel(1).1,
+        }
+    }
+
+    pub(crate) async fn close(&self) {
+        self.transport.close().await;
+    }
+
+    /// Sends a notification.
+    pub(crate) async fn notify(
+        &self,
+        method: &str,
+        params: &impl Serialize,
+    ) -> Result<(), ClientError> {
+        let mut message = Vec::new();
+        jsonrpc::write_notification(&mut message, method, params);
+        self.transport.send(message).await
+    }
+
+    /// Sends a request and waits for its answer, at most the timeout. With
+    /// `progress`, the request carries a progress token and the server's
+    /// progress notifications for it reach the callback. `cancellable`:
+    /// whether a caller that stops waiting cancels it (never `initialize`).
+    pub(crate) async fn request(
+        self: &Arc<Self>,
+        method: &str,
+        mut params: Value,
+        progress: Option<ProgressFn>,
+        cancellable: bool,
+    ) -> Answer {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        if progress.is_some() {
+            if !params.is_object() {
+                params = json!({});
+            }
+            let meta = params
+                .as_object_mut()
+                .and_then(|p| {
+                    p.entry("_meta")
+                        .or_insert_with(|| json!({}))
+                        .as_object_mut()
+                })
+                .ok_or_else(|| ClientError::InvalidResponse {
+                    method: method.to_owned(),
+                    reason: "`_meta` of the params is not an object".into(),
+                })?;
+            meta.insert("progressToken".into(), json!(id));
+        }
+        let (answer, answered) = oneshot::channel();
+        {
+            let mut table = self.table();
+            if !table.open {
+                return Err(ClientError::Closed);
+            }
+            table.waiting.insert(id, Pending { answer, progress });
+        }
+        let mut guard = Waiting {
+            session: self,
+            id,
+            cancel: cancellable,
+            reason: "the caller stopped waiting",
+        };
+        let mut message = Vec::new();
+        jsonrpc::write_request(&mut message, &RequestId::number(id), method, &params);
+        if let Err(error) = self.transport.send(message).await {
+            guard.cancel = false;
+            return Err(error);
+        }
+        match tokio::time::timeout(self.timeout(), answered).await {
+            Ok(Ok(answer)) => {
+                guard.cancel = false;
+                answer.map_err(|error| match error {
+                    ClientError::InvalidResponse { reason, .. } => ClientError::InvalidResponse {
+                        method: method.to_owned(),
+                        reason,
+                    },
+                    error => error,
+                })
+            }
+            // The table was emptied: the connection closed.
+            Ok(Err(_)) => {
+                guard.cancel = false;
+                Err(ClientError::Closed)
+            }
+            Err(_) => {
+                guard.reason = "timeout";
+                Err(ClientError::Timeout)
+            }
+        }
+    }
+
+    /// Handles one message from the server.
+    fn receive(self: &Arc<Self>, line: &[u8]) {
+        match jsonrpc::parse_line(line) {
+            Line::Blank => {}
+            Line::ParseError => tracing::warn!("the server sent a line that is not JSON"),
+            Line::Single(message) => self.handle(message),
+            Line::Batch(items) => {
+                for item in items {
+                    self.handle(jsonrpc::classify(item));
+                }
+            }
+        }
+    }
+
+    fn handle(self: &Arc<Self>, message: Message<'_>) {
+        match message {
+            Message::Response { id, result, error } => self.answer(id, result, error),
+            Message::Notification { method, params } => self.notification(&method, params),
+            Message::Request { id, method, .. } => self.serve(id, &method),
+            Message::Invalid { reason, .. } => {
+                tracing::warn!(reason, "the server sent an invalid message");
+            }
+        }
+    }
+
+    fn answer(&self, id: Option<RequestId>, result: Option<&RawValue>, error: Option<&RawValue>) {
+        let Some(pending) = id
+            .as_ref()
+            .and_then(RequestId::as_u64)
+            .and_then(|id| self.table().waiting.remove(&id))
+        else {
+            if let Some(error) = error {
+                tracing::warn!(
+                    error = error.get(),
+                    ?id,
+                    "the server sent an error for no request waiting"
+                );
+            }
+            return;
+        };
+        let answer = match (error, result) {
+            (Some(error), _) => match serde_json::from_str::<ErrorObject>(error.get()) {
+                Ok(error) => Err(ClientError::Rpc {
+                    code: error.code,
+                    message: error.message,
+                    data: error.data,
+                }),
+                Err(e) => Err(ClientError::InvalidResponse {
+                    method: String::new(),
+                    reason: format!("its error object is malformed: {e}"),
+                }),
+            },
+            (None, Some(result)) => {
+                serde_json::from_str(result.get()).map_err(|e| ClientError::InvalidResponse {
+                    method: String::new(),
+                    reason: e.to_string(),
+                })
+            }
+            (None, None) => unreachable!("a response has a result or an error"),
+        };
+        let _ = pending.answer.send(answer);
+    }
+
+    fn notification(&self, method: &str, params: Option<&RawValue>) {
+        let params: Option<Value> = params.and_then(|p| serde_json::from_str(p.get()).ok());
+        if method == "notifications/progress" && self.progress(params.as_ref()) {
+            return;
+        }
+        if method == "notifications/cancelled" {
+            // The server gave up a request of its own; we answer its only
+            // requests (ping) at once, so there is nothing to stop.
+            return;
+        }
+        let notification = Notification::from_message(method, params);
+        if let Some(sender) = &*self.notifications.lock().unwrap_or_else(|e| e.into_inner()) {
+            let _ = sender.send(notification);
+        }
+    }
+
+    /// Passes a progress notification to its request's callback; `false`
+    /// when no request waiting has its token.
+    fn progress(&self, params: Option<&Value>) -> bool {
+        let Some(params) = params else { return false };
+        let Some(token) = params.get("progressToken").and_then(Value::as_u64) else {
+            return false;
+        };
+        let Some(progress) = params.get("progress").and_then(Value::as_f64) else {
+            return false;
+        };
+        let callback = match self.table().waiting.get(&token) {
+            Some(pending) => pending.progress.clone(),
+            None => return false,
+        };
+        let Some(callback) = callback else {
+            return false;
+        };
+        let total = params.get("total").and_then(Value::as_f64);
+        let message = params.get("message").and_then(Value::as_str);
+        callback(progress, total, message);
+        true
+    }
+
+    /// Answers a request from the server: `ping`, and -32601 for the rest.
+    fn serve(self: &Arc<Self>, id: RequestId, method: &str) {
+        let mut reply = Vec::new();
+        if method == "ping" {
+            jsonrpc::write_result(&mut reply, &id, &json!({}));
+        } else {
+            let error = ErrorObject::new(METHOD_NOT_FOUND, format!("Method not found: {method}"));
+            jsonrpc::write_error(&mut reply, Some(&id), &error);
+        }
+        // Sent from a task of its own: the reader never waits on the
+        // server reading (which may be waiting on us reading).
+        let session = Arc::clone(self);
+        self.runtime.spawn(async move {
+            let _ = session.transport.send(reply).await;
+        });
+    }
+
+    /// The connection is closed: every request waiting gets `Closed`, and
+    /// notification receivers see the end.
+    fn closed(&self) {
+        let waiting = {
+            let mut table = self.table();
+            table.open = false;
+            std::mem::take(&mut table.waiting)
+        };
+        for (_, pending) in waiting {
+            let _ = pending.answer.send(Err(ClientError::Closed));
+        }
+        self.notifications
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+    }
+}
+
+/// Reads what the server sends until the transport closes the channel.
+async fn read(session: Arc<Session>, mut inbound: mpsc::Receiver<Vec<u8>>) {
+    while let Some(line) = inbound.recv().await {
+        session.receive(&line);
+    }
+    session.closed();
+}
+
+/// A request waiting for its answer. Dropped before the answer came (the
+/// caller's future dropped, or the timeout), it leaves the table and, if
+/// `cancel`, tells the server with `notifications/cancelled`.
+struct Waiting<'a> {
+    session: &'a Arc<Session>,
+    id: u64,
+    cancel: bool,
+    reason: &'static str,
+}
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        let removed = self.session.table().waiting.remove(&self.id).is_some();
+        if !(removed && self.cancel) {
+            return;
+        }
+        let session = Arc::clone(self.session);
+        let (id, reason) = (self.id, self.reason);
+        self.session.runtime.spawn(async move {
+            let params = json!({ "requestId": id, "reason": reason });
+            let _ = session.notify("notifications/cancelled", &params).await;
+        });
+    }
+}
