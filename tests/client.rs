@@ -1,0 +1,373 @@
+//! The client (`mcp_runtime::client`) over stdio: against our own examples
+//! (every typed call, progress, cancellation), against scripted servers
+//! that exit, hang or answer a version we do not know, and against a
+//! server we did not write, the reference server
+//! `@modelcontextprotocol/server-everything` (npm, pinned in
+//! tests/upstreams, installed by tests/upstreams/install).
+
+mod common;
+
+use std::future::Future;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use mcp_runtime::client::{
+    Client, ClientError, CompletionRef, LogLevel, Notification, ProtocolVersion, ResourceContents,
+};
+use mcp_runtime::{Content, serde_json};
+use serde_json::json;
+use tokio::process::Command;
+
+/// How long any single step may take.
+const STEP: Duration = Duration::from_secs(30);
+
+async fn within<T>(future: impl Future<Output = T>) -> T {
+    tokio::time::timeout(STEP, future)
+        .await
+        .expect("the step did not finish in time")
+}
+
+fn text_of(content: &[Content]) -> String {
+    content
+        .iter()
+        .filter_map(|c| match c {
+            Content::Text(t) => Some(t.text.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+async fn weather() -> Client {
+    let mut command = Command::new(common::weather_binary());
+    command.env("WEATHER_REFRESH_SECS", "1");
+    within(Client::spawn(command)).await.expect("connect")
+}
+
+#[tokio::test]
+async fn every_typed_call_against_the_weather_example() {
+    let client = weather().await;
+    assert_eq!(client.protocol_version(), ProtocolVersion::LATEST);
+    assert_eq!(client.server_info().name(), "weather");
+    assert!(client.instructions().unwrap().contains("36 large cities"));
+    let capabilities = client.capabilities();
+    assert!(capabilities.tools() && capabilities.resources() && capabilities.prompts());
+    assert!(capabilities.resource_subscribe() && capabilities.completions());
+
+    within(client.ping()).await.unwrap();
+
+    let tools = within(client.list_tools()).await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t.name()).collect();
+    assert_eq!(
+        names,
+        ["current_conditions", "get_forecast", "search_cities"]
+    );
+    assert_eq!(tools[1].title(), Some("Weather forecast"));
+    assert!(tools[1].output_schema().is_some());
+    assert_eq!(tools[1].annotations().unwrap()["readOnlyHint"], true);
+
+    let forecast = within(client.call_tool("get_forecast", json!({"city": "Paris", "days": 2})))
+        .await
+        .unwrap();
+    assert!(!forecast.is_error);
+    let structured = forecast.structured_content.expect("structured output");
+    assert_eq!(structured["city"], "Paris");
+    assert_eq!(structured["days"].as_array().unwrap().len(), 2);
+
+    // A tool's own failure is a result; an unknown tool is a JSON-RPC error.
+    let unknown_city = within(client.call_tool("get_forecast", json!({"city": "Atlantis"})))
+        .await
+        .unwrap();
+    assert!(unknown_city.is_error);
+    match within(client.call_tool("no_such_tool", json!({}))).await {
+        Err(ClientError::Rpc { code, message, .. }) => {
+            assert_eq!(code, -32602, "{message}");
+            assert!(message.contains("no_such_tool"), "{message}");
+        }
+        other => panic!("{other:?}"),
+    }
+
+    let resources = within(client.list_resources()).await.unwrap();
+    assert!(resources.iter().any(|r| r.uri() == "weather://cities"));
+    let templates = within(client.list_resource_templates()).await.unwrap();
+    assert_eq!(templates[0].uri_template(), "weather://cities/{name}");
+    let contents = within(client.read_resource("weather://cities"))
+        .await
+        .unwrap();
+    match &contents[0] {
+        ResourceContents::Text { uri, text, .. } => {
+            assert_eq!(uri, "weather://cities");
+            assert!(text.contains("Lisbon"));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(
+        within(client.read_resource("weather://nowhere")).await,
+        Err(ClientError::Rpc { .. })
+    ));
+
+    let prompts = within(client.list_prompts()).await.unwrap();
+    assert_eq!(prompts[0].name(), "plan_trip");
+    assert_eq!(prompts[0].arguments(), [("city", true), ("days", false)]);
+    let plan = within(client.get_prompt("plan_trip", [("city", "Lisbon"), ("days", "2")]))
+        .await
+        .unwrap();
+    assert!(text_of(&[plan.messages.last().unwrap().content.clone()]).contains("2-day trip"));
+
+    let prompt_ref = CompletionRef::Prompt("plan_trip".into());
+    let completion = within(client.complete(&prompt_ref, "city", "Lis"))
+        .await
+        .unwrap();
+    assert_eq!(completion.values, ["Lisbon"]);
+    let template_ref = CompletionRef::Resource("weather://cities/{name}".into());
+    let completion = within(client.complete(&template_ref, "name", "Par"))
+        .await
+        .unwrap();
+    assert!(completion.values.contains(&"Paris".to_owned()));
+
+    within(client.set_log_level(LogLevel::Debug)).await.unwrap();
+
+    // A subscription announces each refresh (every second here).
+    let mut notifications = client.notifications();
+    within(client.subscribe("weather://cities/Paris"))
+        .await
+        .unwrap();
+    let updated = within(async {
+        loop {
+            if let Some(Notification::ResourceUpdated { uri }) = notifications.recv().await {
+                return uri;
+            }
+        }
+    })
+    .await;
+    assert_eq!(updated, "weather://cities/Paris");
+    within(client.unsubscribe("weather://cities/Paris"))
+        .await
+        .unwrap();
+
+    within(client.close()).await;
+    assert!(matches!(
+        within(client.ping()).await,
+        Err(ClientError::Closed)
+    ));
+    assert_eq!(within(notifications.recv()).await, None, "the stream ends");
+}
+
+#[tokio::test]
+async fn progress_reaches_the_callback() {
+    let client = within(Client::stdio(common::progress_binary(), [] as [&str; 0]))
+        .await
+        .unwrap();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let record = Arc::clone(&seen);
+    let result = within(client.call_tool_with_progress(
+        "count_slowly",
+        json!({"to": 3, "delay_ms": 10}),
+        move |progress, total, _message| record.lock().unwrap().push((progress, total)),
+    ))
+    .await
+    .unwrap();
+    assert_eq!(text_of(&result.content), "counted to 3");
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [(1.0, Some(3.0)), (2.0, Some(3.0)), (3.0, Some(3.0))]
+    );
+}
+
+#[tokio::test]
+async fn a_dropped_call_is_cancelled_on_the_server() {
+    let client = within(Client::stdio(common::progress_binary(), [] as [&str; 0]))
+        .await
+        .unwrap();
+    let mut notifications = client.notifications();
+    let (first, mut first_seen) = tokio::sync::mpsc::unbounded_channel();
+    let call = client.call_tool_with_progress(
+        "count_slowly",
+        json!({"to": 1000, "delay_ms": 20}),
+        move |_, _, _| {
+            let _ = first.send(());
+        },
+    );
+    // Dropped once the call is under way: the server gets
+    // notifications/cancelled and stops counting.
+    tokio::select! {
+        _ = call => panic!("the call finished"),
+        _ = within(first_seen.recv()) => {}
+    }
+    // Progress the server sent before it read the cancellation arrives as
+    // an `Other` notification (no one waits for that call any more)...
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    while notifications.try_recv().is_some() {}
+    // ...and then no more: the server stopped the call.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let late: Vec<Notification> = std::iter::from_fn(|| notifications.try_recv()).collect();
+    assert!(late.is_empty(), "the call went on: {late:?}");
+    within(client.ping()).await.unwrap();
+}
+
+/// A server scripted in sh: it answers `initialize` with `version`, reads
+/// `notifications/initialized`, then runs `then`.
+fn scripted(version: &str, then: &str) -> Command {
+    let answer = json!({
+        "jsonrpc": "2.0", "id": 1,
+        "result": {
+            "protocolVersion": version, "capabilities": {},
+            "serverInfo": {"name": "scripted", "version": "0"}
+        }
+    });
+    let script = format!("read -r line; echo '{answer}'; read -r line; {then}");
+    let mut command = Command::new("sh");
+    command.args(["-c", &script]);
+    command
+}
+
+#[tokio::test]
+async fn a_server_that_exits_mid_call_gives_closed() {
+    // Reads the call, then exits without answering.
+    let client = within(Client::spawn(scripted(
+        "2025-06-18",
+        "read -r line; exit 0",
+    )))
+    .await
+    .unwrap();
+    assert_eq!(client.protocol_version(), ProtocolVersion::V2025_06_18);
+    assert_eq!(client.server_info().name(), "scripted");
+    let started = Instant::now();
+    assert!(matches!(
+        within(client.call_tool("anything", json!({}))).await,
+        Err(ClientError::Closed)
+    ));
+    assert!(started.elapsed() < Duration::from_secs(10));
+    // And so does every later call.
+    assert!(matches!(
+        within(client.ping()).await,
+        Err(ClientError::Closed)
+    ));
+}
+
+#[tokio::test]
+async fn a_server_that_hangs_gives_timeout() {
+    let client = within(Client::spawn(scripted("2025-11-25", "exec sleep 60")))
+        .await
+        .unwrap();
+    client.set_timeout(Duration::from_millis(300));
+    let started = Instant::now();
+    assert!(matches!(
+        within(client.call_tool("anything", json!({}))).await,
+        Err(ClientError::Timeout)
+    ));
+    let waited = started.elapsed();
+    assert!(waited >= Duration::from_millis(300) && waited < Duration::from_secs(10));
+}
+
+#[tokio::test]
+async fn a_version_we_do_not_know_is_refused() {
+    match within(Client::spawn(scripted("1999-01-01", "exec sleep 60"))).await {
+        Err(ClientError::UnsupportedVersion(version)) => assert_eq!(version, "1999-01-01"),
+        Err(other) => panic!("{other:?}"),
+        Ok(_) => panic!("connected"),
+    }
+}
+
+#[tokio::test]
+async fn a_server_that_fails_to_start_is_an_error() {
+    let command = Command::new("/nonexistent/mcp-server");
+    assert!(matches!(
+        within(Client::spawn(command)).await,
+        Err(ClientError::Io(_))
+    ));
+    // Starts, then exits before answering `initialize`.
+    let mut command = Command::new("sh");
+    command.args(["-c", "exit 3"]);
+    assert!(matches!(
+        within(Client::spawn(command)).await,
+        Err(ClientError::Closed)
+    ));
+}
+
+/// The Node 22 and the reference server installed by
+/// tests/upstreams/install, after checking the install is current.
+fn everything_command() -> Command {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/upstreams");
+    let node = dir.join("node_modules/.bin/node");
+    let server = dir.join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    let install = "run tests/upstreams/install (it needs Node.js 20 or later with npm, and \
+                   access to https://registry.npmjs.org)";
+    assert!(
+        node.exists() && server.exists(),
+        "the reference server the client tests run against is not installed: {install}"
+    );
+    let pins = [
+        std::fs::read(dir.join("package.json")).unwrap(),
+        std::fs::read(dir.join("package-lock.json")).unwrap(),
+    ]
+    .concat();
+    let stamp = std::fs::read(dir.join("node_modules/.upstreams-stamp")).unwrap_or_default();
+    assert!(
+        stamp == pins,
+        "tests/upstreams/node_modules was not installed from the current pins: {install}"
+    );
+    let mut command = Command::new(node);
+    command.arg(server).arg("stdio");
+    command
+}
+
+#[tokio::test]
+async fn the_reference_server_everything() {
+    let client = within(Client::spawn(everything_command())).await.unwrap();
+    assert!(client.server_info().name().contains("everything"));
+
+    let tools = within(client.list_tools()).await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t.name()).collect();
+    for expected in ["echo", "get-sum", "trigger-long-running-operation"] {
+        assert!(names.contains(&expected), "{expected} in {names:?}");
+    }
+
+    let echo = within(client.call_tool("echo", json!({"message": "hello"})))
+        .await
+        .unwrap();
+    assert!(text_of(&echo.content).contains("hello"), "{echo:?}");
+    let sum = within(client.call_tool("get-sum", json!({"a": 2, "b": 3})))
+        .await
+        .unwrap();
+    assert!(text_of(&sum.content).contains('5'), "{sum:?}");
+
+    let resources = within(client.list_resources()).await.unwrap();
+    let first = resources.first().expect("some resources");
+    let contents = within(client.read_resource(first.uri())).await.unwrap();
+    assert_eq!(contents[0].uri(), first.uri());
+    let templates = within(client.list_resource_templates()).await.unwrap();
+    assert!(!templates.is_empty());
+
+    let prompts = within(client.list_prompts()).await.unwrap();
+    let prompt_names: Vec<&str> = prompts.iter().map(|p| p.name()).collect();
+    assert!(prompt_names.contains(&"simple-prompt"), "{prompt_names:?}");
+    let simple = within(client.get_prompt("simple-prompt", [] as [(&str, &str); 0]))
+        .await
+        .unwrap();
+    assert!(!simple.messages.is_empty());
+    let args = within(client.get_prompt("args-prompt", [("city", "Lisbon")]))
+        .await
+        .unwrap();
+    assert!(
+        text_of(&[args.messages[0].content.clone()]).contains("Lisbon"),
+        "{args:?}"
+    );
+
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let record = Arc::clone(&seen);
+    let done = within(client.call_tool_with_progress(
+        "trigger-long-running-operation",
+        json!({"duration": 1, "steps": 3}),
+        move |progress, total, _| record.lock().unwrap().push((progress, total)),
+    ))
+    .await
+    .unwrap();
+    assert!(text_of(&done.content).contains("completed"), "{done:?}");
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [(1.0, Some(3.0)), (2.0, Some(3.0)), (3.0, Some(3.0))]
+    );
+    within(client.ping()).await.unwrap();
+    within(client.close()).await;
+}
