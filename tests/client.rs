@@ -222,6 +222,49 @@ fn scripted(version: &str, then: &str) -> Command {
 }
 
 #[tokio::test]
+async fn requests_from_the_server_are_answered() {
+    // The server pings, then asks for something this client does not do;
+    // the text of its answer to our call says whether both were answered.
+    let check = r#"
+        echo '{"jsonrpc":"2.0","id":"s1","method":"ping"}'
+        echo '{"jsonrpc":"2.0","id":"s2","method":"sampling/createMessage","params":{}}'
+        read -r a; read -r b; read -r c
+        all="$a $b $c"
+        t=missing
+        case "$all" in *'"id":"s1","result":{}'*)
+            case "$all" in *'"id":"s2","error":{"code":-32601'*) t=answered;; esac;;
+        esac
+        echo '{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"'$t'"}]}}'
+        read -r line
+    "#;
+    let client = within(Client::spawn(scripted("2025-11-25", check)))
+        .await
+        .unwrap();
+    let result = within(client.call_tool("check", json!({}))).await.unwrap();
+    assert_eq!(text_of(&result.content), "answered");
+}
+
+#[tokio::test]
+async fn lists_follow_next_cursor() {
+    let pages = r#"
+        read -r line
+        echo '{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"a","inputSchema":{"type":"object"}}],"nextCursor":"p2"}}'
+        read -r line
+        case "$line" in *'"cursor":"p2"'*)
+            echo '{"jsonrpc":"2.0","id":3,"result":{"tools":[{"name":"b","inputSchema":{"type":"object"}}]}}';;
+        esac
+        read -r line
+    "#;
+    let client = within(Client::spawn(scripted("2025-11-25", pages)))
+        .await
+        .unwrap();
+    client.set_timeout(Duration::from_secs(5));
+    let tools = within(client.list_tools()).await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t.name()).collect();
+    assert_eq!(names, ["a", "b"]);
+}
+
+#[tokio::test]
 async fn a_server_that_exits_mid_call_gives_closed() {
     // Reads the call, then exits without answering.
     let client = within(Client::spawn(scripted(
@@ -368,6 +411,33 @@ async fn the_reference_server_everything() {
         *seen.lock().unwrap(),
         [(1.0, Some(3.0)), (2.0, Some(3.0)), (3.0, Some(3.0))]
     );
+
+    let department = CompletionRef::Prompt("completable-prompt".into());
+    let completion = within(client.complete(&department, "department", "Eng"))
+        .await
+        .unwrap();
+    assert_eq!(completion.values, ["Engineering"]);
+
+    // Log messages, at the level asked for: the tool sends one at once.
+    within(client.set_log_level(LogLevel::Debug)).await.unwrap();
+    let mut notifications = client.notifications();
+    within(client.call_tool("toggle-simulated-logging", json!({})))
+        .await
+        .unwrap();
+    let (level, data) = within(async {
+        loop {
+            if let Some(Notification::Log { level, data, .. }) = notifications.recv().await {
+                return (level, data);
+            }
+        }
+    })
+    .await;
+    assert!(level.is_some(), "a level the protocol defines");
+    assert!(
+        data.as_str().is_some_and(|d| d.contains("message")),
+        "{data}"
+    );
+
     within(client.ping()).await.unwrap();
     within(client.close()).await;
 }
