@@ -40,6 +40,18 @@ pub enum ClientError {
     /// The arguments given could not be serialized to JSON.
     #[error("the arguments could not be serialized: {0}")]
     InvalidArguments(serde_json::Error),
+    /// The HTTP server refused a message with this status (401 or 403:
+    /// missing or insufficient credentials, with the server's
+    /// `WWW-Authenticate` challenge).
+    #[error("the HTTP server answered {status}: {message}")]
+    Http {
+        /// The HTTP status code.
+        status: u16,
+        /// What the server said (its JSON-RPC error message, or its body).
+        message: String,
+        /// The `WWW-Authenticate` header of a 401 or 403.
+        www_authenticate: Option<String>,
+    },
     /// The server could not be started, or writing to it failed.
     #[error("transport error: {0}")]
     Io(#[from] std::io::Error),

@@ -70,14 +70,17 @@
 
 mod api;
 mod error;
+mod http;
 mod notification;
 mod session;
+mod sse;
 mod stdio;
 mod transport;
 mod types;
 
 pub use self::api::Client;
 pub use self::error::ClientError;
+pub use self::http::HttpOptions;
 pub use self::notification::{Notification, Notifications};
 pub use self::types::{
     Completion, CompletionRef, PromptInfo, ResourceInfo, ResourceTemplateInfo, ServerCapabilities,

@@ -1,0 +1,398 @@
+//! The client (`mcp_runtime::client`) over Streamable HTTP, against our
+//! own server running in this process on a loopback port: the handshake,
+//! lists and calls, progress on a POST's SSE stream, notifications on the
+//! GET stream, a forgotten session initialized again, bearer tokens, and a
+//! server that stops mid-call.
+
+mod common;
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use common::http::HttpServer;
+use mcp_runtime::auth::{Auth, Identity};
+use mcp_runtime::client::ResourceContents;
+use mcp_runtime::client::{Client, ClientError, HttpOptions, Notification, ProtocolVersion};
+use mcp_runtime::{Content, Context, DynamicTool, Server, prompt, resource, serde_json, tool};
+use serde_json::json;
+
+/// How long any single step may take.
+const STEP: Duration = Duration::from_secs(30);
+
+async fn within<T>(future: impl Future<Output = T>) -> T {
+    tokio::time::timeout(STEP, future)
+        .await
+        .expect("the step did not finish in time")
+}
+
+/// Echo the text back.
+#[tool]
+async fn echo(text: String) -> String {
+    text
+}
+
+/// Report progress `steps` times, `ms` apart, then answer "done".
+#[tool]
+async fn stepped(ctx: Context, steps: u32, ms: u64) -> String {
+    for step in 1..=steps {
+        ctx.progress(f64::from(step), Some(f64::from(steps)), None);
+        tokio::time::sleep(Duration::from_millis(ms)).await;
+    }
+    "done".into()
+}
+
+/// Wait `ms` milliseconds, then answer.
+#[tool]
+async fn sleepy(ms: u64) -> String {
+    tokio::time::sleep(Duration::from_millis(ms)).await;
+    format!("slept {ms} ms")
+}
+
+/// A greeting.
+#[resource("test://hello", mime_type = "text/plain")]
+fn hello() -> String {
+    "Hello over HTTP".to_owned()
+}
+
+/// Greet someone.
+#[prompt]
+fn greet(
+    /// Who to greet.
+    name: String,
+) -> String {
+    format!("Greet {name}.")
+}
+
+fn server() -> Server {
+    Server::new("client-http-test", "1.0.0").shutdown_grace(Duration::from_millis(200))
+}
+
+fn url(addr: SocketAddr) -> String {
+    format!("http://{addr}/mcp")
+}
+
+fn text_of(content: &[Content]) -> String {
+    content
+        .iter()
+        .filter_map(|c| match c {
+            Content::Text(t) => Some(t.text.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Stops `server` from a blocking thread (its `stop` waits).
+async fn stop(server: HttpServer) {
+    tokio::task::spawn_blocking(move || server.stop())
+        .await
+        .unwrap()
+        .expect("the server stopped cleanly");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn initializes_lists_and_calls() {
+    let server = HttpServer::start(server());
+    let client = within(Client::http(url(server.addr))).await.unwrap();
+    assert_eq!(client.protocol_version(), ProtocolVersion::LATEST);
+    assert_eq!(client.server_info().name(), "client-http-test");
+    assert!(client.capabilities().tools());
+
+    within(client.ping()).await.unwrap();
+    let tools = within(client.list_tools()).await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t.name()).collect();
+    for name in ["echo", "stepped", "sleepy"] {
+        assert!(names.contains(&name), "{names:?}");
+    }
+    let resources = within(client.list_resources()).await.unwrap();
+    assert_eq!(resources.len(), 1);
+    let contents = within(client.read_resource("test://hello")).await.unwrap();
+    match &contents[..] {
+        [ResourceContents::Text { text, .. }] => assert_eq!(text, "Hello over HTTP"),
+        other => panic!("{other:?}"),
+    }
+    let prompts = within(client.list_prompts()).await.unwrap();
+    assert_eq!(prompts.len(), 1);
+    let prompt = within(client.get_prompt("greet", [("name", "Ada")]))
+        .await
+        .unwrap();
+    assert_eq!(prompt.messages.len(), 1);
+
+    let result = within(client.call_tool("echo", json!({ "text": "over http" })))
+        .await
+        .unwrap();
+    assert!(!result.is_error);
+    assert_eq!(text_of(&result.content), "over http");
+
+    match within(client.call_tool("no_such_tool", json!({}))).await {
+        Err(ClientError::Rpc { code, .. }) => assert_eq!(code, -32602),
+        Ok(result) => assert!(result.is_error, "{result:?}"),
+        Err(other) => panic!("{other:?}"),
+    }
+
+    // Calls at once, each on its own POST.
+    let calls = (0..8).map(|i| client.call_tool("echo", json!({ "text": format!("n{i}") })));
+    let results = within(futures_join_all(calls)).await;
+    for (i, result) in results.into_iter().enumerate() {
+        assert_eq!(text_of(&result.unwrap().content), format!("n{i}"));
+    }
+    within(client.close()).await;
+}
+
+/// Waits for every future, in order (no extra dependency for `join_all`).
+async fn futures_join_all<F: Future>(futures: impl IntoIterator<Item = F>) -> Vec<F::Output> {
+    let handles: Vec<_> = futures.into_iter().map(Box::pin).collect();
+    let mut outputs = Vec::new();
+    for handle in handles {
+        outputs.push(handle.await);
+    }
+    outputs
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn progress_arrives_on_the_calls_stream_before_its_answer() {
+    let server = HttpServer::start(server());
+    let client = within(Client::http(url(server.addr))).await.unwrap();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let record = Arc::clone(&seen);
+    let result = within(client.call_tool_with_progress(
+        "stepped",
+        json!({ "steps": 4, "ms": 20 }),
+        move |progress, total, _| record.lock().unwrap().push((progress, total)),
+    ))
+    .await
+    .unwrap();
+    assert_eq!(text_of(&result.content), "done");
+    let seen = seen.lock().unwrap().clone();
+    let expected: Vec<(f64, Option<f64>)> = (1..=4).map(|i| (f64::from(i), Some(4.0))).collect();
+    assert_eq!(seen, expected);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn server_notifications_arrive_on_the_get_stream() {
+    let mut server = server();
+    let handle = server.handle();
+    let server = HttpServer::start(server);
+    let client = within(Client::http(url(server.addr))).await.unwrap();
+    let mut notifications = client.notifications();
+    // The GET stream opens in the background: add tools until one change
+    // is announced.
+    let deadline = Instant::now() + STEP;
+    let mut added = 0;
+    loop {
+        assert!(Instant::now() < deadline, "no tools/list_changed arrived");
+        added += 1;
+        let tool = DynamicTool::new(
+            format!("added_{added}"),
+            "Added while the client is connected.",
+            json!({ "type": "object" }),
+            |_arguments, _ctx| async move { "added" },
+        );
+        handle.add_tool(tool).unwrap();
+        let wait = tokio::time::timeout(Duration::from_millis(500), notifications.recv());
+        match wait.await {
+            Ok(Some(Notification::ToolListChanged)) => break,
+            Ok(Some(_)) | Err(_) => continue,
+            Ok(None) => panic!("the notifications ended"),
+        }
+    }
+    let tools = within(client.list_tools()).await.unwrap();
+    assert!(tools.iter().any(|t| t.name() == "added_1"));
+}
+
+/// Serves `server` on `listener` in a runtime of its own, as
+/// `HttpServer::start` does, but on a port chosen by the test (to restart
+/// a server where it was).
+struct Served {
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Served {
+    fn start(addr: SocketAddr, server: Server) -> Served {
+        let listener = std::net::TcpListener::bind(addr).expect("bind");
+        listener.set_nonblocking(true).unwrap();
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let thread = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(1)
+                .enable_all()
+                .build()
+                .unwrap();
+            runtime.block_on(async move {
+                let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+                let until = async move {
+                    let _ = stopped.await;
+                };
+                server.serve_http_with(listener, until).await.unwrap();
+            });
+        });
+        Served {
+            stop: Some(stop),
+            thread: Some(thread),
+        }
+    }
+
+    async fn stop(mut self) {
+        let _ = self.stop.take().unwrap().send(());
+        let thread = self.thread.take().unwrap();
+        within(tokio::task::spawn_blocking(move || thread.join().unwrap()))
+            .await
+            .unwrap();
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_forgotten_session_is_initialized_again_transparently() {
+    let addr = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    let first = Served::start(addr, server());
+    let client = within(Client::http(url(addr))).await.unwrap();
+    let result = within(client.call_tool("echo", json!({ "text": "before" })))
+        .await
+        .unwrap();
+    assert_eq!(text_of(&result.content), "before");
+
+    // A restarted server knows no session: 404, then a new session.
+    first.stop().await;
+    let mut restarted = server();
+    let handle = restarted.handle();
+    let _second = Served::start(addr, restarted);
+    let result = within(client.call_tool("echo", json!({ "text": "after" })))
+        .await
+        .unwrap();
+    assert_eq!(text_of(&result.content), "after");
+    within(client.ping()).await.unwrap();
+
+    // The new session has its GET stream too.
+    let mut notifications = client.notifications();
+    let deadline = Instant::now() + STEP;
+    for added in 1.. {
+        assert!(Instant::now() < deadline, "no tools/list_changed arrived");
+        let tool = DynamicTool::new(
+            format!("later_{added}"),
+            "Added after the restart.",
+            json!({ "type": "object" }),
+            |_arguments, _ctx| async move { "later" },
+        );
+        handle.add_tool(tool).unwrap();
+        let wait = tokio::time::timeout(Duration::from_millis(500), notifications.recv());
+        if let Ok(Some(Notification::ToolListChanged)) = wait.await {
+            break;
+        }
+    }
+}
+
+fn with_token(_addr: SocketAddr) -> Server {
+    server().auth(Auth::static_tokens([(
+        "client-secret",
+        Identity::new("client"),
+    )]))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bearer_token_is_sent_and_its_absence_reported() {
+    let server = HttpServer::start_with(with_token);
+    let refused = within(Client::http(url(server.addr))).await;
+    match refused {
+        Err(ClientError::Http {
+            status,
+            www_authenticate,
+            ..
+        }) => {
+            assert_eq!(status, 401);
+            let challenge = www_authenticate.expect("a WWW-Authenticate challenge");
+            assert!(challenge.starts_with("Bearer"), "{challenge}");
+        }
+        Err(other) => panic!("{other:?}"),
+        Ok(_) => panic!("connected without a token"),
+    }
+
+    let wrong = HttpOptions::new(url(server.addr)).bearer_token("not-the-secret");
+    match within(Client::connect_http(wrong)).await {
+        Err(ClientError::Http { status: 401, .. }) => {}
+        Err(other) => panic!("{other:?}"),
+        Ok(_) => panic!("connected with a wrong token"),
+    }
+
+    let options = HttpOptions::new(url(server.addr)).bearer_token("client-secret");
+    let client = within(Client::connect_http(options)).await.unwrap();
+    let result = within(client.call_tool("echo", json!({ "text": "authorized" })))
+        .await
+        .unwrap();
+    assert_eq!(text_of(&result.content), "authorized");
+
+    // A provider is asked before each HTTP request.
+    let asked = Arc::new(Mutex::new(0));
+    let count = Arc::clone(&asked);
+    let options = HttpOptions::new(url(server.addr)).token_provider(move || {
+        *count.lock().unwrap() += 1;
+        async { Some("client-secret".to_owned()) }
+    });
+    let client = within(Client::connect_http(options)).await.unwrap();
+    within(client.ping()).await.unwrap();
+    assert!(*asked.lock().unwrap() >= 3, "initialize, initialized, ping");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_stopped_mid_call_fails_the_call() {
+    // A call streaming progress (its answer is an SSE stream), and one
+    // whose answer has not begun.
+    let server = HttpServer::start(server());
+    let client = Arc::new(within(Client::http(url(server.addr))).await.unwrap());
+    let started = Arc::new(tokio::sync::Notify::new());
+    let streaming = {
+        let client = Arc::clone(&client);
+        let started = Arc::clone(&started);
+        tokio::spawn(async move {
+            client
+                .call_tool_with_progress(
+                    "stepped",
+                    json!({ "steps": 1000, "ms": 50 }),
+                    move |_, _, _| started.notify_one(),
+                )
+                .await
+        })
+    };
+    let silent = {
+        let client = Arc::clone(&client);
+        tokio::spawn(async move { client.call_tool("sleepy", json!({ "ms": 60_000 })).await })
+    };
+    within(started.notified()).await;
+    stop(server).await;
+    let began = Instant::now();
+    let streaming = within(streaming).await.unwrap();
+    assert!(streaming.is_err(), "{streaming:?}");
+    let silent = within(silent).await.unwrap();
+    assert!(silent.is_err(), "{silent:?}");
+    assert!(began.elapsed() < Duration::from_secs(20));
+
+    // Later calls fail at once: nothing listens.
+    match within(client.ping()).await {
+        Err(ClientError::Io(_) | ClientError::Closed) => {}
+        other => panic!("{other:?}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn close_ends_the_session() {
+    let server = HttpServer::start(server());
+    let client = within(Client::http(url(server.addr))).await.unwrap();
+    within(client.ping()).await.unwrap();
+    within(client.close()).await;
+    match within(client.ping()).await {
+        Err(ClientError::Closed) => {}
+        other => panic!("{other:?}"),
+    }
+}
