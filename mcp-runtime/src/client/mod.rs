@@ -71,6 +71,7 @@
 mod api;
 mod error;
 mod http;
+mod http_options;
 mod notification;
 mod session;
 mod sse;
@@ -80,7 +81,7 @@ mod types;
 
 pub use self::api::Client;
 pub use self::error::ClientError;
-pub use self::http::HttpOptions;
+pub use self::http_options::HttpOptions;
 pub use self::notification::{Notification, Notifications};
 pub use self::types::{
     Completion, CompletionRef, PromptInfo, ResourceInfo, ResourceTemplateInfo, ServerCapabilities,

@@ -1,0 +1,137 @@
+//! How the client reaches a Streamable HTTP server: [`HttpOptions`], and
+//! the [`Client`] constructors that take them.
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::client::api::Client;
+use crate::client::error::ClientError;
+use crate::client::http::HttpTransport;
+use crate::client::transport::{BoxFuture, INBOUND_CAPACITY};
+
+/// How long connecting to the server may take unless told otherwise.
+const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+type TokenProvider = Arc<dyn Fn() -> BoxFuture<'static, Option<String>> + Send + Sync>;
+
+#[derive(Clone)]
+pub(crate) enum Token {
+    Static(String),
+    Provider(TokenProvider),
+}
+
+/// How [`Client::connect_http`] reaches a server over Streamable HTTP: its
+/// endpoint URL, credentials, timeouts.
+///
+/// ```no_run
+/// use std::time::Duration;
+/// use mcp_runtime::client::{Client, ClientError, HttpOptions};
+///
+/// # async fn run() -> Result<(), ClientError> {
+/// let options = HttpOptions::new("http://127.0.0.1:8080/mcp")
+///     .bearer_token("secret-token")
+///     .timeout(Duration::from_secs(30));
+/// let client = Client::connect_http(options).await?;
+/// println!("{} tools", client.list_tools().await?.len());
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct HttpOptions {
+    pub(crate) url: String,
+    pub(crate) token: Option<Token>,
+    pub(crate) connect_timeout: Duration,
+    pub(crate) timeout: Option<Duration>,
+}
+
+impl std::fmt::Debug for HttpOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Never the token.
+        let token = match &self.token {
+            None => "none",
+            Some(Token::Static(_)) => "static",
+            Some(Token::Provider(_)) => "provider",
+        };
+        f.debug_struct("HttpOptions")
+            .field("url", &self.url)
+            .field("token", &token)
+            .field("connect_timeout", &self.connect_timeout)
+            .field("timeout", &self.timeout)
+            .finish()
+    }
+}
+
+impl HttpOptions {
+    /// The server's MCP endpoint, such as `http://127.0.0.1:8080/mcp`.
+    pub fn new(url: impl Into<String>) -> HttpOptions {
+        HttpOptions {
+            url: url.into(),
+            token: None,
+            connect_timeout: DEFAULT_CONNECT_TIMEOUT,
+            timeout: None,
+        }
+    }
+
+    /// Sends `Authorization: Bearer <token>` with every HTTP request.
+    pub fn bearer_token(mut self, token: impl Into<String>) -> HttpOptions {
+        self.token = Some(Token::Static(token.into()));
+        self
+    }
+
+    /// Asks `provider` for the bearer token before every HTTP request (it
+    /// may cache, refresh when it expires…); `None` sends no
+    /// `Authorization` header.
+    pub fn token_provider<F, Fut>(mut self, provider: F) -> HttpOptions
+    where
+        F: Fn() -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Option<String>> + Send + 'static,
+    {
+        self.token = Some(Token::Provider(Arc::new(move || Box::pin(provider()))));
+        self
+    }
+
+    /// How long connecting to the server may take (10 s unless set).
+    pub fn connect_timeout(mut self, timeout: Duration) -> HttpOptions {
+        self.connect_timeout = timeout;
+        self
+    }
+
+    /// How long each request waits for its answer, as
+    /// [`Client::set_timeout`] (60 s unless set); also how long the server
+    /// may take to begin answering an HTTP request.
+    pub fn timeout(mut self, timeout: Duration) -> HttpOptions {
+        self.timeout = Some(timeout);
+        self
+    }
+}
+
+impl Client {
+    /// Connects to the Streamable HTTP server at `url` (its MCP endpoint,
+    /// such as `http://127.0.0.1:8080/mcp`) and initializes a session.
+    pub async fn http(url: impl Into<String>) -> Result<Client, ClientError> {
+        Client::connect_http(HttpOptions::new(url)).await
+    }
+
+    /// Connects to a Streamable HTTP server as `options` say and
+    /// initializes a session.
+    ///
+    /// Every message is POSTed with `Mcp-Session-Id` and
+    /// `MCP-Protocol-Version` once the session began. An answer streamed
+    /// as server-sent events that drops before the response is resumed
+    /// with `Last-Event-ID`; a GET stream, reopened when it drops, carries
+    /// what the server sends on its own. When the server forgot the session
+    /// (404), the client initializes a new one and sends the message again.
+    /// An HTTP error (401 without a valid token…) fails the call with
+    /// [`ClientError::Http`]; [`Client::close`] ends the session (DELETE).
+    pub async fn connect_http(options: HttpOptions) -> Result<Client, ClientError> {
+        let (inbound, receiver) = tokio::sync::mpsc::channel(INBOUND_CAPACITY);
+        let timeout = options.timeout;
+        let transport = HttpTransport::new(options, inbound)?;
+        let client = Client::connect(Box::new(transport), receiver).await?;
+        if let Some(timeout) = timeout {
+            client.set_timeout(timeout);
+        }
+        Ok(client)
+    }
+}
