@@ -11,6 +11,8 @@ use tokio::process::Command;
 use tokio::task::JoinHandle;
 
 use crate::client::error::ClientError;
+use crate::client::http::HttpTransport;
+use crate::client::http_options::HttpOptions;
 use crate::client::notification::Notifications;
 use crate::client::session::{ProgressFn, Session};
 use crate::client::stdio::StdioTransport;
@@ -35,6 +37,36 @@ pub struct Client {
     server_info: ServerInfo,
     capabilities: ServerCapabilities,
     instructions: Option<String>,
+}
+
+impl Client {
+    /// Connects to the Streamable HTTP server at `url` (its MCP endpoint,
+    /// such as `http://127.0.0.1:8080/mcp`) and initializes a session.
+    pub async fn http(url: impl Into<String>) -> Result<Client, ClientError> {
+        Client::connect_http(HttpOptions::new(url)).await
+    }
+
+    /// Connects to a Streamable HTTP server as `options` say and
+    /// initializes a session.
+    ///
+    /// Every message is POSTed with `Mcp-Session-Id` and
+    /// `MCP-Protocol-Version` once the session began. An answer streamed
+    /// as server-sent events that drops before the response is resumed
+    /// with `Last-Event-ID`; a GET stream, reopened when it drops, carries
+    /// what the server sends on its own. When the server forgot the session
+    /// (404), the client initializes a new one and sends the message again.
+    /// An HTTP error (401 without a valid token…) fails the call with
+    /// [`ClientError::Http`]; [`Client::close`] ends the session (DELETE).
+    pub async fn connect_http(options: HttpOptions) -> Result<Client, ClientError> {
+        let (inbound, receiver) = tokio::sync::mpsc::channel(INBOUND_CAPACITY);
+        let timeout = options.timeout;
+        let transport = HttpTransport::new(options, inbound)?;
+        let client = Client::connect(Box::new(transport), receiver).await?;
+        if let Some(timeout) = timeout {
+            client.set_timeout(timeout);
+        }
+        Ok(client)
+    }
 }
 
 impl Drop for Client {

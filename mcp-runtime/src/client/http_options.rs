@@ -1,14 +1,11 @@
-//! How the client reaches a Streamable HTTP server: [`HttpOptions`], and
-//! the [`Client`] constructors that take them.
+//! How the client reaches a Streamable HTTP server: [`HttpOptions`], which
+//! [`Client::connect_http`](crate::client::Client::connect_http) takes.
 
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::client::api::Client;
-use crate::client::error::ClientError;
-use crate::client::http::HttpTransport;
-use crate::client::transport::{BoxFuture, INBOUND_CAPACITY};
+use crate::client::transport::BoxFuture;
 
 /// How long connecting to the server may take unless told otherwise.
 const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -21,7 +18,7 @@ pub(crate) enum Token {
     Provider(TokenProvider),
 }
 
-/// How [`Client::connect_http`] reaches a server over Streamable HTTP: its
+/// How [`Client::connect_http`](crate::client::Client::connect_http) reaches a server over Streamable HTTP: its
 /// endpoint URL, credentials, timeouts.
 ///
 /// ```no_run
@@ -98,40 +95,10 @@ impl HttpOptions {
     }
 
     /// How long each request waits for its answer, as
-    /// [`Client::set_timeout`] (60 s unless set); also how long the server
+    /// [`Client::set_timeout`](crate::client::Client::set_timeout) (60 s unless set); also how long the server
     /// may take to begin answering an HTTP request.
     pub fn timeout(mut self, timeout: Duration) -> HttpOptions {
         self.timeout = Some(timeout);
         self
-    }
-}
-
-impl Client {
-    /// Connects to the Streamable HTTP server at `url` (its MCP endpoint,
-    /// such as `http://127.0.0.1:8080/mcp`) and initializes a session.
-    pub async fn http(url: impl Into<String>) -> Result<Client, ClientError> {
-        Client::connect_http(HttpOptions::new(url)).await
-    }
-
-    /// Connects to a Streamable HTTP server as `options` say and
-    /// initializes a session.
-    ///
-    /// Every message is POSTed with `Mcp-Session-Id` and
-    /// `MCP-Protocol-Version` once the session began. An answer streamed
-    /// as server-sent events that drops before the response is resumed
-    /// with `Last-Event-ID`; a GET stream, reopened when it drops, carries
-    /// what the server sends on its own. When the server forgot the session
-    /// (404), the client initializes a new one and sends the message again.
-    /// An HTTP error (401 without a valid token…) fails the call with
-    /// [`ClientError::Http`]; [`Client::close`] ends the session (DELETE).
-    pub async fn connect_http(options: HttpOptions) -> Result<Client, ClientError> {
-        let (inbound, receiver) = tokio::sync::mpsc::channel(INBOUND_CAPACITY);
-        let timeout = options.timeout;
-        let transport = HttpTransport::new(options, inbound)?;
-        let client = Client::connect(Box::new(transport), receiver).await?;
-        if let Some(timeout) = timeout {
-            client.set_timeout(timeout);
-        }
-        Ok(client)
     }
 }
