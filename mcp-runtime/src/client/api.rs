@@ -16,7 +16,7 @@ use crate::client::http_options::HttpOptions;
 use crate::client::notification::Notifications;
 use crate::client::session::{ProgressFn, Session};
 use crate::client::stdio::StdioTransport;
-use crate::client::transport::{INBOUND_CAPACITY, Transport};
+use crate::client::transport::{INBOUND_CAPACITY, Received, Transport};
 use crate::client::types::{
     Completion, CompletionRef, PromptInfo, ResourceInfo, ResourceTemplateInfo, ServerCapabilities,
     ServerInfo, ToolInfo,
@@ -112,7 +112,7 @@ impl Client {
     /// `inbound`.
     pub(crate) async fn connect(
         transport: Box<dyn Transport>,
-        inbound: tokio::sync::mpsc::Receiver<Vec<u8>>,
+        inbound: tokio::sync::mpsc::Receiver<Received>,
     ) -> Result<Client, ClientError> {
         let (session, reader) = Session::start(transport, inbound);
         let params = json!({

@@ -52,6 +52,11 @@ pub enum ClientError {
         /// The `WWW-Authenticate` header of a 401 or 403.
         www_authenticate: Option<String>,
     },
+    /// The answer to this call was lost on the way: an HTTP answer stream
+    /// dropped and could not be resumed, or the server answered the
+    /// request's POST without a response. The server may have run the call.
+    #[error("the connection to the server was lost before the answer came: {0}")]
+    ConnectionLost(String),
     /// The server could not be started, or writing to it failed.
     #[error("transport error: {0}")]
     Io(#[from] std::io::Error),

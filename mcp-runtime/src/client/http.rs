@@ -20,7 +20,7 @@ use crate::client::error::ClientError;
 use crate::client::http_options::{HttpOptions, Token};
 use crate::client::session::DEFAULT_TIMEOUT;
 use crate::client::sse::SseParser;
-use crate::client::transport::{BoxFuture, Inbound, Transport};
+use crate::client::transport::{BoxFuture, Inbound, Received, Transport};
 use crate::jsonrpc::{self, Line, Message};
 
 const SESSION_ID: &str = "mcp-session-id";
@@ -28,10 +28,6 @@ const PROTOCOL_VERSION: &str = "mcp-protocol-version";
 const LAST_EVENT_ID: &str = "last-event-id";
 const ACCEPT_BOTH: &str = "application/json, text/event-stream";
 const EVENT_STREAM: &str = "text/event-stream";
-
-/// The JSON-RPC code of the error a request gets when its answer was lost
-/// with the connection (as the MCP SDKs' `ConnectionClosed`).
-pub(crate) const CONNECTION_LOST: i32 = -32000;
 
 /// How many times a POST's stream that dropped before its answer is
 /// resumed before the request fails.
@@ -486,18 +482,22 @@ impl Shared {
     async fn push(&self, message: Vec<u8>) {
         let inbound = self.inbound().clone();
         if let Some(inbound) = inbound {
-            let _ = inbound.send(message).await;
+            let _ = inbound.send(Received::Message(message)).await;
         }
     }
 
     /// Fails the request `id` (JSON text): its answer was lost.
     async fn fail(&self, id: &str, reason: &str) {
         tracing::debug!(id, reason, "a request's answer was lost");
-        let message = format!(
-            r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":{CONNECTION_LOST},"message":{}}}}}"#,
-            Value::String(format!("connection lost: {reason}"))
-        );
-        self.push(message.into_bytes()).await;
+        // Our ids are numbers; any other id is not one of our requests.
+        let Ok(id) = id.trim().parse::<u64>() else {
+            return;
+        };
+        let inbound = self.inbound().clone();
+        if let Some(inbound) = inbound {
+            let reason = reason.to_owned();
+            let _ = inbound.send(Received::Lost { id, reason }).await;
+        }
     }
 
     /// Starts (again) the task reading the session's GET stream.

@@ -19,7 +19,7 @@ use tokio::task::JoinHandle;
 
 use crate::client::error::ClientError;
 use crate::client::notification::{NOTIFICATION_CAPACITY, Notification};
-use crate::client::transport::Transport;
+use crate::client::transport::{Received, Transport};
 use crate::jsonrpc::{self, ErrorObject, Line, METHOD_NOT_FOUND, Message, RequestId};
 
 /// A progress callback: progress so far, the total if known, a message.
@@ -56,7 +56,7 @@ impl Session {
     /// from `inbound` in a task of the current runtime.
     pub(crate) fn start(
         transport: Box<dyn Transport>,
-        inbound: mpsc::Receiver<Vec<u8>>,
+        inbound: mpsc::Receiver<Received>,
     ) -> (Arc<Session>, JoinHandle<()>) {
         let (notifications, _) = broadcast::channel(NOTIFICATION_CAPACITY);
         let session = Arc::new(Session {
@@ -245,6 +245,19 @@ impl Session {
         let _ = pending.answer.send(answer);
     }
 
+    /// The answer to `id` will not come (see [`Received::Lost`]).
+    fn lost(&self, id: u64, reason: String) {
+        match self.table().waiting.remove(&id) {
+            Some(pending) => {
+                let _ = pending
+                    .answer
+                    .send(Err(ClientError::ConnectionLost(reason)));
+            }
+            // Cancelled or timed out already: nobody waits.
+            None => tracing::debug!(id, reason, "an answer nobody waits for was lost"),
+        }
+    }
+
     fn notification(&self, method: &str, params: Option<&RawValue>) {
         let params: Option<Value> = params.and_then(|p| serde_json::from_str(p.get()).ok());
         if method == "notifications/progress" && self.progress(params.as_ref()) {
@@ -320,9 +333,12 @@ impl Session {
 }
 
 /// Reads what the server sends until the transport closes the channel.
-async fn read(session: Arc<Session>, mut inbound: mpsc::Receiver<Vec<u8>>) {
-    while let Some(line) = inbound.recv().await {
-        session.receive(&line);
+async fn read(session: Arc<Session>, mut inbound: mpsc::Receiver<Received>) {
+    while let Some(received) = inbound.recv().await {
+        match received {
+            Received::Message(line) => session.receive(&line),
+            Received::Lost { id, reason } => session.lost(id, reason),
+        }
     }
     session.closed();
 }

@@ -12,7 +12,7 @@ use tokio::process::{Child, ChildStdin, Command};
 use tokio::sync::Mutex;
 
 use crate::client::error::ClientError;
-use crate::client::transport::{BoxFuture, Inbound, Transport};
+use crate::client::transport::{BoxFuture, Inbound, Received, Transport};
 
 /// How long `close` lets the server exit by itself after its stdin closed.
 const GRACE: Duration = Duration::from_secs(2);
@@ -60,7 +60,7 @@ async fn read_stdout(mut stdout: BufReader<tokio::process::ChildStdout>, inbound
                 while matches!(line.last(), Some(b'\n' | b'\r')) {
                     line.pop();
                 }
-                if !line.is_empty() && inbound.send(line).await.is_err() {
+                if !line.is_empty() && inbound.send(Received::Message(line)).await.is_err() {
                     return;
                 }
             }

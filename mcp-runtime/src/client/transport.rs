@@ -13,7 +13,17 @@ pub(crate) type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// How inbound messages reach the session: one complete JSON message per
 /// item; the sender dropped means the server is gone.
-pub(crate) type Inbound = tokio::sync::mpsc::Sender<Vec<u8>>;
+pub(crate) type Inbound = tokio::sync::mpsc::Sender<Received>;
+
+/// What a transport hands the session.
+pub(crate) enum Received {
+    /// One complete JSON message from the server.
+    Message(Vec<u8>),
+    /// The answer to our request `id` can no longer come (an HTTP answer
+    /// stream that dropped and could not be resumed): the request fails
+    /// with [`ClientError::ConnectionLost`].
+    Lost { id: u64, reason: String },
+}
 
 /// How many inbound messages may wait for the session to read them before
 /// the transport waits in turn.
