@@ -30,7 +30,7 @@ pub(crate) enum Token {
 ///     .bearer_token("secret-token")
 ///     .timeout(Duration::from_secs(30));
 /// let client = Client::connect_http(options).await?;
-/// println!("{} tools", client.list_tools().await?.len());
+/// tracing::info!(tools = client.list_tools().await?.len());
 /// # Ok(())
 /// # }
 /// ```

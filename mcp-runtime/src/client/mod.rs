@@ -14,11 +14,11 @@
 //!
 //! # async fn run() -> Result<(), ClientError> {
 //! let client = Client::stdio("cargo", ["run", "--example", "weather"]).await?;
-//! println!("connected to {} {}", client.server_info().name(), client.protocol_version());
+//! tracing::info!(server = client.server_info().name(), version = %client.protocol_version(), "connected");
 //!
 //! // Lists follow `nextCursor`: every tool, however many pages.
 //! for tool in client.list_tools().await? {
-//!     println!("{}: {}", tool.name(), tool.description().unwrap_or_default());
+//!     tracing::info!(tool = tool.name(), description = tool.description().unwrap_or_default());
 //! }
 //! let forecast = client
 //!     .call_tool("get_forecast", json!({ "city": "Paris", "days": 2 }))
@@ -28,32 +28,32 @@
 //! // Progress notifications for a call reach its callback.
 //! let result = client
 //!     .call_tool_with_progress("get_forecast", json!({ "city": "Oslo" }), |done, total, _| {
-//!         println!("{done} of {total:?}");
+//!         tracing::info!(done, ?total, "progress");
 //!     })
 //!     .await?;
-//! println!("{:?}", result.content);
+//! tracing::info!(content = ?result.content);
 //!
 //! let cities = client.read_resource("weather://cities").await?;
 //! let plan = client.get_prompt("plan_trip", [("city", "Lisbon")]).await?;
 //! let names = client
 //!     .complete(&CompletionRef::Prompt("plan_trip".into()), "city", "Ber")
 //!     .await?;
-//! println!("{} contents, {} messages, {:?}", cities.len(), plan.messages.len(), names.values);
+//! tracing::info!(contents = cities.len(), messages = plan.messages.len(), completions = ?names.values);
 //!
 //! // List changes, resource updates and log messages.
 //! let mut notifications = client.notifications();
 //! tokio::spawn(async move {
 //!     while let Some(notification) = notifications.recv().await {
 //!         if let Notification::ToolListChanged = notification {
-//!             println!("the tools changed");
+//!             tracing::info!("the tools changed");
 //!         }
 //!     }
 //! });
 //!
 //! // A JSON-RPC error from the server is `ClientError::Rpc`.
 //! match client.call_tool("no_such_tool", json!({})).await {
-//!     Err(ClientError::Rpc { code, message, .. }) => println!("{code}: {message}"),
-//!     other => println!("{other:?}"),
+//!     Err(ClientError::Rpc { code, message, .. }) => tracing::warn!(code, message),
+//!     other => tracing::warn!(?other),
 //! }
 //! client.close().await;
 //! # Ok(())
