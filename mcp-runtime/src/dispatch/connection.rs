@@ -583,13 +583,23 @@ pub(super) fn raw(json: &str) -> Box<RawValue> {
 pub(super) fn params_object(params: Option<&RawValue>) -> Result<Map<String, Value>, ErrorObject> {
     match params {
         None => Ok(Map::new()),
-        Some(raw) => match serde_json::from_str::<Value>(raw.get()) {
-            Ok(Value::Object(map)) => Ok(map),
-            Ok(Value::Null) => Ok(Map::new()),
-            _ => Err(ErrorObject::new(
-                INVALID_PARAMS,
-                "`params` must be an object",
-            )),
+        Some(raw) => match serde_json::from_str(raw.get()) {
+            Ok(value) => object(value),
+            Err(_) => Err(not_an_object()),
         },
+    }
+}
+
+fn not_an_object() -> ErrorObject {
+    ErrorObject::new(INVALID_PARAMS, "`params` must be an object")
+}
+
+/// `params` read already (or rewritten by a layer) as an object: `null` is
+/// empty; anything but an object is -32602.
+pub(super) fn object(params: Value) -> Result<Map<String, Value>, ErrorObject> {
+    match params {
+        Value::Object(map) => Ok(map),
+        Value::Null => Ok(Map::new()),
+        _ => Err(not_an_object()),
     }
 }

@@ -20,7 +20,7 @@ use tower::ServiceExt;
 
 use super::calls::{Job, request_context};
 use super::connection::{
-    Connection, Request, discover_refused, method_not_found, not_initialized, set_level,
+    Connection, Request, discover_refused, method_not_found, not_initialized, object, set_level,
 };
 use super::live::Snapshot;
 use super::reply::{Answer, JsonAnswer, Replies};
@@ -328,18 +328,6 @@ fn call_of(params: Value) -> Result<(String, Value), ErrorObject> {
         Some(_) => Err(ErrorObject::new(
             INVALID_PARAMS,
             "`arguments` must be an object",
-        )),
-    }
-}
-
-/// The params as an object, as the plain path requires them.
-fn object(params: Value) -> Result<Map<String, Value>, ErrorObject> {
-    match params {
-        Value::Object(map) => Ok(map),
-        Value::Null => Ok(Map::new()),
-        _ => Err(ErrorObject::new(
-            INVALID_PARAMS,
-            "`params` must be an object",
         )),
     }
 }

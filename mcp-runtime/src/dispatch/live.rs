@@ -96,64 +96,67 @@ impl Snapshot {
         caller: &Identity,
     ) -> Result<Box<RawValue>, ErrorObject> {
         let registry = &self.registry;
-        let allowed = |scopes: &[String]| caller.missing(scopes).is_empty();
-        let pages = |key| Pages::new(key, self.page_size);
-        let page = match method {
-            "tools/list" => {
-                let tools: Vec<&Tool> = registry
-                    .tools()
-                    .iter()
-                    .map(|t| &**t)
-                    .filter(|t| allowed(t.scopes()))
-                    .collect();
-                pages("tools")
-                    .page(
-                        &tools,
-                        |tool, version| ToolEntry { tool, version },
-                        cursor,
-                        version,
-                    )?
-                    .to_owned()
-            }
-            "resources/list" | "resources/templates/list" => {
-                let (key, all) = if method == "resources/list" {
-                    ("resources", registry.resources())
-                } else {
-                    ("resourceTemplates", registry.resource_templates())
-                };
-                let resources: Vec<&Resource> = all
-                    .iter()
-                    .map(|r| &**r)
-                    .filter(|r| allowed(r.scopes()))
-                    .collect();
-                pages(key)
-                    .page(
-                        &resources,
-                        |resource, version| ResourceEntry { resource, version },
-                        cursor,
-                        version,
-                    )?
-                    .to_owned()
-            }
-            _ => {
-                let prompts: Vec<&Prompt> = registry
-                    .prompts()
-                    .iter()
-                    .map(|p| &**p)
-                    .filter(|p| allowed(p.scopes()))
-                    .collect();
-                pages("prompts")
-                    .page(
-                        &prompts,
-                        |prompt, version| PromptEntry { prompt, version },
-                        cursor,
-                        version,
-                    )?
-                    .to_owned()
-            }
-        };
-        Ok(page)
+        let at = (caller, self.page_size, cursor, version);
+        match method {
+            "tools/list" => permitted(
+                at,
+                "tools",
+                registry.tools(),
+                Tool::scopes,
+                |tool, version| ToolEntry { tool, version },
+            ),
+            "resources/list" => permitted(
+                at,
+                "resources",
+                registry.resources(),
+                Resource::scopes,
+                |resource, version| ResourceEntry { resource, version },
+            ),
+            "resources/templates/list" => permitted(
+                at,
+                "resourceTemplates",
+                registry.resource_templates(),
+                Resource::scopes,
+                |resource, version| ResourceEntry { resource, version },
+            ),
+            _ => permitted(
+                at,
+                "prompts",
+                registry.prompts(),
+                Prompt::scopes,
+                |prompt, version| PromptEntry { prompt, version },
+            ),
+        }
     }
+}
+
+/// The page at `cursor` of those of `all` whose `scopes` the caller has
+/// every one of, under `key`, each entry serialized by `entry`.
+fn permitted<'a, T, E: serde::Serialize>(
+    (caller, page_size, cursor, version): (
+        &Identity,
+        Option<usize>,
+        Option<&Value>,
+        ProtocolVersion,
+    ),
+    key: &'static str,
+    all: &'a [Arc<T>],
+    scopes: fn(&T) -> &[String],
+    entry: impl Fn(&'a T, ProtocolVersion) -> E,
+) -> Result<Box<RawValue>, ErrorObject> {
+    let items: Vec<&'a T> = all
+        .iter()
+        .map(|item| &**item)
+        .filter(|item| caller.missing(scopes(item)).is_empty())
+        .collect();
+    let pages = Pages::new(key, page_size);
+    let page = pages.page(
+        &items,
+        |item, version| entry(item, version),
+        cursor,
+        version,
+    )?;
+    Ok(page.to_owned())
 }
 
 /// The snapshot a connection serves from, and the generation it was
