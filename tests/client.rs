@@ -8,7 +8,6 @@
 mod common;
 
 use std::future::Future;
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -328,30 +327,11 @@ async fn a_server_that_fails_to_start_is_an_error() {
     ));
 }
 
-/// The Node 22 and the reference server installed by
-/// tests/upstreams/install, after checking the install is current.
+/// The reference server, as tests/upstreams/install installed it.
 fn everything_command() -> Command {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/upstreams");
-    let node = dir.join("node_modules/.bin/node");
-    let server = dir.join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
-    let install = "run tests/upstreams/install (it needs Node.js 20 or later with npm, and \
-                   access to https://registry.npmjs.org)";
-    assert!(
-        node.exists() && server.exists(),
-        "the reference server the client tests run against is not installed: {install}"
-    );
-    let pins = [
-        std::fs::read(dir.join("package.json")).unwrap(),
-        std::fs::read(dir.join("package-lock.json")).unwrap(),
-    ]
-    .concat();
-    let stamp = std::fs::read(dir.join("node_modules/.upstreams-stamp")).unwrap_or_default();
-    assert!(
-        stamp == pins,
-        "tests/upstreams/node_modules was not installed from the current pins: {install}"
-    );
+    let (node, args) = common::upstreams::everything();
     let mut command = Command::new(node);
-    command.arg(server).arg("stdio");
+    command.args(args);
     command
 }
 

@@ -565,3 +565,81 @@ async fn a_per_session_upstream_gets_a_connection_for_each_session() {
         "{error}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_reference_server_everything_mounted_whole() {
+    let (node, args) = common::upstreams::everything();
+    let direct = within(Client::stdio(&node, &args)).await.unwrap();
+    let front = within(Server::new("front", "1.0.0").mount("ev", Upstream::command(&node, &args)))
+        .await
+        .unwrap();
+    let mut client = within(TestClient::connect(front)).await.unwrap();
+
+    // Everything it serves is served here: no schema, name or template of
+    // a server we did not write is left out.
+    let theirs = within(direct.list_tools()).await.unwrap();
+    let mut expected: Vec<String> = theirs.iter().map(|t| format!("ev_{}", t.name())).collect();
+    expected.sort();
+    let tools = within(client.list_tools()).await.unwrap();
+    assert_eq!(names(&tools), expected);
+    for tool in &theirs {
+        let name = format!("ev_{}", tool.name());
+        let ours = tools.iter().find(|t| t["name"] == name.as_str()).unwrap();
+        assert_eq!(Some(&ours["inputSchema"]), tool.input_schema(), "{name}");
+    }
+    let their_resources = within(direct.list_resources()).await.unwrap();
+    let resources = within(client.list_resources()).await.unwrap();
+    assert_eq!(resources.len(), their_resources.len());
+    let their_templates = within(direct.list_resource_templates()).await.unwrap();
+    let templates = within(client.list_resource_templates()).await.unwrap();
+    assert_eq!(templates.len(), their_templates.len());
+    let their_prompts = within(direct.list_prompts()).await.unwrap();
+    let prompts = within(client.list_prompts()).await.unwrap();
+    assert_eq!(prompts.len(), their_prompts.len());
+
+    let echo = within(client.call_tool("ev_echo", json!({"message": "hello"})))
+        .await
+        .unwrap();
+    assert!(
+        echo["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("hello")
+    );
+    let first = their_resources[0].uri();
+    let read = within(client.read_resource(first)).await.unwrap();
+    assert_eq!(read["contents"][0]["uri"], first);
+    let args = within(client.get_prompt("ev_args-prompt", json!({"city": "Lisbon"})))
+        .await
+        .unwrap();
+    assert!(args.to_string().contains("Lisbon"), "{args}");
+    let department = within(client.complete(
+        CompletionRef::Prompt("ev_completable-prompt"),
+        "department",
+        "Eng",
+    ))
+    .await
+    .unwrap();
+    assert_eq!(department["completion"]["values"], json!(["Engineering"]));
+
+    // Its progress reaches our caller's token.
+    let id = client
+        .send_request(
+            "tools/call",
+            json!({
+                "name": "ev_trigger-long-running-operation",
+                "arguments": {"duration": 1, "steps": 3},
+                "_meta": {"progressToken": "op"}
+            }),
+        )
+        .await;
+    for step in 1..=3 {
+        let note = within(client.next_notification("notifications/progress", STEP))
+            .await
+            .expect("progress");
+        assert_eq!(note["params"]["progressToken"], "op");
+        assert_eq!(note["params"]["progress"], f64::from(step));
+    }
+    let done = within(client.response(id)).await.unwrap();
+    assert!(done.to_string().contains("completed"), "{done}");
+}

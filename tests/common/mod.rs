@@ -4,6 +4,7 @@
 
 pub mod http;
 pub mod oidc;
+pub mod upstreams;
 
 use std::path::PathBuf;
 use std::process::Command;
