@@ -52,7 +52,17 @@ async fn an_upstream_is_served_under_its_prefix_as_it_serves_itself() {
     let front = within(Server::new("front", "1.0.0").mount("w", weather()))
         .await
         .unwrap();
-    let mut client = within(TestClient::connect(front)).await.unwrap();
+    let mut client = TestClient::start(front).unwrap();
+    let init = within(client.initialize("2025-11-25")).await.unwrap();
+    let instructions = init["instructions"].as_str().unwrap();
+    assert!(
+        instructions.starts_with("Tools and prompts named `w_...`: "),
+        "{instructions}"
+    );
+    assert!(
+        instructions.contains(direct.instructions().unwrap()),
+        "{instructions}"
+    );
 
     let tools = within(client.list_tools()).await.unwrap();
     assert_eq!(

@@ -14,7 +14,8 @@
 //! | resource `file:///a.txt`, template `file:///{path}` | the same URI, the same template |
 //!
 //! (With the prefix `""`, names are unchanged.) A name or URI that
-//! something else already serves refuses the mount, naming both.
+//! something else already serves refuses the mount, naming both. The
+//! upstream's instructions are added to ours (introduced by the prefix).
 //!
 //! Forwarding keeps what the client asked for: arguments are validated
 //! against the upstream's schema, then sent; progress the upstream reports
@@ -142,6 +143,9 @@ async fn mount(
             source: Box::new(source),
         })?;
     check_collisions(&server, &entries, &label)?;
+    if let Some(theirs) = client.instructions() {
+        server = with_instructions(server, &link.prefix, theirs);
+    }
     prepare(&client).await;
     link.set_shared(Some(Arc::clone(&client)));
     let mounted = Mounted::of(&entries);
@@ -189,6 +193,21 @@ async fn mount(
     let task = tokio::spawn(follow(link, handle, start, at));
     server.mounts.tasks.push(task.abort_handle());
     Ok(server)
+}
+
+/// Adds the upstream's instructions to ours: as they are for a mount
+/// without prefix, else introduced by the prefix its names carry.
+fn with_instructions(server: Server, prefix: &str, theirs: &str) -> Server {
+    let theirs = if prefix.is_empty() {
+        theirs.to_owned()
+    } else {
+        format!("Tools and prompts named `{prefix}_...`: {theirs}")
+    };
+    let joined = match server.instructions_text() {
+        Some(ours) => format!("{ours}\n\n{theirs}"),
+        None => theirs,
+    };
+    server.instructions(joined)
 }
 
 /// Refuses entries whose key something else serves, naming it.
