@@ -58,8 +58,17 @@ pub(crate) fn tool(link: &Arc<Link>, info: &ToolInfo, location: Location) -> Dyn
     tool.hints.destructive = hint("destructiveHint");
     tool.hints.idempotent = hint("idempotentHint");
     tool.hints.open_world = hint("openWorldHint");
-    if let Some(schema) = info.output_schema() {
-        tool = tool.output_schema(schema.clone());
+    match info.output_schema() {
+        Some(schema) if schema.get("type") == Some(&Value::from("object")) => {
+            tool = tool.output_schema(schema.clone());
+        }
+        // Not one MCP allows: the tool is served without it, as unstructured.
+        Some(_) => tracing::warn!(
+            upstream = link.label(),
+            tool = info.name(),
+            "the upstream tool's outputSchema is not an object schema; it is left out"
+        ),
+        None => {}
     }
     tool.icons = icons(info.as_json());
     tool.meta = info.as_json().get("_meta").cloned();
