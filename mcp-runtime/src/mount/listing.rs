@@ -61,15 +61,7 @@ pub(crate) async fn fetch(
     if wants(List::Resources) && capabilities.resources() {
         for info in client.list_resources().await? {
             let resource = entries::resource(link, &info, location);
-            let key = info.uri().to_owned();
-            keep(
-                link,
-                &mut entries.resources,
-                &key,
-                info.into_json(),
-                resource,
-                |r| r.build().map(drop),
-            );
+            keep_resource(link, &mut entries, info.into_json(), resource);
         }
         for info in client.list_resource_templates().await? {
             let key = info.uri_template().to_owned();
@@ -81,14 +73,7 @@ pub(crate) async fn fetch(
                 }
             };
             let resource = entries::template(link, &info, &variables, completes, location);
-            keep(
-                link,
-                &mut entries.resources,
-                &key,
-                info.into_json(),
-                resource,
-                |r| r.build().map(drop),
-            );
+            keep_resource(link, &mut entries, info.into_json(), resource);
         }
     }
     if wants(List::Prompts) && capabilities.prompts() {
@@ -105,6 +90,15 @@ pub(crate) async fn fetch(
         }
     }
     Ok(entries)
+}
+
+/// Keeps a resource or template under its URI (template) if it can be
+/// served here.
+fn keep_resource(link: &Link, entries: &mut Entries, json: Value, resource: DynamicResource) {
+    let key = resource.uri.clone();
+    keep(link, &mut entries.resources, &key, json, resource, |r| {
+        r.build().map(drop)
+    });
 }
 
 /// Keeps `entry` under `key` if it can be served here.

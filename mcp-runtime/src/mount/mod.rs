@@ -243,50 +243,44 @@ fn served_by(server: &Server, kind: Primitive, key: &str) -> Option<String> {
         return Some(source.clone());
     }
     let dynamic = server.dynamic();
-    let (attribute, found) = match kind {
+    let (attribute, mut defined) = match kind {
         Primitive::Tool => (
             "#[tool]",
             inventory::iter::<crate::tools::def::ToolDef>
                 .into_iter()
-                .find(|d| d.name == key)
-                .map(|d| d.location)
-                .or_else(|| {
-                    dynamic
-                        .tools
-                        .iter()
-                        .find(|t| t.name == key)
-                        .map(|t| t.location)
-                }),
+                .map(|d| (d.name, d.location))
+                .chain(dynamic.tools.iter().map(|t| (t.name.as_str(), t.location)))
+                .collect::<Vec<_>>(),
         ),
         Primitive::Resource => (
             "#[resource]",
             inventory::iter::<crate::resources::def::ResourceDef>
                 .into_iter()
-                .find(|d| d.uri == key)
-                .map(|d| d.location)
-                .or_else(|| {
+                .map(|d| (d.uri, d.location))
+                .chain(
                     dynamic
                         .resources
                         .iter()
-                        .find(|r| r.uri == key)
-                        .map(|r| r.location)
-                }),
+                        .map(|r| (r.uri.as_str(), r.location)),
+                )
+                .collect(),
         ),
         Primitive::Prompt => (
             "#[prompt]",
             inventory::iter::<crate::prompts::def::PromptDef>
                 .into_iter()
-                .find(|d| d.name == key)
-                .map(|d| d.location)
-                .or_else(|| {
+                .map(|d| (d.name, d.location))
+                .chain(
                     dynamic
                         .prompts
                         .iter()
-                        .find(|p| p.name == key)
-                        .map(|p| p.location)
-                }),
+                        .map(|p| (p.name.as_str(), p.location)),
+                )
+                .collect(),
         ),
     };
+    defined.retain(|(name, _)| *name == key);
+    let found = defined.first().map(|(_, location)| *location);
     found.map(|location| {
         if location.is_dynamic() {
             format!("the {kind} added at {location}")
