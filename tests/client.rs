@@ -9,7 +9,9 @@ mod common;
 
 use std::future::Future;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+#[cfg(unix)]
+use std::time::Instant;
 
 use mcp_runtime::client::{
     Client, ClientError, CompletionRef, LogLevel, Notification, ProtocolVersion, ResourceContents,
@@ -206,6 +208,7 @@ async fn a_dropped_call_is_cancelled_on_the_server() {
 
 /// A server scripted in sh: it answers `initialize` with `version`, reads
 /// `notifications/initialized`, then runs `then`.
+#[cfg(unix)]
 fn scripted(version: &str, then: &str) -> Command {
     let answer = json!({
         "jsonrpc": "2.0", "id": 1,
@@ -220,6 +223,8 @@ fn scripted(version: &str, then: &str) -> Command {
     command
 }
 
+// sh scripts the server.
+#[cfg(unix)]
 #[tokio::test]
 async fn requests_from_the_server_are_answered() {
     // The server pings, then asks for something this client does not do;
@@ -243,6 +248,8 @@ async fn requests_from_the_server_are_answered() {
     assert_eq!(text_of(&result.content), "answered");
 }
 
+// sh scripts the server.
+#[cfg(unix)]
 #[tokio::test]
 async fn lists_follow_next_cursor() {
     let pages = r#"
@@ -263,6 +270,8 @@ async fn lists_follow_next_cursor() {
     assert_eq!(names, ["a", "b"]);
 }
 
+// sh scripts the server.
+#[cfg(unix)]
 #[tokio::test]
 async fn a_server_that_exits_mid_call_gives_closed() {
     // Reads the call, then exits without answering.
@@ -287,6 +296,8 @@ async fn a_server_that_exits_mid_call_gives_closed() {
     ));
 }
 
+// sh scripts the server.
+#[cfg(unix)]
 #[tokio::test]
 async fn a_server_that_hangs_gives_timeout() {
     let client = within(Client::spawn(scripted("2025-11-25", "exec sleep 60")))
@@ -302,6 +313,8 @@ async fn a_server_that_hangs_gives_timeout() {
     assert!(waited >= Duration::from_millis(300) && waited < Duration::from_secs(10));
 }
 
+// sh scripts the server.
+#[cfg(unix)]
 #[tokio::test]
 async fn a_version_we_do_not_know_is_refused() {
     match within(Client::spawn(scripted("1999-01-01", "exec sleep 60"))).await {
@@ -319,12 +332,15 @@ async fn a_server_that_fails_to_start_is_an_error() {
         Err(ClientError::Io(_))
     ));
     // Starts, then exits before answering `initialize`.
-    let mut command = Command::new("sh");
-    command.args(["-c", "exit 3"]);
-    assert!(matches!(
-        within(Client::spawn(command)).await,
-        Err(ClientError::Closed)
-    ));
+    #[cfg(unix)]
+    {
+        let mut command = Command::new("sh");
+        command.args(["-c", "exit 3"]);
+        assert!(matches!(
+            within(Client::spawn(command)).await,
+            Err(ClientError::Closed)
+        ));
+    }
 }
 
 /// The reference server, as tests/upstreams/install installed it.

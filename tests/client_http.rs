@@ -2,7 +2,8 @@
 //! own server running in this process on a loopback port: the handshake,
 //! lists and calls, progress on a POST's SSE stream, notifications on the
 //! GET stream, a forgotten session initialized again, bearer tokens, and a
-//! server that stops mid-call.
+//! server that stops mid-call; and against a server scripted on raw TCP,
+//! an answer's stream resumed as the server's `retry` says.
 
 mod common;
 
@@ -401,4 +402,199 @@ async fn close_ends_the_session() {
         Err(ClientError::Closed) => {}
         other => panic!("{other:?}"),
     }
+}
+
+/// What the scripted server below saw: a request (`"POST initialize"`,
+/// `"GET"`…) with its `Last-Event-ID`, or `"closed"` when it ended the
+/// call's stream; and when.
+#[derive(Clone, Debug)]
+struct Seen {
+    what: String,
+    last_event_id: Option<String>,
+    at: Instant,
+}
+
+/// The `retry` the scripted server sends: longer than the client's own
+/// default wait (1 s), so that a client ignoring it reconnects too early.
+const RETRY: Duration = Duration::from_millis(1500);
+
+/// A Streamable HTTP server scripted on raw TCP, as the conformance suite's
+/// sse-retry scenario is: `initialize` is answered in JSON; `tools/call`
+/// with an SSE stream that sends an event id (`call-0`) and `retry`, then
+/// ends before the answer; a GET resuming from `call-0` carries the answer.
+/// Every GET stream is kept open until the client drops it.
+struct Scripted {
+    addr: SocketAddr,
+    seen: Arc<Mutex<Vec<Seen>>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for Scripted {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl Scripted {
+    async fn start() -> Scripted {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let log = Arc::clone(&seen);
+        let task = tokio::spawn(async move {
+            let call = Arc::new(Mutex::new(None));
+            while let Ok((stream, _)) = listener.accept().await {
+                tokio::spawn(scripted_exchange(
+                    stream,
+                    Arc::clone(&log),
+                    Arc::clone(&call),
+                ));
+            }
+        });
+        Scripted { addr, seen, task }
+    }
+
+    fn seen(&self) -> Vec<Seen> {
+        self.seen.lock().unwrap().clone()
+    }
+}
+
+fn note(seen: &Mutex<Vec<Seen>>, what: &str, last_event_id: Option<String>) {
+    seen.lock().unwrap().push(Seen {
+        what: what.to_owned(),
+        last_event_id,
+        at: Instant::now(),
+    });
+}
+
+/// One request and its answer (the server closes every connection).
+async fn scripted_exchange(
+    mut stream: tokio::net::TcpStream,
+    seen: Arc<Mutex<Vec<Seen>>>,
+    call: Arc<Mutex<Option<serde_json::Value>>>,
+) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    const SSE: &str = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\
+                       cache-control: no-cache\r\nconnection: close\r\n\r\n";
+    // The head, then as much body as it announces.
+    let mut request = Vec::new();
+    let mut buffer = [0u8; 4096];
+    let head_end = loop {
+        if let Some(end) = request.windows(4).position(|w| w == b"\r\n\r\n") {
+            break end + 4;
+        }
+        match stream.read(&mut buffer).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => request.extend_from_slice(&buffer[..n]),
+        }
+    };
+    let head = String::from_utf8_lossy(&request[..head_end]).to_lowercase();
+    let header = |name: &str| {
+        head.lines()
+            .find_map(|line| line.strip_prefix(name)?.strip_prefix(':'))
+            .map(|value| value.trim().to_owned())
+    };
+    let length: usize = header("content-length").map_or(0, |l| l.parse().unwrap());
+    while request.len() < head_end + length {
+        match stream.read(&mut buffer).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => request.extend_from_slice(&buffer[..n]),
+        }
+    }
+    let method = head.split(' ').next().unwrap_or_default().to_uppercase();
+    let message: serde_json::Value =
+        serde_json::from_slice(&request[head_end..]).unwrap_or_default();
+    let rpc = message["method"].as_str().unwrap_or_default();
+    let last_event_id = header("last-event-id");
+    note(
+        &seen,
+        format!("{method} {rpc}").trim(),
+        last_event_id.clone(),
+    );
+
+    let json_answer = |result: serde_json::Value| {
+        let body = json!({ "jsonrpc": "2.0", "id": message["id"], "result": result }).to_string();
+        format!(
+            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nmcp-session-id: s1\r\n\
+             content-length: {}\r\nconnection: close\r\n\r\n{body}",
+            body.len()
+        )
+    };
+    match (method.as_str(), rpc) {
+        ("POST", "initialize") => {
+            let result = json!({
+                "protocolVersion": "2025-11-25",
+                "capabilities": { "tools": {} },
+                "serverInfo": { "name": "scripted", "version": "0" },
+            });
+            let _ = stream.write_all(json_answer(result).as_bytes()).await;
+        }
+        ("POST", "tools/call") => {
+            *call.lock().unwrap() = Some(message["id"].clone());
+            let events = format!("{SSE}id: call-0\nretry: {}\ndata: \n\n", RETRY.as_millis());
+            let _ = stream.write_all(events.as_bytes()).await;
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            note(&seen, "closed", None);
+        }
+        ("POST", _) if message.get("id").is_none() => {
+            let accepted =
+                "HTTP/1.1 202 Accepted\r\ncontent-length: 0\r\nconnection: close\r\n\r\n";
+            let _ = stream.write_all(accepted.as_bytes()).await;
+        }
+        ("POST", _) => {
+            let _ = stream.write_all(json_answer(json!({})).as_bytes()).await;
+        }
+        ("GET", _) => {
+            let mut events = format!("{SSE}id: get-0\ndata: \n\n");
+            let id = call.lock().unwrap().take();
+            if let (Some("call-0"), Some(id)) = (last_event_id.as_deref(), id) {
+                let answer = json!({
+                    "jsonrpc": "2.0", "id": id,
+                    "result": { "content": [{ "type": "text", "text": "reconnected" }] },
+                });
+                events.push_str(&format!("id: get-1\ndata: {answer}\n\n"));
+            }
+            let _ = stream.write_all(events.as_bytes()).await;
+            // Open until the client lets go.
+            while let Ok(1..) = stream.read(&mut buffer).await {}
+        }
+        _ => {
+            let done = "HTTP/1.1 200 OK\r\ncontent-length: 0\r\nconnection: close\r\n\r\n";
+            let _ = stream.write_all(done.as_bytes()).await;
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connecting_ends_once_the_get_stream_is_open() {
+    let server = Scripted::start().await;
+    let client = within(Client::http(url(server.addr))).await.unwrap();
+    // Before any call, the server has the GET stream: whatever it sends
+    // there from now on reaches the client.
+    let seen = server.seen();
+    assert!(seen.iter().any(|s| s.what == "GET"), "{seen:?}");
+    within(client.close()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dropped_answer_stream_is_resumed_after_the_servers_retry() {
+    let server = Scripted::start().await;
+    let client = within(Client::http(url(server.addr))).await.unwrap();
+    let result = within(client.call_tool("test_reconnection", json!({})))
+        .await
+        .unwrap();
+    assert_eq!(text_of(&result.content), "reconnected");
+    let seen = server.seen();
+    let closed = seen.iter().find(|s| s.what == "closed").expect("closed");
+    let resumed = seen
+        .iter()
+        .find(|s| s.what == "GET" && s.last_event_id.as_deref() == Some("call-0"))
+        .unwrap_or_else(|| panic!("no GET with Last-Event-ID: call-0 in {seen:?}"));
+    // It waited as long as `retry` said, no less (and not much more).
+    let waited = resumed.at.duration_since(closed.at);
+    assert!(
+        waited >= RETRY - Duration::from_millis(50) && waited < RETRY * 4,
+        "reconnected after {waited:?}, retry was {RETRY:?}"
+    );
+    within(client.close()).await;
 }

@@ -1,27 +1,41 @@
-"""Judges a run of the MCP conformance suite against expected-failures.yml.
+"""Judges a run of the MCP conformance suite against an expected-failures file.
 
     python3 tests/conformance/check.py RESULTS EXPECTED REQUIREMENTS
+    python3 tests/conformance/check.py --client RESULTS EXPECTED REQUIREMENTS
 
-RESULTS is the suite's output directory (`conformance server -o RESULTS`:
-one `server-<scenario>-<timestamp>/checks.json` per scenario), EXPECTED our
-expected-failures.yml, REQUIREMENTS the suite's own requirement set
+RESULTS is the suite's output directory, EXPECTED our expected-failures
+file, REQUIREMENTS the suite's own requirement set
 (`requirements/2025-11-25.yaml` in its npm package), which names the
 scenarios the run must have: the scored ones and those it runs unscored.
 
+Server leg (the default; tests/conformance/run): RESULTS holds one
+`server-<scenario>-<timestamp>/checks.json` per scenario (`conformance
+server -o RESULTS`), EXPECTED is expected-failures.yml with a `server:` list.
+
+Client leg (`--client`; tests/conformance/client): RESULTS holds one
+`<scenario>-<timestamp>/checks.json` per scenario (`conformance client
+--scenario S -o RESULTS`; an `auth/...` scenario is a directory deeper),
+plus `exit-status.tsv`, one `scenario<TAB>status` line per run of the
+suite: its exit status is its verdict on the whole run, which also counts
+a client that exited with an error or timed out. EXPECTED is
+client-expected-failures.yml with a `client:` list.
+
 A scenario fails when any of its checks is FAILURE or WARNING, or when it
-left no results (it crashed); this is how the suite itself counts. Exits 1,
-saying why, if a scenario fails without being listed, if a listed scenario
-passes (the file may only shrink: remove it), or if an entry names no
-scenario of the run. Entries are `scenario` (the whole scenario may fail)
-or `scenario:check-id` (only that check may), as the suite's own
+left no results (it crashed), or (client leg) when the suite exited non-zero
+for it; this is how the suite itself counts. Exits 1, saying why, if a
+scenario fails without being listed, if a listed scenario passes (the file
+may only shrink: remove it), or if an entry names no scenario of the run.
+Entries are `scenario` (the whole scenario may fail) or
+`scenario:check-id` (only that check may), as the suite's own
 `--expected-failures` reads them.
 
 The suite's `--expected-failures` judges the scored scenarios in the same
 way; this script also judges the scenarios the suite runs without scoring
-(json-schema-2020-12, server-sse-polling, server-session-lifecycle),
-refuses entries that name nothing (a typo would otherwise hide a failure
-for good), and prints one table of every scenario. Python 3.11 standard
-library only.
+(json-schema-2020-12, server-sse-polling, server-session-lifecycle on the
+server leg; json-schema-2020-12-preservation and the auth extensions on the
+client leg), refuses entries that name nothing (a typo would otherwise hide
+a failure for good), and prints one table of every scenario. Python 3.11
+standard library only.
 """
 
 import json
@@ -30,7 +44,11 @@ import sys
 from pathlib import Path
 
 FAILED = {"FAILURE", "WARNING"}
-RESULT_DIR = re.compile(r"^server-(?P<scenario>.+)-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z$")
+TIMESTAMP = r"-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z$"
+# The pseudo check id of a client-leg run the suite judged failed for a
+# reason its checks do not show (the client exited with an error, or was
+# killed at the timeout).
+RUN = "(run)"
 
 
 class Problem(Exception):
@@ -45,15 +63,16 @@ def yaml_lines(path):
             yield len(text) - len(text.lstrip()), text.strip()
 
 
-def read_requirements(path):
-    """The server scenarios of a requirement set: (scored, not scored)."""
+def read_requirements(path, leg):
+    """The scenarios of a requirement set for `leg` ("server" or
+    "client"): (scored, not scored)."""
     scored, unscored = [], []
     section, item = None, None
     for indent, text in yaml_lines(path):
         if indent == 0:
             section = text.rstrip(":")
             continue
-        if section == "server" and text.startswith("- "):
+        if section == leg and text.startswith("- "):
             scored.append(text[2:].strip())
         elif section == "not_scored":
             if text.startswith("- "):
@@ -63,25 +82,25 @@ def read_requirements(path):
             key, _, value = text.partition(":")
             if item is not None:
                 item[key.strip()] = value.strip()
-    unscored = [i["scenario"] for i in unscored if i.get("leg") == "server"]
+    unscored = [i["scenario"] for i in unscored if i.get("leg") == leg]
     if not scored:
-        raise Problem(f"{path} lists no server scenarios: has its format changed?")
+        raise Problem(f"{path} lists no {leg} scenarios: has its format changed?")
     return scored, unscored
 
 
-def read_expected(path):
-    """The server entries of expected-failures.yml: scenario -> None (the
+def read_expected(path, leg):
+    """The `leg` entries of an expected-failures file: scenario -> None (the
     whole scenario) or a set of check ids."""
     expected = {}
     section = None
     for indent, text in yaml_lines(path):
         if indent == 0:
             section = text.rstrip(":")
-            if text != "server:":
-                raise Problem(f"{path}: only a `server:` list is expected here, not `{text}`")
+            if text != f"{leg}:":
+                raise Problem(f"{path}: only a `{leg}:` list is expected here, not `{text}`")
             continue
-        if section != "server" or not text.startswith("- "):
-            raise Problem(f"{path}: `{text}` is not a `- scenario` entry of the `server:` list")
+        if section != leg or not text.startswith("- "):
+            raise Problem(f"{path}: `{text}` is not a `- scenario` entry of the `{leg}:` list")
         entry = text[2:].strip().strip("'\"")
         scenario, _, check = entry.partition(":")
         if check.startswith(" ") or not scenario:
@@ -98,41 +117,60 @@ def read_expected(path):
     return expected
 
 
-def read_results(path):
+def read_results(path, leg):
     """scenario -> its list of checks, from the suite's output directory."""
+    result_dir = re.compile(("^server-" if leg == "server" else "^") + r"(?P<scenario>.+)" + TIMESTAMP)
     results = {}
-    for directory in sorted(Path(path).iterdir()) if Path(path).is_dir() else []:
-        match = RESULT_DIR.match(directory.name)
-        checks = directory / "checks.json"
-        if match and checks.is_file():
-            # Sorted by timestamp: a later run of a scenario wins.
+    # Sorted by timestamp within a scenario: a later run of it wins.
+    for checks in sorted(Path(path).rglob("checks.json")) if Path(path).is_dir() else []:
+        match = result_dir.match(checks.parent.relative_to(path).as_posix())
+        if match:
             results[match["scenario"]] = json.loads(checks.read_text(encoding="utf-8"))
     return results
 
 
-def failing_and_passing(scenario, checks):
+def read_statuses(path):
+    """scenario -> the suite's exit status for its run (client leg)."""
+    statuses = {}
+    file = Path(path) / "exit-status.tsv"
+    for line in file.read_text(encoding="utf-8").splitlines() if file.is_file() else []:
+        scenario, _, status = line.partition("\t")
+        if not status.strip().lstrip("-").isdigit():
+            raise Problem(f"{file}: `{line}` is not `scenario<TAB>exit status`")
+        statuses[scenario] = int(status)
+    return statuses
+
+
+def failing_and_passing(scenario, checks, status):
     """The failing check ids of a scenario (with their messages) and the
-    ones that passed; a scenario without results fails as a whole."""
+    ones that passed; a scenario without results fails as a whole, and one
+    the suite's exit status says failed (client leg) fails as a run."""
     if checks is None:
         return {scenario: "left no results: the scenario crashed or never ran"}, set()
     failing, passing = {}, set()
     for check in checks:
-        status, check_id = check.get("status"), check.get("id", "?")
-        if status in FAILED:
+        check_status, check_id = check.get("status"), check.get("id", "?")
+        if check_status in FAILED:
             message = check.get("errorMessage") or check.get("description", "")
-            failing.setdefault(check_id, f"{status}: {message}")
-        elif status == "SUCCESS":
+            failing.setdefault(check_id, f"{check_status}: {message}")
+        elif check_status == "SUCCESS":
             passing.add(check_id)
+    if status not in (None, 0) and not failing:
+        failing[RUN] = (
+            f"the suite exited {status} for it although no check failed: the client exited "
+            "with an error or was stopped at the timeout (see its log)"
+        )
     return failing, passing - failing.keys()
 
 
-def judge(scenario, checks, expected):
-    """(result, problems) of one scenario, against the expected failures."""
-    failing, passing = failing_and_passing(scenario, checks)
+def judge(scenario, checks, expected, status=None, name="expected-failures.yml"):
+    """(result, problems) of one scenario, against the expected failures
+    (the file `name`)."""
+    failing, passing = failing_and_passing(scenario, checks, status)
     if scenario in expected and expected[scenario] is None:
         if failing:
             return "FAIL (expected)", []
-        return "pass", [f"{scenario} passes but is listed in expected-failures.yml: remove it from the file"]
+        return "pass", [f"{scenario} passes but is listed in {name}: remove it from the file"]
     allowed = expected.get(scenario) or set()
     problems = [
         f"{scenario} fails, and is not an expected failure: {check_id}: {message}"
@@ -140,7 +178,7 @@ def judge(scenario, checks, expected):
         if check_id not in allowed
     ]
     problems += [
-        f"{scenario}:{check_id} passes but is listed in expected-failures.yml: remove it from the file"
+        f"{scenario}:{check_id} passes but is listed in {name}: remove it from the file"
         for check_id in sorted(allowed & passing)
     ]
     if not failing:
@@ -151,12 +189,14 @@ def judge(scenario, checks, expected):
 STATUS_LETTERS = (("SUCCESS", "s"), ("FAILURE", "f"), ("WARNING", "w"), ("SKIPPED", "k"))
 
 
-def main(results_dir, expected_path, requirements_path):
-    scored, unscored = read_requirements(requirements_path)
-    expected = read_expected(expected_path)
-    results = read_results(results_dir)
+def main(results_dir, expected_path, requirements_path, leg="server"):
+    scored, unscored = read_requirements(requirements_path, leg)
+    expected = read_expected(expected_path, leg)
+    results = read_results(results_dir, leg)
+    statuses = read_statuses(results_dir) if leg == "client" else {}
+    name = Path(expected_path).name
     problems = [
-        f"expected-failures.yml lists {scenario}, which is no server scenario of "
+        f"{name} lists {scenario}, which is no {leg} scenario of "
         f"{Path(requirements_path).name}: fix or remove the entry"
         for scenario in expected
         if scenario not in scored and scenario not in unscored
@@ -164,7 +204,7 @@ def main(results_dir, expected_path, requirements_path):
     rows = []
     for scenario in scored + unscored:
         checks = results.get(scenario)
-        result, found = judge(scenario, checks, expected)
+        result, found = judge(scenario, checks, expected, statuses.get(scenario), name)
         problems += found
         counts = "-"
         if checks is not None:
@@ -182,14 +222,18 @@ def main(results_dir, expected_path, requirements_path):
         for problem in problems:
             print(f"  {problem}", file=sys.stderr)
         return 1
-    print("Every failure is an expected one (tests/conformance/expected-failures.yml).")
+    print(f"Every failure is an expected one (tests/conformance/{name}).")
     return 0
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 4:
+    arguments = sys.argv[1:]
+    leg = "server"
+    if arguments[:1] == ["--client"]:
+        leg, arguments = "client", arguments[1:]
+    if len(arguments) != 3:
         sys.exit(__doc__.split("\n\n")[1])
     try:
-        sys.exit(main(*sys.argv[1:]))
+        sys.exit(main(*arguments, leg=leg))
     except Problem as problem:
         sys.exit(f"error: {problem}")

@@ -52,8 +52,10 @@ impl Client {
     /// Every message is POSTed with `Mcp-Session-Id` and
     /// `MCP-Protocol-Version` once the session began. An answer streamed
     /// as server-sent events that drops before the response is resumed
-    /// with `Last-Event-ID`; a GET stream, reopened when it drops, carries
-    /// what the server sends on its own. When the server forgot the session
+    /// with `Last-Event-ID` after the server's `retry` delay; a GET stream,
+    /// reopened when it drops, carries what the server sends on its own
+    /// (this returns once the server answered that GET, so that nothing it
+    /// sends there after the handshake is missed). When the server forgot the session
     /// (404), the client initializes a new one and sends the message again.
     /// An HTTP error (401 without a valid token…) fails the call with
     /// [`ClientError::Http`]; [`Client::close`] ends the session (DELETE).

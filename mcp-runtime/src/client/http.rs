@@ -13,7 +13,7 @@ use reqwest::header::{ACCEPT, CONTENT_TYPE, WWW_AUTHENTICATE};
 use reqwest::{Method, Response, StatusCode};
 use serde_json::Value;
 use serde_json::value::RawValue;
-use tokio::sync::watch;
+use tokio::sync::{oneshot, watch};
 use tokio::task::AbortHandle;
 
 use crate::client::error::ClientError;
@@ -40,6 +40,9 @@ const MAX_BACKOFF: Duration = Duration::from_secs(30);
 const MAX_BODY: usize = 64 * 1024 * 1024;
 /// How long `close` waits for the server to acknowledge the DELETE.
 const DELETE_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long the handshake waits for the server to answer the first GET
+/// (open the stream, or refuse it) before going on without it.
+const LISTEN_TIMEOUT: Duration = Duration::from_secs(5);
 
 pub(crate) struct HttpTransport {
     shared: Arc<Shared>,
@@ -224,7 +227,12 @@ impl Shared {
             && method == "notifications/initialized"
         {
             self.state().initialized = Some(message);
-            self.listen();
+            // The handshake ends once the GET stream is open (or refused):
+            // what the server sends on it from then on, such as the answer
+            // to a call whose own stream dropped, is not missed because the
+            // stream was still being opened.
+            let opened = self.listen();
+            let _ = tokio::time::timeout(LISTEN_TIMEOUT, opened).await;
         }
         let expect = match out {
             Outgoing::Request(id, _) => Some(id),
@@ -500,27 +508,36 @@ impl Shared {
         }
     }
 
-    /// Starts (again) the task reading the session's GET stream.
-    fn listen(self: &Arc<Self>) {
+    /// Starts (again) the task reading the session's GET stream; the
+    /// receiver completes once the server answered its first GET (or the
+    /// task ended).
+    fn listen(self: &Arc<Self>) -> oneshot::Receiver<()> {
+        let (opened, on_open) = oneshot::channel();
         if self.stopped() {
-            return;
+            return on_open;
         }
-        let task = tokio::spawn(Arc::clone(self).listening());
+        let task = tokio::spawn(Arc::clone(self).listening(opened));
         if let Some(old) = self.state().listening.replace(task.abort_handle()) {
             old.abort();
         }
+        on_open
     }
 
     /// The GET stream: what the server sends on its own. Reopened (with
     /// `Last-Event-ID`) after the server's `retry` when it ends, backing off
     /// when reopening fails; given up on 405 (the server offers none), 404
     /// (the session ended: the next POST starts a new one) and 401/403.
-    async fn listening(self: Arc<Self>) {
+    async fn listening(self: Arc<Self>, opened: oneshot::Sender<()>) {
+        let mut opened = Some(opened);
         let mut parser = SseParser::default();
         let mut failures = 0u32;
         loop {
             let last = parser.last_id.clone();
-            let ended = match self.get(last.as_deref()).await {
+            let answer = self.get(last.as_deref()).await;
+            if let Some(opened) = opened.take() {
+                let _ = opened.send(());
+            }
+            let ended = match answer {
                 Ok(response) if response.status().is_success() && is_sse(&response) => {
                     failures = 0;
                     let mut answered = false;
@@ -583,7 +600,9 @@ impl Shared {
         if let Some(initialized) = initialized {
             refuse(self.post(&initialized, true).await?.0).await?;
         }
-        self.listen();
+        // As after the first handshake: the message sent again next may be
+        // answered on the new GET stream.
+        let _ = tokio::time::timeout(LISTEN_TIMEOUT, self.listen()).await;
         Ok(())
     }
 

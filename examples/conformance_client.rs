@@ -1,0 +1,213 @@
+//! The client the official MCP conformance suite
+//! (`@modelcontextprotocol/conformance`) runs in client mode, built on
+//! `mcp_runtime::client`. For each scenario the suite starts a server of its
+//! own, then runs this program with that server's URL as the last argument
+//! and the scenario's name in `MCP_CONFORMANCE_SCENARIO`; the server records
+//! what the client did, and the suite judges it. `tests/conformance/client`
+//! runs every client scenario of the 2025-11-25 requirement set this way.
+//!
+//! ```text
+//! MCP_CONFORMANCE_SCENARIO=tools_call cargo run --example conformance_client -- http://127.0.0.1:PORT/mcp
+//! conformance client --command target/debug/examples/conformance_client --scenario tools_call
+//! ```
+//!
+//! Exits 0 when the scenario's steps succeeded, 1 when one failed (the
+//! error goes to stderr), 2 on a usage error. Logs to stderr (`RUST_LOG`: a
+//! level, `info` unless set); stdout stays empty.
+
+use std::io::IsTerminal;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use mcp_runtime::client::{Client, ClientError, HttpOptions};
+use mcp_runtime::serde_json::{Value, json};
+use tracing_subscriber::filter::LevelFilter;
+
+/// How long each request may wait: well within the suite's 30 s per
+/// scenario, so that a hung server ends this program with an error
+/// rather than having the suite kill it.
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(20);
+
+const USAGE: &str = "usage: MCP_CONFORMANCE_SCENARIO=<scenario> conformance_client <server URL>
+
+The client the MCP conformance suite runs in client mode
+(tests/conformance/client). Scenarios: initialize, tools_call, sse-retry,
+json-schema-2020-12-preservation, elicitation-sep1034-client-defaults,
+auth/*.";
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let level = std::env::var("RUST_LOG")
+        .ok()
+        .and_then(|level| level.parse::<LevelFilter>().ok())
+        .unwrap_or(LevelFilter::INFO);
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .with_max_level(level)
+        .init();
+
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == "--help" || a == "-h") {
+        println!("{USAGE}");
+        return ExitCode::SUCCESS;
+    }
+    let (Some(url), Ok(scenario)) = (args.last(), std::env::var("MCP_CONFORMANCE_SCENARIO")) else {
+        eprintln!("{USAGE}");
+        return ExitCode::from(2);
+    };
+    if let Ok(version) = std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION") {
+        // The client offers the newest version it knows and takes what
+        // the server answers; the suite's wish is only logged.
+        tracing::info!(
+            requested = version,
+            "protocol version asked for by the suite"
+        );
+    }
+    tracing::info!(scenario, url, "running");
+    match run(&scenario, url).await {
+        Ok(()) => {
+            tracing::info!(scenario, "done");
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            tracing::error!(scenario, "{error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// A step that failed, in words.
+type Failure = String;
+
+async fn run(scenario: &str, url: &str) -> Result<(), Failure> {
+    let client = connect(scenario, url).await?;
+    let outcome = match scenario {
+        // The handshake is the test; a first request shows it completed.
+        "initialize" => client
+            .list_tools()
+            .await
+            .map(drop)
+            .map_err(|e| step("tools/list", e)),
+        "tools_call" => tools_call(&client).await,
+        "sse-retry" => sse_retry(&client).await,
+        "json-schema-2020-12-preservation" => json_schema_preservation(&client).await,
+        "elicitation-sep1034-client-defaults" => elicitation_defaults(&client).await,
+        // OAuth scenarios: connecting (above) already failed unless the
+        // server let us in without a token.
+        auth if auth.starts_with("auth/") => client
+            .list_tools()
+            .await
+            .map(drop)
+            .map_err(|e| step("tools/list", e)),
+        other => Err(format!("no such scenario: {other}")),
+    };
+    client.close().await;
+    outcome
+}
+
+async fn connect(scenario: &str, url: &str) -> Result<Client, Failure> {
+    let options = HttpOptions::new(url).timeout(REQUEST_TIMEOUT);
+    Client::connect_http(options)
+        .await
+        .map_err(|error| match &error {
+            ClientError::Http { status: 401, .. } if scenario.starts_with("auth/") => format!(
+                "connecting: {error} (this client does not do the OAuth authorization flow yet)"
+            ),
+            _ => step("connecting", error),
+        })
+}
+
+fn step(what: &str, error: ClientError) -> Failure {
+    format!("{what}: {error}")
+}
+
+/// Lists the tools, then calls `name` with `arguments`; the text of its
+/// result, which must not be an error.
+async fn list_then_call(client: &Client, name: &str, arguments: Value) -> Result<String, Failure> {
+    let tools = client
+        .list_tools()
+        .await
+        .map_err(|e| step("tools/list", e))?;
+    if !tools.iter().any(|tool| tool.name() == name) {
+        return Err(format!("the server lists no tool {name:?}"));
+    }
+    let result = client
+        .call_tool(name, arguments)
+        .await
+        .map_err(|e| step(&format!("calling {name}"), e))?;
+    let text = text_of(&result);
+    if result.is_error {
+        return Err(format!("{name} answered an error: {text}"));
+    }
+    tracing::info!(tool = name, result = text, "called");
+    Ok(text)
+}
+
+fn text_of(result: &mcp_runtime::client::CallToolResult) -> String {
+    result
+        .content
+        .iter()
+        .filter_map(|content| match content {
+            mcp_runtime::Content::Text(text) => Some(text.text.as_str()),
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// `add_numbers` with two numbers; the server checks they arrived as numbers.
+async fn tools_call(client: &Client) -> Result<(), Failure> {
+    let text = list_then_call(client, "add_numbers", json!({ "a": 5, "b": 3 })).await?;
+    if !text.contains('8') {
+        return Err(format!("add_numbers answered {text:?}, not the sum 8"));
+    }
+    Ok(())
+}
+
+/// The server answers the call with an SSE stream that it closes before
+/// the result, after `retry: 500`: the client must reconnect (GET with
+/// `Last-Event-ID`) after 500 ms, and the result comes on that stream.
+async fn sse_retry(client: &Client) -> Result<(), Failure> {
+    list_then_call(client, "test_reconnection", json!({}))
+        .await
+        .map(drop)
+}
+
+/// The input schema of `json_schema_2020_12_tool`, exactly as listed, is
+/// sent back through `json_schema_echo`; the server compares the two.
+async fn json_schema_preservation(client: &Client) -> Result<(), Failure> {
+    let tools = client
+        .list_tools()
+        .await
+        .map_err(|e| step("tools/list", e))?;
+    let schema = tools
+        .iter()
+        .find(|tool| tool.name() == "json_schema_2020_12_tool")
+        .and_then(|tool| tool.input_schema())
+        .ok_or("the server lists no json_schema_2020_12_tool with an inputSchema")?
+        .clone();
+    let result = client
+        .call_tool("json_schema_echo", json!({ "schema": schema }))
+        .await
+        .map_err(|e| step("calling json_schema_echo", e))?;
+    if result.is_error {
+        return Err(format!(
+            "json_schema_echo answered an error: {}",
+            text_of(&result)
+        ));
+    }
+    Ok(())
+}
+
+/// The tool asks the client to fill in a form (`elicitation/create`) whose
+/// fields all have defaults; the client must answer with the defaults
+/// applied. The client does not answer elicitation requests yet, so the
+/// server's checks fail (the scenario is an expected failure).
+async fn elicitation_defaults(client: &Client) -> Result<(), Failure> {
+    let text = list_then_call(client, "test_client_elicitation_defaults", json!({})).await?;
+    if !text.starts_with("Elicitation completed") {
+        return Err(format!("the elicitation did not complete: {text}"));
+    }
+    Ok(())
+}
