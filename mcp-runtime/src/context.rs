@@ -106,6 +106,11 @@ impl SessionShared {
             subscriptions: Mutex::default(),
         }
     }
+
+    /// Whether a log message at `level` reaches this client.
+    pub(crate) fn lets_through(&self, level: LogLevel) -> bool {
+        level >= LogLevel::from_u8(self.log_level.load(Ordering::Relaxed))
+    }
 }
 
 /// What the connection knows about one request.
@@ -235,6 +240,19 @@ impl Context {
         }
     }
 
+    /// The session of the client that called, if a client did.
+    #[cfg(feature = "client")]
+    pub(crate) fn session(&self) -> Option<&Arc<SessionShared>> {
+        self.request().map(|request| &request.session)
+    }
+
+    /// Whether the caller asked for progress (sent a progress token).
+    #[cfg(feature = "client")]
+    pub(crate) fn wants_progress(&self) -> bool {
+        self.request()
+            .is_some_and(|request| request.progress_token.is_some())
+    }
+
     /// Cancels the call (the client sent `notifications/cancelled`).
     pub(crate) fn cancel(&self) {
         if let Some(request) = self.request() {
@@ -360,7 +378,7 @@ impl Context {
         let Some(request) = self.request() else {
             return false;
         };
-        if level < LogLevel::from_u8(request.session.log_level.load(Ordering::Relaxed)) {
+        if !request.session.lets_through(level) {
             return false;
         }
         let Ok(data) = serde_json::to_value(data) else {

@@ -114,6 +114,53 @@ impl ServerHandle {
             .unwrap_or(false)
     }
 
+    /// Makes several changes, announcing each list that changed once;
+    /// each change's outcome, in order (before the server starts, all
+    /// wait for it). Fails only when the server has stopped.
+    #[cfg(feature = "client")]
+    pub(crate) fn apply_all(
+        &self,
+        changes: Vec<Change>,
+    ) -> Result<Vec<Result<bool, RegistryError>>, RegistryError> {
+        let live = match &mut *self.lock() {
+            Slot::Pending(pending) => {
+                let outcomes = changes.iter().map(|_| Ok(true)).collect();
+                pending.extend(changes);
+                return Ok(outcomes);
+            }
+            Slot::Serving(live) => live.upgrade().ok_or(RegistryError::Stopped)?,
+        };
+        let mut touched = Vec::new();
+        let outcomes = changes
+            .iter()
+            .map(|change| {
+                let changed = live.change(change);
+                if matches!(changed, Ok(true)) && !touched.contains(&change.list()) {
+                    touched.push(change.list());
+                }
+                changed
+            })
+            .collect();
+        for list in touched {
+            self.announce(list);
+        }
+        Ok(outcomes)
+    }
+
+    /// Whether the server this handle changes has stopped serving.
+    #[cfg(feature = "client")]
+    pub(crate) fn is_stopped(&self) -> bool {
+        matches!(&*self.lock(), Slot::Serving(live) if live.strong_count() == 0)
+    }
+
+    fn announce(&self, list: List) {
+        match list {
+            List::Tools => self.notifier.tools_changed(),
+            List::Resources => self.notifier.resources_changed(),
+            List::Prompts => self.notifier.prompts_changed(),
+        };
+    }
+
     fn apply(&self, change: Change) -> Result<bool, RegistryError> {
         let live = match &mut *self.lock() {
             Slot::Pending(changes) => {
@@ -124,11 +171,7 @@ impl ServerHandle {
         };
         let changed = live.change(&change)?;
         if changed {
-            match change.list() {
-                List::Tools => self.notifier.tools_changed(),
-                List::Resources => self.notifier.resources_changed(),
-                List::Prompts => self.notifier.prompts_changed(),
-            };
+            self.announce(change.list());
         }
         Ok(changed)
     }

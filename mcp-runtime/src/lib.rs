@@ -32,6 +32,8 @@ mod jsonrpc;
 mod location;
 mod meta;
 pub mod middleware;
+#[cfg(feature = "client")]
+pub mod mount;
 mod notify;
 mod outbox;
 mod prompts;
@@ -98,6 +100,8 @@ pub use handle::ServerHandle;
 pub use jsonrpc::RequestId;
 pub use location::Location;
 pub use meta::Icon;
+#[cfg(feature = "client")]
+pub use mount::{MountError, Upstream};
 pub use notify::Notifier;
 pub use prompts::PromptError;
 pub use prompts::build::Prompt;

@@ -1,6 +1,7 @@
 //! Telling connected clients that something changed: a resource they
 //! subscribed to (`notifications/resources/updated`), or a list
-//! (`notifications/{tools,resources,prompts}/list_changed`).
+//! (`notifications/{tools,resources,prompts}/list_changed`); and log
+//! messages that belong to no call (`notifications/message`).
 //!
 //! Every initialized session registers its output with the server's hub:
 //! on stdio the connection's stdout, on HTTP the session's GET stream. The
@@ -10,7 +11,7 @@ use std::sync::{Arc, Mutex, Weak};
 
 use serde_json::json;
 
-use crate::context::SessionShared;
+use crate::context::{LogLevel, SessionShared};
 use crate::jsonrpc;
 use crate::outbox::WeakOutbox;
 
@@ -114,6 +115,36 @@ impl Notifier {
     /// Tells every session that the list of prompts changed.
     pub fn prompts_changed(&self) -> usize {
         self.list_changed("notifications/prompts/list_changed")
+    }
+
+    /// Sends a log message (`notifications/message`) to every session
+    /// whose level (`logging/setLevel`, `info` until set) lets `level`
+    /// through, as `logger` if given. For messages that belong to no call;
+    /// a tool logs with [`Context::log`](crate::Context::log). Returns how
+    /// many sessions were told.
+    pub fn log(&self, level: LogLevel, logger: Option<&str>, data: serde_json::Value) -> usize {
+        self.log_where(level, logger, data, |_| true)
+    }
+
+    /// [`Notifier::log`] to the sessions `to` selects.
+    pub(crate) fn log_where(
+        &self,
+        level: LogLevel,
+        logger: Option<&str>,
+        data: serde_json::Value,
+        to: impl Fn(&SessionShared) -> bool,
+    ) -> usize {
+        let mut params = serde_json::Map::new();
+        params.insert("level".into(), level.as_str().into());
+        if let Some(logger) = logger {
+            params.insert("logger".into(), logger.into());
+        }
+        params.insert("data".into(), data);
+        self.hub.send(
+            "notifications/message",
+            &serde_json::Value::Object(params),
+            |session| session.lets_through(level) && to(session),
+        )
     }
 
     fn list_changed(&self, method: &str) -> usize {

@@ -50,6 +50,9 @@ pub struct Server {
     /// Set by [`Server::auth`]; made ready when the server starts.
     #[cfg(feature = "auth")]
     auth: Option<crate::auth::Auth>,
+    /// What [`Server::mount`] mounted, and its followers.
+    #[cfg(feature = "client")]
+    pub(crate) mounts: crate::mount::Mounts,
 }
 
 impl Server {
@@ -74,6 +77,8 @@ impl Server {
             http: Default::default(),
             #[cfg(feature = "auth")]
             auth: None,
+            #[cfg(feature = "client")]
+            mounts: Default::default(),
         }
     }
 
@@ -512,6 +517,8 @@ impl Server {
         }
         let limits = self.limits;
         let service = self.layers.build();
+        #[cfg(feature = "client")]
+        let mounts = self.mounts;
         let (info, instructions, notifier) = (self.info, self.instructions, self.notifier);
         let Some(handle) = self.handle else {
             let served = Served {
@@ -530,7 +537,8 @@ impl Server {
                     registry = changed;
                 }
             }
-            Ok(ServerCore::new(
+            #[allow(unused_mut)]
+            let mut core = ServerCore::new(
                 info,
                 instructions,
                 registry,
@@ -538,7 +546,12 @@ impl Server {
                 limits,
                 notifier,
             )
-            .with_service(service))
+            .with_service(service);
+            #[cfg(feature = "client")]
+            {
+                core.mounts = mounts;
+            }
+            Ok(core)
         })
     }
 
@@ -549,6 +562,12 @@ impl Server {
     /// a `--list-tools` export can call it directly.
     pub fn registry(&self) -> Result<Registry, RegistryError> {
         Registry::build(&self.dynamic, &self.filter, Arc::new(self.state.clone()))
+    }
+
+    /// What the builder adds beside the attributes' functions.
+    #[cfg(feature = "client")]
+    pub(crate) fn dynamic(&self) -> &Dynamic {
+        &self.dynamic
     }
 }
 

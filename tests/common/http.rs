@@ -30,9 +30,18 @@ impl HttpServer {
     /// it).
     pub fn start_with(build: impl FnOnce(SocketAddr) -> Server) -> HttpServer {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        let addr = listener.local_addr().unwrap();
+        Self::serve_on(listener, build(addr))
+    }
+
+    /// Serves at `addr`, where an earlier server stopped (to restart it).
+    pub fn start_at(addr: SocketAddr, server: Server) -> HttpServer {
+        Self::serve_on(std::net::TcpListener::bind(addr).expect("bind"), server)
+    }
+
+    fn serve_on(listener: std::net::TcpListener, server: Server) -> HttpServer {
         listener.set_nonblocking(true).unwrap();
         let addr = listener.local_addr().unwrap();
-        let server = build(addr);
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let thread = std::thread::spawn(move || {
             let runtime = tokio::runtime::Builder::new_multi_thread()

@@ -59,6 +59,9 @@ pub(crate) struct ServerCore {
     /// one service shared by every connection; `None` without layers, and
     /// then requests are served as if middleware did not exist.
     pub(crate) service: Option<McpService>,
+    /// The followers of mounted upstreams, stopped with the server.
+    #[cfg(feature = "client")]
+    pub(crate) mounts: crate::mount::Mounts,
 }
 
 impl ServerCore {
@@ -82,6 +85,8 @@ impl ServerCore {
             hub,
             limits,
             service: None,
+            #[cfg(feature = "client")]
+            mounts: Default::default(),
         }
     }
 

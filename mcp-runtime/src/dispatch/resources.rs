@@ -117,15 +117,19 @@ pub(super) fn subscribe(
 ) -> Result<(), ErrorObject> {
     let subscribe = method == "resources/subscribe";
     let uri = uri_of(params, method)?;
-    if subscribe && registry.find_resource(uri).is_none() {
+    let found = registry.find_resource(uri);
+    if subscribe && found.is_none() {
         return Err(not_found(uri));
     }
-    if let Ok(mut subscriptions) = session.subscriptions.lock() {
+    let changed = session.subscriptions.lock().is_ok_and(|mut subscriptions| {
         if subscribe {
-            subscriptions.insert(uri.to_owned());
+            subscriptions.insert(uri.to_owned())
         } else {
-            subscriptions.remove(uri);
+            subscriptions.remove(uri)
         }
+    });
+    if changed && let Some(hook) = found.and_then(|(resource, _)| resource.on_subscribe.as_ref()) {
+        hook(uri, subscribe);
     }
     Ok(())
 }

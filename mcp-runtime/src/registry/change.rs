@@ -30,6 +30,17 @@ pub(crate) enum List {
 }
 
 impl Change {
+    /// For an addition, its list and key (name, URI or URI template).
+    #[cfg(feature = "client")]
+    pub(crate) fn added(&self) -> Option<(List, String)> {
+        match self {
+            Change::AddTool(tool) => Some((List::Tools, tool.name.to_string())),
+            Change::AddResource(resource) => Some((List::Resources, resource.uri.to_string())),
+            Change::AddPrompt(prompt) => Some((List::Prompts, prompt.name.to_string())),
+            _ => None,
+        }
+    }
+
     /// The list it changes.
     pub(crate) fn list(&self) -> List {
         match self {

@@ -23,6 +23,11 @@ pub(crate) type ReadResult = Result<Vec<ResourceContents>, ReadError>;
 pub(crate) type DynReader =
     Arc<dyn Fn(ReadRequest, Context) -> BoxFuture<ReadResult> + Send + Sync>;
 
+/// Told when a client subscribes to (`true`) or unsubscribes from
+/// (`false`) a URI the resource serves: a mounted upstream's resources pass
+/// subscriptions on.
+pub(crate) type SubscribeHook = Arc<dyn Fn(&str, bool) + Send + Sync>;
+
 #[derive(Clone)]
 pub(crate) enum Reader {
     Static(fn(ReadRequest, Context) -> BoxFuture<ReadResult>),
@@ -45,6 +50,7 @@ pub struct Resource {
     /// One per template variable.
     pub(crate) params: Vec<Param>,
     pub(crate) reader: Reader,
+    pub(crate) on_subscribe: Option<SubscribeHook>,
     pub(crate) location: Location,
 }
 
@@ -157,6 +163,7 @@ pub(crate) fn build_static(
         template: template.is_template().then_some(template),
         params: def.params.iter().map(Param::from_def).collect(),
         reader: Reader::Static(def.read),
+        on_subscribe: None,
         location: def.location,
     })
 }

@@ -11,7 +11,7 @@ use crate::context::Context;
 use crate::location::Location;
 use crate::meta::{Icon, Metadata};
 use crate::registry::error::RegistryError;
-use crate::resources::build::{DynReader, Reader, Resource};
+use crate::resources::build::{DynReader, Reader, Resource, SubscribeHook};
 use crate::resources::def::{ReadError, ReadRequest};
 use crate::resources::template::UriTemplate;
 
@@ -44,6 +44,7 @@ pub struct DynamicResource {
     pub(crate) scopes: Vec<String>,
     pub(crate) reader: DynReader,
     pub(crate) completers: DynCompleters,
+    pub(crate) on_subscribe: Option<SubscribeHook>,
     pub(crate) location: Location,
 }
 
@@ -71,6 +72,7 @@ impl DynamicResource {
             scopes: Vec::new(),
             reader,
             completers: DynCompleters::default(),
+            on_subscribe: None,
             location: Location::caller(),
         }
     }
@@ -162,6 +164,7 @@ impl DynamicResource {
             template: template.is_template().then_some(template),
             params,
             reader: Reader::Dynamic(Arc::clone(&self.reader)),
+            on_subscribe: self.on_subscribe.clone(),
             location: self.location,
         })
     }
