@@ -32,9 +32,30 @@ pub fn hostile_target_binary() -> PathBuf {
 
 /// Builds an example (test targets cannot depend on examples, so the test
 /// asks cargo) and returns its executable.
-fn example_binary(name: &str) -> PathBuf {
+pub fn example_binary(name: &str) -> PathBuf {
     {
-        let output = Command::new(env!("CARGO"))
+        let mut cargo = Command::new(env!("CARGO"));
+        // Without the variables cargo sets for this test, as in the shell
+        // that ran `cargo test`: a build script that watches them (ring's
+        // watches CARGO_MANIFEST_DIR and CARGO_PKG_*) would otherwise run
+        // again, rebuilding what depends on it, and again at the next build
+        // from the shell.
+        for (variable, _) in std::env::vars_os() {
+            let variable = variable.to_string_lossy();
+            let set_for_tests = variable.starts_with("CARGO_PKG_")
+                || variable.starts_with("CARGO_MANIFEST_")
+                || matches!(
+                    &*variable,
+                    "CARGO_CRATE_NAME"
+                        | "CARGO_PRIMARY_PACKAGE"
+                        | "CARGO_TARGET_TMPDIR"
+                        | "OUT_DIR"
+                );
+            if set_for_tests {
+                cargo.env_remove(&*variable);
+            }
+        }
+        let output = cargo
             .args([
                 "build",
                 "--quiet",

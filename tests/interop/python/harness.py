@@ -35,6 +35,17 @@ LOGS = Path(os.environ.get("INTEROP_LOGS", ROOT / "target/interop/logs"))
 WEATHER = ROOT / "target/debug/examples/weather"
 PROGRESS = ROOT / "target/debug/examples/progress"
 DOWNSTREAM = ROOT / "target/downstream/debug/downstream"
+GATEWAY = ROOT / "target/debug/examples/gateway"
+CHAIN = ROOT / "target/debug/examples/chain"
+
+# Servers we did not write (tests/upstreams/install puts the npm ones and
+# the Node 22 they run on in tests/upstreams/node_modules).
+UPSTREAMS = ROOT / "tests/upstreams"
+NODE = UPSTREAMS / "node_modules/.bin/node"
+EVERYTHING = UPSTREAMS / "node_modules/@modelcontextprotocol/server-everything/dist/index.js"
+FILESYSTEM = UPSTREAMS / "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"
+# Runs with the interpreter running the checks (the venv's, with the SDK).
+PYTHON_SERVER = UPSTREAMS / "python_server.py"
 OIDC = ROOT / "tests/oidc"
 
 

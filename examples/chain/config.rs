@@ -1,0 +1,352 @@
+//! The chain's config file: the servers to mount and the tools to block,
+//! in TOML (or JSON, for a file whose name ends in `.json`).
+//!
+//! ```toml
+//! blocked_tools = ["files_write_file"]
+//!
+//! [[servers]]
+//! name = "weather"                       # also the prefix, unless `prefix` says otherwise
+//! command = ["weather"]                  # the program and its arguments, or
+//! # command = "weather"  with  args = [...]
+//! env = { WEATHER_REFRESH_SECS = "60" }  # optional, commands only
+//! cwd = "."                              # optional, relative to this file
+//! # A program given as a relative path (with a `/`) is found from `cwd`,
+//! # or from this file's folder; a bare name is looked up on PATH.
+//!
+//! [[servers]]
+//! name = "remote"
+//! url = "http://127.0.0.1:8000/mcp"      # Streamable HTTP
+//! prefix = ""                            # its tools keep their names
+//! ```
+//!
+//! A mistake is one sentence naming the file, the line (TOML) or the
+//! field, and the fix.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use mcp_runtime::serde_json;
+use serde::Deserialize;
+use serde::de::{self, Deserializer, SeqAccess, Visitor};
+
+/// A config file, checked.
+#[derive(Debug)]
+pub struct Config {
+    /// The servers to mount, in the file's order.
+    pub servers: Vec<ServerConfig>,
+    /// Tool names (as the chain serves them, prefix included) that the
+    /// chain refuses to call.
+    pub blocked_tools: Vec<String>,
+}
+
+/// One server to mount.
+#[derive(Debug)]
+pub struct ServerConfig {
+    pub name: String,
+    /// What its tools and prompts are prefixed with (`{prefix}_{name}`);
+    /// empty: their own names.
+    pub prefix: String,
+    pub source: Source,
+}
+
+/// Where a mounted server is.
+#[derive(Debug)]
+pub enum Source {
+    /// A stdio server the chain spawns.
+    Command {
+        program: String,
+        args: Vec<String>,
+        env: BTreeMap<String, String>,
+        /// Where it runs (already resolved against the config file's
+        /// folder); `None`: where the chain runs.
+        cwd: Option<PathBuf>,
+    },
+    /// A Streamable HTTP endpoint.
+    Url(String),
+}
+
+/// A config file that cannot be used: the sentence to show.
+#[derive(Debug)]
+pub struct ConfigError(String);
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// Where to look for the format, at the end of a parse error.
+const SEE: &str = "see examples/chain/chain.toml for the format";
+
+/// Reads and checks the config file at `path`.
+pub fn load(path: &Path) -> Result<Config, ConfigError> {
+    let file = path.display();
+    let text = std::fs::read_to_string(path)
+        .map_err(|error| ConfigError(format!("cannot read the config file {file}: {error}")))?;
+    let base = path.parent().unwrap_or(Path::new(""));
+    parse(&text, &file.to_string(), json(path), base)
+}
+
+/// Whether `path` names a JSON file (by its extension).
+fn json(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|ext| ext.eq_ignore_ascii_case("json"))
+}
+
+/// Parses `text`, the contents of the file called `file`; relative `cwd`s
+/// are resolved against `base`.
+pub fn parse(text: &str, file: &str, json: bool, base: &Path) -> Result<Config, ConfigError> {
+    // Each server comes with where it is in the file, for the messages.
+    let (raw, places): (RawConfig<RawServer>, Vec<String>) = if json {
+        let raw: RawConfig<RawServer> = serde_json::from_str(text).map_err(|error| {
+            let place = format!("{file} line {}, column {}", error.line(), error.column());
+            ConfigError(format!("{place}: {}; {SEE}", json_message(&error)))
+        })?;
+        let places = (0..raw.servers.len())
+            .map(|index| format!("{file}, servers[{index}]"))
+            .collect();
+        (raw, places)
+    } else {
+        let raw: RawConfig<toml::Spanned<RawServer>> = toml::from_str(text).map_err(|error| {
+            let place = match error.span() {
+                Some(span) => format!("{file} {}", line_column(text, span.start)),
+                None => file.to_owned(),
+            };
+            ConfigError(format!("{place}: {}; {SEE}", error.message().trim_end()))
+        })?;
+        let places = raw
+            .servers
+            .iter()
+            .map(|server| format!("{file} {}", line_of(text, server.span().start)))
+            .collect();
+        let servers = raw.servers.into_iter().map(toml::Spanned::into_inner);
+        let raw = RawConfig {
+            servers: servers.collect(),
+            blocked_tools: raw.blocked_tools,
+        };
+        (raw, places)
+    };
+    check(raw, &places, file, base)
+}
+
+/// The file as written: `servers` and `blocked_tools`, nothing else.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawConfig<S> {
+    #[serde(default = "Vec::new")]
+    servers: Vec<S>,
+    #[serde(default)]
+    blocked_tools: Vec<String>,
+}
+
+/// One `[[servers]]` entry as written.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawServer {
+    name: String,
+    #[serde(default)]
+    command: Option<CommandLine>,
+    #[serde(default)]
+    args: Option<Vec<String>>,
+    #[serde(default)]
+    url: Option<String>,
+    #[serde(default)]
+    prefix: Option<String>,
+    #[serde(default)]
+    env: Option<BTreeMap<String, String>>,
+    #[serde(default)]
+    cwd: Option<PathBuf>,
+}
+
+/// `command`: a string (the program) or an array (the program and its
+/// arguments).
+enum CommandLine {
+    Program(String),
+    Words(Vec<String>),
+}
+
+impl<'de> Deserialize<'de> for CommandLine {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Expect;
+
+        impl<'de> Visitor<'de> for Expect {
+            type Value = CommandLine;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(
+                    "a string (the program) or an array of strings (the program and its arguments)",
+                )
+            }
+
+            fn visit_str<E: de::Error>(self, program: &str) -> Result<CommandLine, E> {
+                Ok(CommandLine::Program(program.to_owned()))
+            }
+
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<CommandLine, A::Error> {
+                let mut words = Vec::new();
+                while let Some(word) = seq.next_element::<String>()? {
+                    words.push(word);
+                }
+                Ok(CommandLine::Words(words))
+            }
+        }
+
+        deserializer.deserialize_any(Expect)
+    }
+}
+
+/// The checks the format cannot make: each server has a command or a URL,
+/// names are unique, prefixes can prefix a tool name.
+fn check(
+    raw: RawConfig<RawServer>,
+    places: &[String],
+    file: &str,
+    base: &Path,
+) -> Result<Config, ConfigError> {
+    if raw.servers.is_empty() {
+        return Err(ConfigError(format!(
+            "{file} names no server: add a `[[servers]]` table with a `name` and a `command` or a `url` ({SEE})"
+        )));
+    }
+    let mut servers: Vec<ServerConfig> = Vec::new();
+    for (server, place) in raw.servers.into_iter().zip(places) {
+        let name = server.name.clone();
+        let fail = |problem: String| ConfigError(format!("{place} (server `{name}`): {problem}"));
+        if !valid_prefix(&name) || name.is_empty() {
+            return Err(fail(
+                "`name` must be 1 to 32 letters, digits, `_`, `-` or `.`: rename it".into(),
+            ));
+        }
+        if let Some(first) = servers.iter().find(|seen| seen.name == name) {
+            return Err(fail(format!(
+                "another server is called `{}` already: give each server its own `name`",
+                first.name
+            )));
+        }
+        let prefix = server.prefix.unwrap_or_else(|| name.clone());
+        if !valid_prefix(&prefix) {
+            return Err(fail(format!(
+                "`prefix = {prefix:?}` cannot start a tool name: use at most 32 letters, digits, `_`, `-` or `.` (or \"\" for no prefix)"
+            )));
+        }
+        let source = match (server.command, server.url) {
+            (Some(_), Some(_)) => {
+                return Err(fail(
+                    "it has both `command` and `url`: keep the one that says where the server is"
+                        .into(),
+                ));
+            }
+            (None, None) => {
+                return Err(fail(
+                    "it has neither `command` (a stdio server to spawn) nor `url` (a Streamable HTTP endpoint): add one"
+                        .into(),
+                ));
+            }
+            (None, Some(url)) => {
+                if server.args.is_some() || server.env.is_some() || server.cwd.is_some() {
+                    return Err(fail(
+                        "`args`, `env` and `cwd` apply to a `command`, not to a `url`: remove them"
+                            .into(),
+                    ));
+                }
+                if !(url.starts_with("http://") || url.starts_with("https://")) {
+                    return Err(fail(format!(
+                        "`url = {url:?}` is not an http:// or https:// URL: give the server's MCP endpoint, such as \"http://127.0.0.1:8000/mcp\""
+                    )));
+                }
+                Source::Url(url)
+            }
+            (Some(command), None) => {
+                let (program, mut args) = match command {
+                    CommandLine::Program(program) => (program, Vec::new()),
+                    CommandLine::Words(mut words) => {
+                        if words.is_empty() {
+                            (String::new(), words)
+                        } else {
+                            let program = words.remove(0);
+                            (program, words)
+                        }
+                    }
+                };
+                if program.trim().is_empty() {
+                    return Err(fail(
+                        "`command` is empty: name the program to run, such as command = [\"python3\", \"server.py\"]".into(),
+                    ));
+                }
+                args.extend(server.args.unwrap_or_default());
+                let cwd = server.cwd.map(|cwd| absolute(&base.join(cwd)));
+                // A relative path to the program is taken from where it
+                // runs; a bare name is looked up on PATH.
+                let program = if program.contains('/') && Path::new(&program).is_relative() {
+                    let from = cwd.clone().unwrap_or_else(|| absolute(base));
+                    from.join(&program).display().to_string()
+                } else {
+                    program
+                };
+                Source::Command {
+                    program,
+                    args,
+                    env: server.env.unwrap_or_default(),
+                    cwd,
+                }
+            }
+        };
+        servers.push(ServerConfig {
+            name,
+            prefix,
+            source,
+        });
+    }
+    if let Some(index) = raw.blocked_tools.iter().position(|tool| tool.is_empty()) {
+        return Err(ConfigError(format!(
+            "{file}, blocked_tools[{index}]: an empty tool name blocks nothing: remove it, or name a tool as the chain serves it (prefix included)"
+        )));
+    }
+    Ok(Config {
+        servers,
+        blocked_tools: raw.blocked_tools,
+    })
+}
+
+/// A prefix (or a name) that can start a tool name: the protocol allows
+/// `[A-Za-z0-9_.-]`, and leaves room for the tool's own name.
+fn valid_prefix(prefix: &str) -> bool {
+    prefix.len() <= 32
+        && prefix
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+}
+
+/// `path` from the root, without `..` where it exists (relative paths
+/// are taken from where the chain runs).
+fn absolute(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path)
+        .or_else(|_| std::path::absolute(path))
+        .unwrap_or_else(|_| path.to_owned())
+}
+
+/// "line L, column C" of a byte offset in `text` (both from 1).
+fn line_column(text: &str, offset: usize) -> String {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let column = before.len() - before.rfind('\n').map_or(0, |at| at + 1) + 1;
+    format!("line {line}, column {column}")
+}
+
+/// "line L" of a byte offset in `text`.
+fn line_of(text: &str, offset: usize) -> String {
+    let before = &text[..offset.min(text.len())];
+    format!("line {}", before.matches('\n').count() + 1)
+}
+
+/// serde_json's message without its " at line L column C" (said first).
+fn json_message(error: &serde_json::Error) -> String {
+    let message = error.to_string();
+    match message.rfind(" at line ") {
+        Some(at) => message[..at].to_owned(),
+        None => message,
+    }
+}

@@ -1,0 +1,176 @@
+//! The chain's two middleware layers. They wrap the mounted servers' tools
+//! as they would local ones: every request the chain serves passes through
+//! them, whichever server answers it.
+//!
+//! - [`CallLogLayer`]: one `tracing` event per request (target `chain`):
+//!   the method, the tool, the outcome and the duration.
+//! - [`BlockToolsLayer`]: a `tools/call` of a tool the config file blocks
+//!   is refused before it reaches the server that has it.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Instant;
+
+use mcp_runtime::middleware::{BoxError, McpError, McpRequest};
+use mcp_runtime::serde_json::{Value, json};
+use tower::{Layer, Service, ServiceExt};
+
+use super::BoxFuture;
+
+/// Logs every request with its outcome and duration (the outermost layer,
+/// so refusals are logged too).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CallLogLayer;
+
+impl<S> Layer<S> for CallLogLayer {
+    type Service = CallLog<S>;
+
+    fn layer(&self, inner: S) -> CallLog<S> {
+        CallLog { inner }
+    }
+}
+
+/// The service of [`CallLogLayer`].
+#[derive(Clone, Debug)]
+pub struct CallLog<S> {
+    inner: S,
+}
+
+impl<S> Service<McpRequest> for CallLog<S>
+where
+    S: Service<McpRequest, Response = Value, Error = BoxError> + Clone + Send + 'static,
+    S::Future: Send,
+{
+    type Response = Value;
+    type Error = BoxError;
+    type Future = BoxFuture<Result<Value, BoxError>>;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), BoxError>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: McpRequest) -> Self::Future {
+        let method = request.method().to_owned();
+        let tool = tool_name(&request).map(str::to_owned);
+        let started = Instant::now();
+        let answer = self.inner.clone().oneshot(request);
+        Box::pin(async move {
+            // A call cancelled on its way drops this future: logged as such.
+            let mut logged = Logged {
+                method,
+                tool,
+                started,
+                outcome: None,
+            };
+            let result = answer.await;
+            logged.outcome = Some(outcome(&result));
+            result
+        })
+    }
+}
+
+/// The name a `tools/call` asks for.
+fn tool_name(request: &McpRequest) -> Option<&str> {
+    if request.method() != "tools/call" {
+        return None;
+    }
+    request.params().get("name").and_then(Value::as_str)
+}
+
+/// What became of a request, in a word or two.
+fn outcome(result: &Result<Value, BoxError>) -> String {
+    match result {
+        Ok(value) if value.get("isError") == Some(&Value::Bool(true)) => "tool_error".into(),
+        Ok(_) => "ok".into(),
+        Err(error) => match error.downcast_ref::<McpError>() {
+            Some(refused) => format!("error {}", refused.code()),
+            None => "failed".into(),
+        },
+    }
+}
+
+/// One request, logged when it is over (answered or dropped).
+struct Logged {
+    method: String,
+    tool: Option<String>,
+    started: Instant,
+    outcome: Option<String>,
+}
+
+impl Drop for Logged {
+    fn drop(&mut self) {
+        tracing::info!(
+            target: "chain",
+            method = %self.method,
+            tool = %self.tool.as_deref().unwrap_or("-"),
+            outcome = %self.outcome.as_deref().unwrap_or("cancelled"),
+            duration_ms = %format_args!("{:.1}", self.started.elapsed().as_secs_f64() * 1000.0),
+            "request"
+        );
+    }
+}
+
+/// Refuses `tools/call` of the tools named in the config file's
+/// `blocked_tools` (names as the chain serves them, prefix included).
+#[derive(Clone, Debug)]
+pub struct BlockToolsLayer {
+    blocked: Arc<BTreeSet<String>>,
+    /// The config file, named in the refusal.
+    config: Arc<str>,
+}
+
+impl BlockToolsLayer {
+    pub fn new(blocked: impl IntoIterator<Item = String>, config: &str) -> BlockToolsLayer {
+        BlockToolsLayer {
+            blocked: Arc::new(blocked.into_iter().collect()),
+            config: config.into(),
+        }
+    }
+}
+
+impl<S> Layer<S> for BlockToolsLayer {
+    type Service = BlockTools<S>;
+
+    fn layer(&self, inner: S) -> BlockTools<S> {
+        BlockTools {
+            inner,
+            layer: self.clone(),
+        }
+    }
+}
+
+/// The service of [`BlockToolsLayer`].
+#[derive(Clone, Debug)]
+pub struct BlockTools<S> {
+    inner: S,
+    layer: BlockToolsLayer,
+}
+
+impl<S> Service<McpRequest> for BlockTools<S>
+where
+    S: Service<McpRequest, Response = Value, Error = BoxError> + Clone + Send + 'static,
+    S::Future: Send,
+{
+    type Response = Value;
+    type Error = BoxError;
+    type Future = BoxFuture<Result<Value, BoxError>>;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), BoxError>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: McpRequest) -> Self::Future {
+        if let Some(tool) = tool_name(&request)
+            && self.layer.blocked.contains(tool)
+        {
+            let refused = McpError::invalid_request(format!(
+                "the tool `{tool}` is blocked by this chain's config ({}, blocked_tools): it is not called",
+                self.layer.config
+            ))
+            .with_data(json!({ "tool": tool, "blockedBy": &*self.layer.config }));
+            return Box::pin(std::future::ready(Err(refused.into())));
+        }
+        Box::pin(self.inner.clone().oneshot(request))
+    }
+}

@@ -1,0 +1,109 @@
+//! The gateway: serves stdio MCP servers, which were never written for the
+//! network, over Streamable HTTP, with OAuth and a rate limit per client.
+//!
+//! ```sh
+//! cargo run --example gateway -- --http 127.0.0.1:8080 -- npx -y @modelcontextprotocol/server-everything
+//! cargo run --example gateway -- --http 127.0.0.1:8080 \
+//!     --auth-issuer https://auth.example.com --auth-audience https://mcp.example.com/mcp \
+//!     --rate-limit 5 \
+//!     -- --name files npx -y @modelcontextprotocol/server-filesystem /srv/shared \
+//!     -- --name weather ./weather
+//! ```
+//!
+//! Each upstream is mounted with `Server::mount` (`Upstream::command`):
+//! one process per upstream, shared by every client session, respawned if
+//! it dies; `--per-session` gives each session its own. `--help` tells the
+//! rest; the options before the first `--` that are not the gateway's
+//! (`--http`, `--stateless`, `--auth-issuer`, `--auth-audience`, ...) go to
+//! `Server::run_with_args`, which serves.
+
+mod args;
+mod log;
+
+#[path = "../middleware/rate_limit.rs"]
+mod rate_limit;
+
+use std::process::ExitCode;
+
+use governor::Quota;
+use mcp_runtime::middleware::{McpRequest, McpService};
+use mcp_runtime::{Server, Upstream};
+use tower::{Layer, ServiceExt};
+
+use args::{Args, Parsed};
+use rate_limit::RateLimitLayer;
+
+/// A boxed, sendable future (what `rate_limit.rs` returns).
+type BoxFuture<T> = std::pin::Pin<Box<dyn Future<Output = T> + Send>>;
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let args = match args::parse(std::env::args_os().skip(1)) {
+        Ok(Parsed::Run(args)) => args,
+        Ok(Parsed::Help) => {
+            print!("{}", args::usage());
+            return ExitCode::SUCCESS;
+        }
+        Err(error) => {
+            eprintln!("error: {error}; try --help");
+            return ExitCode::from(2);
+        }
+    };
+    log::to_stderr();
+    match serve(args).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Mounts every upstream, then serves as the server options say.
+async fn serve(args: Args) -> std::io::Result<()> {
+    let mut server = Server::new("gateway", env!("CARGO_PKG_VERSION")).instructions(
+        "A gateway: the tools, resources and prompts of the servers behind it. \
+         With several servers, each one's tools and prompts are prefixed with its name.",
+    );
+    if let Some(per_second) = args.rate_limit {
+        server = server.layer(tower::layer::layer_fn(move |inner| {
+            calls_only(RateLimitLayer::new(Quota::per_second(per_second)), inner)
+        }));
+    }
+    for upstream in args.upstreams {
+        let mut mounted =
+            Upstream::command(&upstream.program, &upstream.args).label(&upstream.label);
+        if args.per_session {
+            mounted = mounted.per_session();
+        }
+        tracing::info!(prefix = %upstream.prefix, command = %upstream.label, "mounting");
+        server = server.mount(upstream.prefix, mounted).await?;
+    }
+    server.run_with_args(args.server_args).await
+}
+
+/// `limit` applied to `tools/call` alone: lists, reads, pings and the
+/// handshake are not calls and never count against a client.
+fn calls_only<L>(limit: L, inner: McpService) -> McpService
+where
+    L: Layer<McpService>,
+    L::Service: tower::Service<
+            McpRequest,
+            Response = mcp_runtime::serde_json::Value,
+            Error = tower::BoxError,
+        > + Clone
+        + Send
+        + Sync
+        + 'static,
+    <L::Service as tower::Service<McpRequest>>::Future: Send + 'static,
+{
+    let limited = McpService::new(limit.layer(inner.clone()));
+    McpService::new(tower::service_fn(move |request: McpRequest| {
+        let next = if request.method() == "tools/call" {
+            limited.clone()
+        } else {
+            inner.clone()
+        };
+        next.oneshot(request)
+    }))
+}
