@@ -53,28 +53,11 @@ fn chain_binary() -> PathBuf {
 }
 
 /// The Node 22 and the reference server's script, installed by
-/// tests/upstreams/install, after checking the install is current.
+/// tests/upstreams/install (checked current), and `stdio`.
 fn everything() -> [String; 3] {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/upstreams");
-    let node = dir.join("node_modules/.bin/node");
-    let server = dir.join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
-    let install = "run tests/upstreams/install (it needs Node.js 20 or later with npm, and \
-                   access to https://registry.npmjs.org)";
-    assert!(
-        node.exists() && server.exists(),
-        "the reference server the gateway and chain tests mount is not installed: {install}"
-    );
-    let pins = [
-        std::fs::read(dir.join("package.json")).unwrap(),
-        std::fs::read(dir.join("package-lock.json")).unwrap(),
-    ]
-    .concat();
-    let stamp = std::fs::read(dir.join("node_modules/.upstreams-stamp")).unwrap_or_default();
-    assert!(
-        stamp == pins,
-        "tests/upstreams/node_modules was not installed from the current pins: {install}"
-    );
-    [path(&node), path(&server), "stdio".to_owned()]
+    let (node, args) = common::upstreams::everything();
+    let [script, stdio] = <[String; 2]>::try_from(args).expect("a script and `stdio`");
+    [path(&node), script, stdio]
 }
 
 fn path(path: &Path) -> String {

@@ -13,8 +13,6 @@
 
 mod config;
 mod layers;
-#[path = "../gateway/log.rs"]
-mod log;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -76,7 +74,6 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    log::to_stderr();
     match serve(config, &path.display().to_string(), args.collect()).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
@@ -91,6 +88,7 @@ async fn serve(config: Config, file: &str, server_args: Vec<OsString>) -> std::i
     let blocked = config.blocked_tools.clone();
     // The log layer first, so it is the outermost: it sees the refusals too.
     let mut server = Server::new("chain", env!("CARGO_PKG_VERSION"))
+        .log_to_stderr()
         .layer(CallLogLayer)
         .layer(BlockToolsLayer::new(config.blocked_tools, file));
     for mounted in config.servers {

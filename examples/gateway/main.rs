@@ -18,7 +18,6 @@
 //! `Server::run_with_args`, which serves.
 
 mod args;
-mod log;
 
 #[path = "../middleware/rate_limit.rs"]
 mod rate_limit;
@@ -49,7 +48,6 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    log::to_stderr();
     match serve(args).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
@@ -61,10 +59,12 @@ async fn main() -> ExitCode {
 
 /// Mounts every upstream, then serves as the server options say.
 async fn serve(args: Args) -> std::io::Result<()> {
-    let mut server = Server::new("gateway", env!("CARGO_PKG_VERSION")).instructions(
-        "A gateway: the tools, resources and prompts of the servers behind it. \
+    let mut server = Server::new("gateway", env!("CARGO_PKG_VERSION"))
+        .log_to_stderr()
+        .instructions(
+            "A gateway: the tools, resources and prompts of the servers behind it. \
          With several servers, each one's tools and prompts are prefixed with its name.",
-    );
+        );
     if let Some(per_second) = args.rate_limit {
         server = server.layer(tower::layer::layer_fn(move |inner| {
             calls_only(RateLimitLayer::new(Quota::per_second(per_second)), inner)

@@ -112,7 +112,7 @@ impl Server {
     /// `--help` describes only the server's options; a binary whose own
     /// command line is richer parses all of it and calls
     /// [`Server::serve_stdio`] or `Server::serve_http` itself.
-    pub async fn run_with_args<I, T>(self, args: I) -> std::io::Result<()>
+    pub async fn run_with_args<I, T>(mut self, args: I) -> std::io::Result<()>
     where
         I: IntoIterator<Item = T>,
         T: Into<OsString>,
@@ -122,14 +122,14 @@ impl Server {
             Command::Help => print(&usage(self.name(), self.version(), &program(self.name()))),
             Command::Version => print(&format!("{} {}\n", self.name(), self.version())),
             Command::ListTools => {
-                let _log = install_log(&self);
+                let _log = install_log(&mut self);
                 match tools_list_json(&self) {
                     Ok(json) => print(&json),
                     Err(error) => fail(&error),
                 }
             }
             Command::Stdio => {
-                let _log = install_log(&self);
+                let _log = install_log(&mut self);
                 if let Err(error) = self.serve_stdio().await {
                     fail(&error);
                 }
@@ -141,7 +141,7 @@ impl Server {
                 stateless,
                 auth,
             } => {
-                let _log = install_log(&self);
+                let _log = install_log(&mut self);
                 let server = if stateless { self.stateless() } else { self };
                 #[cfg(feature = "auth")]
                 let server = match auth {
@@ -166,15 +166,49 @@ impl Server {
     }
 }
 
+impl Server {
+    /// Sets up now the log [`Server::run`] sets up when it starts (stderr,
+    /// filtered by `RUST_LOG`; with the `otel` feature, the OTLP export),
+    /// so that what happens before `run` is logged too: mounting upstreams
+    /// (the mounts' own lines and each upstream's stderr as it starts).
+    /// `run` then keeps using it. Does nothing if `main` installed a
+    /// `tracing` subscriber first. Needs the `stderr-log` feature (on by
+    /// default).
+    ///
+    /// ```no_run
+    /// use mcp_runtime::{Server, Upstream};
+    ///
+    /// # async fn run() -> std::io::Result<()> {
+    /// Server::new("front", "1.0.0")
+    ///     .log_to_stderr()
+    ///     .mount("w", Upstream::command("weather-server", ["--stdio"]))
+    ///     .await?
+    ///     .run()
+    ///     .await
+    /// # }
+    /// ```
+    #[cfg(feature = "stderr-log")]
+    pub fn log_to_stderr(mut self) -> Self {
+        if self.log.is_none() {
+            self.log = Some(log::install(self.name(), self.version()));
+        }
+        self
+    }
+}
+
 /// Installs the stderr log (and, with the `otel` feature, the OTLP
-/// export); what it returns is kept while serving.
+/// export), unless [`Server::log_to_stderr`] did; what it returns is kept
+/// while serving.
 #[cfg(feature = "stderr-log")]
-fn install_log(server: &Server) -> log::Guard {
-    log::install(server.name(), server.version())
+fn install_log(server: &mut Server) -> log::Guard {
+    match server.log.take() {
+        Some(guard) => guard,
+        None => log::install(server.name(), server.version()),
+    }
 }
 
 #[cfg(not(feature = "stderr-log"))]
-fn install_log(_: &Server) -> impl Sized + use<> {}
+fn install_log(_: &mut Server) -> impl Sized + use<> {}
 
 /// Reports a command line that cannot be obeyed, and exits 2.
 fn usage_error(error: &UsageError) -> ! {

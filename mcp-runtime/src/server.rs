@@ -50,6 +50,9 @@ pub struct Server {
     /// Set by [`Server::auth`]; made ready when the server starts.
     #[cfg(feature = "auth")]
     auth: Option<crate::auth::Auth>,
+    /// The log [`Server::log_to_stderr`] set up, kept until `run` ends.
+    #[cfg(feature = "stderr-log")]
+    pub(crate) log: Option<crate::cli::log::Guard>,
     /// What [`Server::mount`] mounted, and its followers.
     #[cfg(feature = "client")]
     pub(crate) mounts: crate::mount::Mounts,
@@ -77,6 +80,8 @@ impl Server {
             http: Default::default(),
             #[cfg(feature = "auth")]
             auth: None,
+            #[cfg(feature = "stderr-log")]
+            log: None,
             #[cfg(feature = "client")]
             mounts: Default::default(),
         }
