@@ -10,6 +10,7 @@
 //! ```
 
 mod buildcost;
+mod forward;
 mod httpclient;
 mod httpreport;
 mod httpsuite;
