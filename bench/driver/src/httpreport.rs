@@ -375,7 +375,12 @@ impl Section {
         let rows = self.rows(&peers);
         let mut out = String::from("\n## Streamable HTTP\n\n");
         out.push_str(&render(&rows, &peers));
-        out.push_str(&self.targets(&rows));
+        // The targets compare ours with other frameworks: not for a run of
+        // ours and its gateway alone (`bench/run --suite forward`).
+        if peers.iter().any(|p| p != "ours" && p != "gateway") || self.sizes.contains_key("weather")
+        {
+            out.push_str(&self.targets(&rows));
+        }
         out.push_str(&self.failures());
         out
     }

@@ -39,7 +39,9 @@ pub struct HttpPeer {
 /// The HTTP peers the driver knows, in the report's order. `rmcp` is
 /// served as rmcp's examples serve it (`axum::serve` on a plain
 /// `TcpListener`); `rmcp-nodelay` is the same binary with TCP_NODELAY set
-/// on each connection, which its examples leave out.
+/// on each connection, which its examples leave out. `gateway` is ours
+/// forwarding: an HTTP front (`ours-gateway`) mounting ours' stdio server,
+/// run only when asked for.
 pub fn known_peers() -> Vec<HttpPeer> {
     let peer = |name: &str, bin: &str, args: &[&str]| HttpPeer {
         name: name.into(),
@@ -51,7 +53,21 @@ pub fn known_peers() -> Vec<HttpPeer> {
         peer("rmcp", "rmcp-http", &[]),
         peer("rmcp-nodelay", "rmcp-http", &["--nodelay"]),
         peer("floor", "floor-http", &[]),
+        peer("gateway", "ours-gateway", &["--upstream", "ours-basic"]),
     ]
+}
+
+/// The peers run when none are named: the frameworks, not the gateway.
+pub fn default_peers() -> Vec<HttpPeer> {
+    known_peers()
+        .into_iter()
+        .filter(|p| p.name != "gateway")
+        .collect()
+}
+
+/// Whether a peer is built with mcp-runtime (its flags are `ours-http`'s).
+fn is_ours(peer: &HttpPeer) -> bool {
+    peer.name == "ours" || peer.name == "gateway"
 }
 
 /// Stateful (sessions) or stateless.
@@ -97,6 +113,13 @@ pub struct HttpPhase {
     pub driver_wait_us_per_call: f64,
     /// Connections the server closed and the client opened again.
     pub reconnects: u64,
+    /// A forwarding front's upstream (the process it spawned): its utime +
+    /// stime per call (/proc/PID/stat), not included in `cpu_us_per_call`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub upstream_cpu_us_per_call: Option<f64>,
+    /// The same from per-thread schedstat.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub upstream_cpu_sched_us_per_call: Option<f64>,
 }
 
 /// One load run: one server process, one mode, one workload.
@@ -115,6 +138,9 @@ pub struct HttpRun {
     pub clean_exit: Option<bool>,
     pub killed: Option<bool>,
     pub load1: Option<f64>,
+    /// A forwarding front's upstream: its VmHWM after the last phase.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub upstream_peak_rss_kib: Option<u64>,
 }
 
 /// One session run: N idle sessions in a fresh stateful server.
@@ -321,6 +347,8 @@ fn load_run(
     );
     let template = Arc::new(Template::new(workload.method, &workload.params));
     let initialize = initialize_template();
+    // A front's upstream, spawned before the front listens.
+    let mut upstream: Option<i32> = None;
     let measured = runtime.block_on(async {
         let mut first =
             first_initialize(addr, &initialize, stateful, Duration::from_secs(20), || {
@@ -328,6 +356,15 @@ fn load_run(
             })
             .await?;
         run.ttfr_ms = Some(server.spawned_at.elapsed().as_secs_f64() * 1e3);
+        upstream = server.children().first().copied();
+        let upstream_cpu = || {
+            upstream.map(|pid| {
+                (
+                    crate::process::cpu_ticks_ns_of(pid),
+                    crate::process::cpu_ns_of(pid),
+                )
+            })
+        };
         let (_, result) = first.call_value(&template).await?;
         if result.get("isError") == Some(&serde_json::Value::Bool(true)) {
             return Err(format!(
@@ -349,8 +386,10 @@ fn load_run(
             let (clients, _) = closed_loop(clients, &template, warm).await?;
             let cpu0 = (server.cpu_ticks_ns(), server.cpu_ns(), self_cpu_ns());
             let wait0 = (server.run_delay_ns(), self_run_delay_ns());
+            let up0 = upstream_cpu();
             let (clients, outcome) =
                 closed_loop(clients, &template, if n == 1 { one } else { many }).await?;
+            let up1 = upstream_cpu();
             let cpu1 = (server.cpu_ticks_ns(), server.cpu_ns(), self_cpu_ns());
             let wait1 = (server.run_delay_ns(), self_run_delay_ns());
             idle.splice(0..0, clients);
@@ -372,16 +411,23 @@ fn load_run(
                 server_wait_us_per_call: per_call(wait0.0, wait1.0),
                 driver_wait_us_per_call: per_call(wait0.1, wait1.1),
                 reconnects: outcome.reconnects,
+                upstream_cpu_us_per_call: up0.zip(up1).map(|(a, b)| per_call(a.0, b.0)),
+                upstream_cpu_sched_us_per_call: up0.zip(up1).map(|(a, b)| per_call(a.1, b.1)),
             });
         }
         run.peak_rss_kib = server.vm_hwm_kib();
         run.rss_kib = server.vm_rss_kib();
+        run.upstream_peak_rss_kib = upstream.and_then(crate::process::vm_hwm_kib_of);
         Ok::<(), Error>(())
     });
     let fired = watchdog.disarm();
     let exit = stop(server);
     run.clean_exit = Some(exit.clean);
     run.killed = Some(exit.killed);
+    if let Some(pid) = upstream {
+        // Left to us (a subreaper) when the front exited before reaping it.
+        crate::process::reap(pid, Duration::from_secs(5));
+    }
     if let Err(mut error) = measured {
         if fired {
             error = format!("timed out (killed by the watchdog): {error}");
@@ -420,7 +466,7 @@ fn sessions_run(
     };
     let mut args = vec!["--http".to_string(), addr.to_string()];
     args.extend(peer.args.iter().cloned());
-    if peer.name == "ours" {
+    if is_ours(peer) {
         // Room above the sessions opened (its default cap is 10,000).
         args.extend(["--max-sessions".to_string(), (sessions + 64).to_string()]);
     }
@@ -434,6 +480,7 @@ fn sessions_run(
     };
     let watchdog = Watchdog::arm(server.pid, Duration::from_secs(300));
     let initialize = Arc::new(initialize_template());
+    let mut upstream: Option<i32> = None;
     let echo = workloads::all()
         .into_iter()
         .find(|w| w.name == "echo")
@@ -444,6 +491,7 @@ fn sessions_run(
         })
         .await?;
         run.ttfr_ms = Some(server.spawned_at.elapsed().as_secs_f64() * 1e3);
+        upstream = server.children().first().copied();
         let mut ids: Vec<String> = first.session.clone().into_iter().collect();
         first.close();
         tokio::time::sleep(Duration::from_millis(200)).await;
@@ -516,6 +564,9 @@ fn sessions_run(
     let exit = stop(server);
     run.clean_exit = Some(exit.clean);
     run.killed = Some(exit.killed);
+    if let Some(pid) = upstream {
+        crate::process::reap(pid, Duration::from_secs(5));
+    }
     if let Err(mut error) = measured {
         if fired {
             error = format!("timed out (killed by the watchdog): {error}");
@@ -536,6 +587,9 @@ fn brief(run: &HttpRun) -> String {
             " | {:>2} clients {:>7.0} calls/s p50 {:>6.0} µs p99 {:>6.0} µs cpu {:>5.1} µs/call (driver {:>4.1})",
             p.clients, p.calls_per_s, p.p50_us, p.p99_us, p.cpu_us_per_call, p.driver_cpu_us_per_call
         ));
+        if let Some(cpu) = p.upstream_cpu_us_per_call {
+            out.push_str(&format!(" (+ upstream {cpu:.1} µs/call)"));
+        }
     }
     out
 }

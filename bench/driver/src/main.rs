@@ -10,6 +10,7 @@
 //! ```
 
 mod buildcost;
+mod forward;
 mod httpclient;
 mod httpreport;
 mod httpsuite;
@@ -109,9 +110,12 @@ fn run(command: &str, args: &Args) -> Result<(), String> {
         )
         .map_err(|e| e.to_string()),
         "suite" => {
+            // A forwarding front's upstream outlives the front by a moment:
+            // it is reaped here, with its rusage.
+            process::become_subreaper();
             let wanted = args.list("peers");
             let wanted = if wanted.is_empty() {
-                suite::known_peers().into_iter().map(|p| p.name).collect()
+                suite::default_peers().into_iter().map(|p| p.name).collect()
             } else {
                 wanted
             };
@@ -141,10 +145,11 @@ fn run(command: &str, args: &Args) -> Result<(), String> {
             suite::run(&options).map_err(|e| e.to_string())
         }
         "http" => {
+            process::become_subreaper();
             let known = httpsuite::known_peers();
             let wanted = args.list("peers");
             let peers = if wanted.is_empty() {
-                known.clone()
+                httpsuite::default_peers()
             } else {
                 wanted
                     .iter()

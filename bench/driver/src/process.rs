@@ -84,7 +84,8 @@ impl Server {
 
     /// Sends `signal` (SIGINT asks an HTTP server to shut down).
     pub fn signal(&self, signal: i32) {
-        // SAFETY: as in Server::kill.
+        // SAFETY: kill has no memory-safety preconditions; the pid is our
+        // unreaped child, so it cannot have been reused.
         unsafe {
             libc::kill(self.pid, signal);
         }
@@ -100,7 +101,7 @@ impl Server {
     /// only has clock ticks). Threads that exited are not counted, so
     /// this is read around phases during which the servers' threads persist.
     pub fn cpu_ns(&self) -> u64 {
-        schedstat_sum(&format!("/proc/{}/task", self.pid), 0)
+        cpu_ns_of(self.pid)
     }
 
     /// Time the server's threads spent runnable but waiting for a CPU, in
@@ -112,23 +113,7 @@ impl Server {
     /// utime + stime of the process from /proc/PID/stat, in nanoseconds
     /// (clock-tick resolution, but includes threads that exited).
     pub fn cpu_ticks_ns(&self) -> u64 {
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{}/stat", self.pid)) else {
-            return 0;
-        };
-        // Fields after the command name, which is in parentheses and may hold spaces.
-        let Some(rest) = stat.rfind(')').map(|i| &stat[i + 1..]) else {
-            return 0;
-        };
-        let fields: Vec<&str> = rest.split_whitespace().collect();
-        // utime and stime are fields 14 and 15 of the whole line; `rest`
-        // starts at field 3.
-        let ticks: u64 = [11, 12]
-            .iter()
-            .filter_map(|&i| fields.get(i)?.parse::<u64>().ok())
-            .sum();
-        // SAFETY: sysconf has no preconditions.
-        let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as u64;
-        ticks * 1_000_000_000 / hz
+        cpu_ticks_ns_of(self.pid)
     }
 
     /// The peak resident set size so far (VmHWM), KiB.
@@ -136,13 +121,10 @@ impl Server {
         status_field(self.pid, "VmHWM:")
     }
 
-    /// Sends SIGKILL.
-    pub fn kill(&self) {
-        // SAFETY: kill has no memory-safety preconditions; the pid is our
-        // unreaped child, so it cannot have been reused.
-        unsafe {
-            libc::kill(self.pid, libc::SIGKILL);
-        }
+    /// The processes this server spawned (a forwarding front's upstream),
+    /// found by their parent pid.
+    pub fn children(&self) -> Vec<i32> {
+        children_of(self.pid)
     }
 
     /// Closes stdin, waits up to `grace` for the server to exit (then kills
@@ -150,33 +132,108 @@ impl Server {
     pub fn finish(mut self, grace: Duration) -> Exit {
         drop(self.stdin.take());
         drop(self.stdout.take());
-        let deadline = Instant::now() + grace;
-        let mut killed = false;
-        loop {
-            let flags = if killed { 0 } else { libc::WNOHANG };
-            let mut status = 0;
-            // SAFETY: all-zero is a valid rusage.
-            let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-            // SAFETY: valid pointers to local variables; pid is our child.
-            let reaped = unsafe { libc::wait4(self.pid, &mut status, flags, &mut usage) };
-            if reaped == self.pid {
-                let tv = |t: libc::timeval| t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64;
-                return Exit {
-                    cpu_us: tv(usage.ru_utime) + tv(usage.ru_stime),
-                    maxrss_kib: usage.ru_maxrss.max(0) as u64,
-                    clean: !killed && libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
-                    killed,
-                };
+        reap(self.pid, grace).unwrap_or_default()
+    }
+}
+
+/// utime + stime of process `pid` from /proc/PID/stat, in nanoseconds
+/// (clock-tick resolution, but includes threads that exited).
+pub fn cpu_ticks_ns_of(pid: i32) -> u64 {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return 0;
+    };
+    // Fields after the command name, which is in parentheses and may hold spaces.
+    let Some(rest) = stat.rfind(')').map(|i| &stat[i + 1..]) else {
+        return 0;
+    };
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    // utime and stime are fields 14 and 15 of the whole line; `rest`
+    // starts at field 3.
+    let ticks: u64 = [11, 12]
+        .iter()
+        .filter_map(|&i| fields.get(i)?.parse::<u64>().ok())
+        .sum();
+    // SAFETY: sysconf has no preconditions.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as u64;
+    ticks * 1_000_000_000 / hz
+}
+
+/// CPU time of all the threads of process `pid` so far, in nanoseconds
+/// (schedstat: live threads only).
+pub fn cpu_ns_of(pid: i32) -> u64 {
+    schedstat_sum(&format!("/proc/{pid}/task"), 0)
+}
+
+/// The peak resident set size of process `pid` so far (VmHWM), KiB.
+pub fn vm_hwm_kib_of(pid: i32) -> Option<u64> {
+    status_field(pid, "VmHWM:")
+}
+
+/// The processes whose parent is `pid`.
+pub fn children_of(pid: i32) -> Vec<i32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|&child| {
+            std::fs::read_to_string(format!("/proc/{child}/stat"))
+                .ok()
+                .and_then(|stat| {
+                    let rest = &stat[stat.rfind(')')? + 1..];
+                    rest.split_whitespace().nth(1)?.parse::<i32>().ok()
+                })
+                == Some(pid)
+        })
+        .collect()
+}
+
+/// Makes this process the reaper of its orphaned descendants: a
+/// forwarding front's upstream, left behind when the front exits, becomes
+/// our child, so that [`reap`] gets its rusage.
+pub fn become_subreaper() {
+    // SAFETY: prctl with PR_SET_CHILD_SUBREAPER takes an integer argument
+    // and touches no memory of ours.
+    unsafe {
+        libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+    }
+}
+
+/// Waits up to `grace` for process `pid` to exit (then kills it) and reaps
+/// it with its rusage, if it is our child; `None` if it is not (its parent
+/// reaped it: its rusage went to that parent's).
+pub fn reap(pid: i32, grace: Duration) -> Option<Exit> {
+    let deadline = Instant::now() + grace;
+    let mut killed = false;
+    loop {
+        let flags = if killed { 0 } else { libc::WNOHANG };
+        let mut status = 0;
+        // SAFETY: all-zero is a valid rusage.
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: valid pointers to local variables.
+        let reaped = unsafe { libc::wait4(pid, &mut status, flags, &mut usage) };
+        if reaped == pid {
+            let tv = |t: libc::timeval| t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64;
+            return Some(Exit {
+                cpu_us: tv(usage.ru_utime) + tv(usage.ru_stime),
+                maxrss_kib: usage.ru_maxrss.max(0) as u64,
+                clean: !killed && libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+                killed,
+            });
+        }
+        if reaped < 0 {
+            return None;
+        }
+        if Instant::now() >= deadline {
+            // SAFETY: kill has no memory-safety preconditions; `pid` is
+            // our unreaped child.
+            unsafe {
+                libc::kill(pid, libc::SIGKILL);
             }
-            if reaped < 0 {
-                return Exit::default();
-            }
-            if Instant::now() >= deadline {
-                self.kill();
-                killed = true;
-            } else {
-                std::thread::sleep(Duration::from_millis(1));
-            }
+            killed = true;
+        } else {
+            std::thread::sleep(Duration::from_millis(1));
         }
     }
 }
@@ -243,7 +300,7 @@ impl Watchdog {
         let (tx, rx) = std::sync::mpsc::channel::<()>();
         let thread = std::thread::spawn(move || {
             if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = rx.recv_timeout(limit) {
-                // SAFETY: as in Server::kill; the run still holds the unreaped child.
+                // SAFETY: as in Server::signal; the run still holds the unreaped child.
                 unsafe {
                     libc::kill(pid, libc::SIGKILL);
                 }

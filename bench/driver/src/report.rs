@@ -515,6 +515,7 @@ pub fn report(dir: &Path) -> String {
     if let Some(http) = &http {
         out.push_str(&http.render());
     }
+    out.push_str(&crate::forward::render_section(dir));
     out
 }
 

@@ -22,7 +22,9 @@ pub struct Peer {
 
 /// The peers the driver knows. `rmcp-pipes` is rmcp served over
 /// `transport::stdio_pipes()`, which its docs recommend when both streams
-/// are pipes; `rmcp` uses the default `transport::stdio()`.
+/// are pipes; `rmcp` uses the default `transport::stdio()`. `chain` is not
+/// a framework but ours forwarding: a stdio front (`ours-chain`) mounting
+/// ours' server, run only when asked for (see [`FRONTS`]).
 pub fn known_peers() -> Vec<Peer> {
     let plain = |name: &str| Peer {
         name: name.into(),
@@ -39,7 +41,29 @@ pub fn known_peers() -> Vec<Peer> {
         },
         plain("flymcp"),
         plain("floor"),
+        Peer {
+            name: "chain".into(),
+            basic: (
+                "ours-chain".into(),
+                vec!["--upstream".into(), "ours-basic".into()],
+            ),
+            many: (
+                "ours-chain".into(),
+                vec!["--upstream".into(), "ours-many".into()],
+            ),
+        },
     ]
+}
+
+/// The peers that forward to `ours` rather than serve: not run unless named.
+pub const FRONTS: [&str; 1] = ["chain"];
+
+/// The peers run when none are named: the frameworks.
+pub fn default_peers() -> Vec<Peer> {
+    known_peers()
+        .into_iter()
+        .filter(|p| !FRONTS.contains(&p.name.as_str()))
+        .collect()
 }
 
 pub struct Options {
@@ -64,6 +88,10 @@ pub struct Phase {
     pub cpu_us_per_call: f64,
     /// The same from /proc/PID/stat (tick resolution, includes exited threads).
     pub cpu_ticks_us_per_call: f64,
+    /// A forwarding front's upstream (the process it spawned): its CPU per
+    /// call (schedstat), not included in `cpu_us_per_call`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub upstream_cpu_us_per_call: Option<f64>,
 }
 
 /// One run: one server process, one workload.
@@ -85,6 +113,14 @@ pub struct Run {
     pub clean_exit: Option<bool>,
     /// It did not exit within 10 s of stdin closing and was killed.
     pub killed: Option<bool>,
+    /// A forwarding front's upstream: its VmHWM after the last phase.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub upstream_peak_rss_kib: Option<u64>,
+    /// Its CPU time over its whole life (wait4), when the driver reaped it
+    /// (the front exited first, leaving it to the driver, a subreaper);
+    /// when the front reaped it, `total_cpu_ms` includes it instead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub upstream_total_cpu_ms: Option<f64>,
     pub notifications: u64,
     pub in_flight: u64,
     /// The 1-minute load average when the run started (the machine's other
@@ -142,6 +178,8 @@ fn run_one(
         return run;
     };
     let mut conn = Conn::new(stdin, stdout);
+    // A front's upstream, spawned before the front answers `initialize`.
+    let mut upstream: Option<i32> = None;
     let measured = (|| -> Result<(), String> {
         let initialize = Template::new(
             "initialize",
@@ -158,6 +196,8 @@ fn run_one(
             return Err(format!("initialize negotiated something else: {init}"));
         }
         conn.notify("notifications/initialized")?;
+        upstream = server.children().first().copied();
+        let upstream_cpu = || upstream.map(crate::process::cpu_ns_of);
 
         let [warm, seq, pipe] = workload.counts.map(|c| scale(c, options.quick));
         let first = conn.call_value(template)?;
@@ -170,12 +210,16 @@ fn run_one(
         (workload.check)(&first)?;
         conn.pipelined(template, warm, options.in_flight, Duration::from_secs(10))?;
 
-        let cpu0 = (server.cpu_ns(), server.cpu_ticks_ns());
+        let cpu0 = (server.cpu_ns(), server.cpu_ticks_ns(), upstream_cpu());
         let times = conn.sequential(template, seq, seq_time)?;
-        let cpu1 = (server.cpu_ns(), server.cpu_ticks_ns());
+        let cpu1 = (server.cpu_ns(), server.cpu_ticks_ns(), upstream_cpu());
         let pipelined = conn.pipelined(template, pipe, options.in_flight, pipe_time)?;
-        let cpu2 = (server.cpu_ns(), server.cpu_ticks_ns());
+        let cpu2 = (server.cpu_ns(), server.cpu_ticks_ns(), upstream_cpu());
         run.peak_rss_kib = server.vm_hwm_kib();
+        run.upstream_peak_rss_kib = upstream.and_then(crate::process::vm_hwm_kib_of);
+        let upstream_per_call = |a: Option<u64>, b: Option<u64>, calls: u64| {
+            Some(b?.saturating_sub(a?) as f64 / 1e3 / calls as f64)
+        };
 
         let mut sorted = times.clone();
         sorted.sort_unstable();
@@ -193,6 +237,7 @@ fn run_one(
             p99_us: Some(quantile(0.99)),
             cpu_us_per_call: cpu1.0.saturating_sub(cpu0.0) as f64 / 1e3 / seq_calls as f64,
             cpu_ticks_us_per_call: cpu1.1.saturating_sub(cpu0.1) as f64 / 1e3 / seq_calls as f64,
+            upstream_cpu_us_per_call: upstream_per_call(cpu0.2, cpu1.2, seq_calls),
         });
         let wall = pipelined.wall.as_secs_f64();
         run.pipelined = Some(Phase {
@@ -205,6 +250,7 @@ fn run_one(
             cpu_ticks_us_per_call: cpu2.1.saturating_sub(cpu1.1) as f64
                 / 1e3
                 / pipelined.calls as f64,
+            upstream_cpu_us_per_call: upstream_per_call(cpu1.2, cpu2.2, pipelined.calls),
         });
         Ok(())
     })();
@@ -216,6 +262,11 @@ fn run_one(
     run.total_cpu_ms = Some(exit.cpu_us as f64 / 1e3);
     run.clean_exit = Some(exit.clean);
     run.killed = Some(exit.killed);
+    if let Some(pid) = upstream {
+        // Left to us (a subreaper) when the front exited before reaping it.
+        run.upstream_total_cpu_ms =
+            crate::process::reap(pid, Duration::from_secs(5)).map(|e| e.cpu_us as f64 / 1e3);
+    }
     if let Err(mut error) = measured {
         if fired {
             error = format!("timed out (killed by the watchdog): {error}");
@@ -241,8 +292,12 @@ fn brief(run: &Run) -> String {
     let (Some(seq), Some(pipe)) = (&run.sequential, &run.pipelined) else {
         return String::new();
     };
+    let upstream = pipe
+        .upstream_cpu_us_per_call
+        .map(|cpu| format!("  (+ upstream {cpu:.1} µs/call)"))
+        .unwrap_or_default();
     format!(
-        "{:>9.0} calls/s  p50 {:>7.1} µs  p99 {:>7.1} µs  cpu {:>6.1} µs/call  rss {:>6.1} MiB  init {:>5.1} ms",
+        "{:>9.0} calls/s  p50 {:>7.1} µs  p99 {:>7.1} µs  cpu {:>6.1} µs/call  rss {:>6.1} MiB  init {:>5.1} ms{upstream}",
         pipe.calls_per_s,
         seq.p50_us.unwrap_or(0.0),
         seq.p99_us.unwrap_or(0.0),
