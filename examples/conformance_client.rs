@@ -19,8 +19,8 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use mcp_runtime::client::{Client, ClientError, HttpOptions};
-use mcp_runtime::serde_json::{Value, json};
+use mcp_runtime::client::{Client, ClientError, Elicitation, HttpOptions};
+use mcp_runtime::serde_json::{Map, Value, json};
 use tracing_subscriber::filter::LevelFilter;
 
 /// How long each request may wait: well within the suite's 30 s per
@@ -108,7 +108,15 @@ async fn run(scenario: &str, url: &str) -> Result<(), Failure> {
 
 async fn connect(scenario: &str, url: &str) -> Result<Client, Failure> {
     let options = HttpOptions::new(url).timeout(REQUEST_TIMEOUT);
-    Client::connect_http(options)
+    Client::builder()
+        .client_info("mcp-runtime-conformance-client", env!("CARGO_PKG_VERSION"))
+        // A user who accepts without typing anything: the schema's
+        // defaults are what the client sends (SEP-1034).
+        .on_elicitation(|request| async move {
+            tracing::info!(message = %request.message, "the server asks; accepting the defaults");
+            Elicitation::Accept(Map::new())
+        })
+        .connect_http(options)
         .await
         .map_err(|error| match &error {
             ClientError::Http { status: 401, .. } if scenario.starts_with("auth/") => format!(
@@ -202,8 +210,8 @@ async fn json_schema_preservation(client: &Client) -> Result<(), Failure> {
 
 /// The tool asks the client to fill in a form (`elicitation/create`) whose
 /// fields all have defaults; the client must answer with the defaults
-/// applied. The client does not answer elicitation requests yet, so the
-/// server's checks fail (the scenario is an expected failure).
+/// applied: the handler accepts with nothing typed, and the client fills
+/// in each field's `default`.
 async fn elicitation_defaults(client: &Client) -> Result<(), Failure> {
     let text = list_then_call(client, "test_client_elicitation_defaults", json!({})).await?;
     if !text.starts_with("Elicitation completed") {

@@ -251,6 +251,49 @@ async fn requests_from_the_server_are_answered() {
 // sh scripts the server.
 #[cfg(unix)]
 #[tokio::test]
+async fn a_question_from_the_server_is_answered_by_the_handler_with_defaults() {
+    // The server checks the capability and the client's name in
+    // `initialize`, asks a question (`elicitation/create`) whose schema has
+    // defaults, and answers our call with whether the answer had the
+    // handler's value and the defaults it left out.
+    let script = r#"
+        read -r init
+        ok=no
+        case "$init" in *'"capabilities":{"elicitation":{}}'*'"clientInfo":{"name":"planner","version":"2.0"}'*) ok=yes;; esac
+        echo '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"asking","version":"0"}}}'
+        read -r initialized
+        read -r call
+        echo '{"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":{"message":"Where to?","requestedSchema":{"type":"object","properties":{"city":{"type":"string"},"days":{"type":"integer","default":3},"unit":{"type":"string","enum":["metric","imperial"],"default":"metric"}},"required":["city"]}}}'
+        read -r answer
+        t="$ok-missing"
+        case "$answer" in *'"id":"e1","result":{"action":"accept","content":{"city":"Oslo","days":3,"unit":"metric"}}'*) t="$ok-answered";; esac
+        echo '{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"'$t'"}]}}'
+        read -r line
+    "#;
+    let mut command = Command::new("sh");
+    command.args(["-c", script]);
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let record = Arc::clone(&asked);
+    let client = Client::builder()
+        .client_info("planner", "2.0")
+        .on_elicitation(move |request| {
+            record.lock().unwrap().push(request.message.clone());
+            async move {
+                let mut answer = serde_json::Map::new();
+                answer.insert("city".into(), json!("Oslo"));
+                mcp_runtime::client::Elicitation::Accept(answer)
+            }
+        })
+        .spawn(command);
+    let client = within(client).await.unwrap();
+    let result = within(client.call_tool("plan", json!({}))).await.unwrap();
+    assert_eq!(text_of(&result.content), "yes-answered");
+    assert_eq!(*asked.lock().unwrap(), ["Where to?"]);
+}
+
+// sh scripts the server.
+#[cfg(unix)]
+#[tokio::test]
 async fn lists_follow_next_cursor() {
     let pages = r#"
         read -r line

@@ -1,22 +1,17 @@
 //! [`Client`]: connecting (the handshake) and the typed calls.
 
-use std::ffi::OsStr;
 use std::sync::Arc;
 use std::time::Duration;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
-use tokio::process::Command;
 use tokio::task::JoinHandle;
 
 use crate::client::error::ClientError;
-use crate::client::http::HttpTransport;
-use crate::client::http_options::HttpOptions;
 use crate::client::notification::Notifications;
-use crate::client::session::{ProgressFn, Session};
-use crate::client::stdio::StdioTransport;
-use crate::client::transport::{INBOUND_CAPACITY, Received, Transport};
+use crate::client::session::{Handlers, ProgressFn, Session};
+use crate::client::transport::{Received, Transport};
 use crate::client::types::{
     Completion, CompletionRef, PromptInfo, ResourceInfo, ResourceTemplateInfo, ServerCapabilities,
     ServerInfo, ToolInfo,
@@ -39,36 +34,12 @@ pub struct Client {
     instructions: Option<String>,
 }
 
-impl Client {
-    /// Connects to the Streamable HTTP server at `url` (its MCP endpoint,
-    /// such as `http://127.0.0.1:8080/mcp`) and initializes a session.
-    pub async fn http(url: impl Into<String>) -> Result<Client, ClientError> {
-        Client::connect_http(HttpOptions::new(url)).await
-    }
-
-    /// Connects to a Streamable HTTP server as `options` say and
-    /// initializes a session.
-    ///
-    /// Every message is POSTed with `Mcp-Session-Id` and
-    /// `MCP-Protocol-Version` once the session began. An answer streamed
-    /// as server-sent events that drops before the response is resumed
-    /// with `Last-Event-ID` after the server's `retry` delay; a GET stream,
-    /// reopened when it drops, carries what the server sends on its own
-    /// (this returns once the server answered that GET, so that nothing it
-    /// sends there after the handshake is missed). When the server forgot the session
-    /// (404), the client initializes a new one and sends the message again.
-    /// An HTTP error (401 without a valid token…) fails the call with
-    /// [`ClientError::Http`]; [`Client::close`] ends the session (DELETE).
-    pub async fn connect_http(options: HttpOptions) -> Result<Client, ClientError> {
-        let (inbound, receiver) = tokio::sync::mpsc::channel(INBOUND_CAPACITY);
-        let timeout = options.timeout;
-        let transport = HttpTransport::new(options, inbound)?;
-        let client = Client::connect(Box::new(transport), receiver).await?;
-        if let Some(timeout) = timeout {
-            client.set_timeout(timeout);
-        }
-        Ok(client)
-    }
+/// What `initialize` says about the client, and what it answers the
+/// server's requests with.
+pub(crate) struct Handshake {
+    pub(crate) client_info: Value,
+    pub(crate) capabilities: Value,
+    pub(crate) handlers: Handlers,
 }
 
 impl Drop for Client {
@@ -79,48 +50,19 @@ impl Drop for Client {
     }
 }
 
-/// The `clientInfo` this client sends.
-const CLIENT_NAME: &str = "mcp-runtime";
-
 impl Client {
-    /// Spawns `program` with `args` as a stdio server and initializes it.
-    pub async fn stdio<I, S>(program: impl AsRef<OsStr>, args: I) -> Result<Client, ClientError>
-    where
-        I: IntoIterator<Item = S>,
-        S: AsRef<OsStr>,
-    {
-        let mut command = Command::new(program);
-        command.args(args);
-        Client::spawn(command).await
-    }
-
-    /// Spawns `command` as a stdio server (its stdin, stdout and stderr are
-    /// piped: stdout carries the protocol, each stderr line goes to
-    /// `tracing` under the target `mcp_runtime::client::stderr`) and
-    /// initializes it.
-    pub async fn spawn(command: Command) -> Result<Client, ClientError> {
-        let program = command.as_std().get_program();
-        let name = std::path::Path::new(program)
-            .file_name()
-            .unwrap_or(program)
-            .to_string_lossy()
-            .into_owned();
-        let (inbound, receiver) = tokio::sync::mpsc::channel(INBOUND_CAPACITY);
-        let transport = StdioTransport::spawn(command, name, inbound)?;
-        Client::connect(Box::new(transport), receiver).await
-    }
-
     /// Initializes a session over `transport`, whose messages arrive on
     /// `inbound`.
     pub(crate) async fn connect(
         transport: Box<dyn Transport>,
         inbound: tokio::sync::mpsc::Receiver<Received>,
+        setup: &Handshake,
     ) -> Result<Client, ClientError> {
-        let (session, reader) = Session::start(transport, inbound);
+        let (session, reader) = Session::start(transport, inbound, setup.handlers.clone());
         let params = json!({
             "protocolVersion": ProtocolVersion::LATEST.as_str(),
-            "capabilities": {},
-            "clientInfo": { "name": CLIENT_NAME, "version": env!("CARGO_PKG_VERSION") },
+            "capabilities": setup.capabilities,
+            "clientInfo": setup.client_info,
         });
         let answer = session.request("initialize", params, None, false).await;
         let mut client = Client {

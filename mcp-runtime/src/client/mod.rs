@@ -66,9 +66,14 @@
 //! branch, a task aborted) is cancelled: the server is sent
 //! `notifications/cancelled`. When the server exits, every call still
 //! waiting fails with [`ClientError::Closed`]: nothing waits forever. The
-//! server's own `ping` requests are answered.
+//! server's own `ping` requests are answered; its questions to the user
+//! (`elicitation/create`) are answered by the handler given to
+//! [`ClientBuilder::on_elicitation`], which also names the client
+//! ([`ClientBuilder::client_info`]); other requests get -32601.
 
 mod api;
+mod builder;
+mod elicitation;
 mod error;
 mod http;
 mod http_options;
@@ -80,6 +85,8 @@ mod transport;
 mod types;
 
 pub use self::api::Client;
+pub use self::builder::ClientBuilder;
+pub use self::elicitation::{Elicitation, ElicitationRequest};
 pub use self::error::ClientError;
 pub use self::http_options::HttpOptions;
 pub use self::notification::{Notification, Notifications};

@@ -17,6 +17,7 @@ use serde_json::{Value, json};
 use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio::task::JoinHandle;
 
+use crate::client::elicitation::{self, ElicitationHandler};
 use crate::client::error::ClientError;
 use crate::client::notification::{NOTIFICATION_CAPACITY, Notification};
 use crate::client::transport::{Received, Transport};
@@ -41,6 +42,12 @@ struct Table {
     waiting: HashMap<u64, Pending>,
 }
 
+/// What the session answers the server's requests with, besides `ping`.
+#[derive(Clone, Default)]
+pub(crate) struct Handlers {
+    pub(crate) elicitation: Option<ElicitationHandler>,
+}
+
 pub(crate) struct Session {
     transport: Box<dyn Transport>,
     next_id: AtomicU64,
@@ -49,6 +56,8 @@ pub(crate) struct Session {
     notifications: Mutex<Option<broadcast::Sender<Notification>>>,
     timeout_ms: AtomicU64,
     runtime: tokio::runtime::Handle,
+    /// What the server's requests are answered with.
+    handlers: Handlers,
 }
 
 impl Session {
@@ -57,6 +66,7 @@ impl Session {
     pub(crate) fn start(
         transport: Box<dyn Transport>,
         inbound: mpsc::Receiver<Received>,
+        handlers: Handlers,
     ) -> (Arc<Session>, JoinHandle<()>) {
         let (notifications, _) = broadcast::channel(NOTIFICATION_CAPACITY);
         let session = Arc::new(Session {
@@ -69,6 +79,7 @@ impl Session {
             notifications: Mutex::new(Some(notifications)),
             timeout_ms: AtomicU64::new(DEFAULT_TIMEOUT.as_millis() as u64),
             runtime: tokio::runtime::Handle::current(),
+            handlers,
         });
         let reader = tokio::spawn(read(Arc::clone(&session), inbound));
         (session, reader)
@@ -200,7 +211,9 @@ impl Session {
         match message {
             Message::Response { id, result, error } => self.answer(id, result, error),
             Message::Notification { method, params } => self.notification(&method, params),
-            Message::Request { id, method, .. } => self.serve(id, &method),
+            Message::Request {
+                id, method, params, ..
+            } => self.serve(id, &method, params),
             Message::Invalid { reason, .. } => {
                 tracing::warn!(reason, "the server sent an invalid message");
             }
@@ -297,8 +310,27 @@ impl Session {
         true
     }
 
-    /// Answers a request from the server: `ping`, and -32601 for the rest.
-    fn serve(self: &Arc<Self>, id: RequestId, method: &str) {
+    /// Answers a request from the server: `ping`, `elicitation/create`
+    /// when a handler was given, and -32601 for the rest.
+    fn serve(self: &Arc<Self>, id: RequestId, method: &str, params: Option<&RawValue>) {
+        if method == "elicitation/create"
+            && let Some(handler) = self.handlers.elicitation.clone()
+        {
+            let params: Value = params
+                .and_then(|p| serde_json::from_str(p.get()).ok())
+                .unwrap_or(Value::Null);
+            let session = Arc::clone(self);
+            // The user may take a while: the reader goes on meanwhile.
+            self.runtime.spawn(async move {
+                let request = elicitation::request(params);
+                let schema = request.requested_schema.clone();
+                let answer = handler(request).await;
+                let mut reply = Vec::new();
+                jsonrpc::write_result(&mut reply, &id, &elicitation::result(answer, &schema));
+                let _ = session.transport.send(reply).await;
+            });
+            return;
+        }
         let mut reply = Vec::new();
         if method == "ping" {
             jsonrpc::write_result(&mut reply, &id, &json!({}));

@@ -1,0 +1,195 @@
+//! [`ClientBuilder`]: a client with a name of its own, or one that answers
+//! the server's questions, then connected like [`Client`]'s constructors.
+
+use std::ffi::OsStr;
+use std::future::Future;
+
+use serde_json::{Value, json};
+use tokio::process::Command;
+
+use crate::client::api::{Client, Handshake};
+use crate::client::elicitation::{self, Elicitation, ElicitationHandler, ElicitationRequest};
+use crate::client::error::ClientError;
+use crate::client::http::HttpTransport;
+use crate::client::http_options::HttpOptions;
+use crate::client::session::Handlers;
+use crate::client::stdio::StdioTransport;
+use crate::client::transport::INBOUND_CAPACITY;
+
+impl Client {
+    /// Connects to the Streamable HTTP server at `url` (its MCP endpoint,
+    /// such as `http://127.0.0.1:8080/mcp`) and initializes a session.
+    pub async fn http(url: impl Into<String>) -> Result<Client, ClientError> {
+        ClientBuilder::default().http(url).await
+    }
+
+    /// Connects to a Streamable HTTP server as `options` say and
+    /// initializes a session.
+    ///
+    /// Every message is POSTed with `Mcp-Session-Id` and
+    /// `MCP-Protocol-Version` once the session began. An answer streamed
+    /// as server-sent events that drops before the response is resumed
+    /// with `Last-Event-ID`; a GET stream, reopened when it drops, carries
+    /// what the server sends on its own. When the server forgot the session
+    /// (404), the client initializes a new one and sends the message again.
+    /// An HTTP error (401 without a valid token…) fails the call with
+    /// [`ClientError::Http`]; [`Client::close`] ends the session (DELETE).
+    pub async fn connect_http(options: HttpOptions) -> Result<Client, ClientError> {
+        ClientBuilder::default().connect_http(options).await
+    }
+
+    /// A client with a name of its own, or that answers the server's
+    /// questions: see [`ClientBuilder`].
+    pub fn builder() -> ClientBuilder {
+        ClientBuilder::default()
+    }
+}
+
+impl Client {
+    /// Spawns `program` with `args` as a stdio server and initializes it.
+    pub async fn stdio<I, S>(program: impl AsRef<OsStr>, args: I) -> Result<Client, ClientError>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        ClientBuilder::default().stdio(program, args).await
+    }
+
+    /// Spawns `command` as a stdio server (its stdin, stdout and stderr are
+    /// piped: stdout carries the protocol, each stderr line goes to
+    /// `tracing` under the target `mcp_runtime::client::stderr`) and
+    /// initializes it.
+    pub async fn spawn(command: Command) -> Result<Client, ClientError> {
+        ClientBuilder::default().spawn(command).await
+    }
+}
+
+/// How a [`Client`] presents itself and what it answers, before it
+/// connects: [`Client::builder`], then one of the connecting methods.
+///
+/// ```no_run
+/// use mcp_runtime::client::{Client, ClientError, Elicitation};
+/// use mcp_runtime::serde_json::{Map, json};
+///
+/// # async fn run() -> Result<(), ClientError> {
+/// let client = Client::builder()
+///     .client_info("trip-planner", "2.1.0")
+///     // Questions the server asks the user (`elicitation/create`).
+///     .on_elicitation(|request| async move {
+///         tracing::info!(message = %request.message, "the server asks");
+///         let mut answer = Map::new();
+///         answer.insert("confirm".into(), json!(true));
+///         // Properties left out get their schema's `default`.
+///         Elicitation::Accept(answer)
+///     })
+///     .stdio("weather-server", ["--stdio"])
+///     .await?;
+/// # let _ = client;
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone, Default)]
+pub struct ClientBuilder {
+    name: Option<(String, String)>,
+    elicitation: Option<ElicitationHandler>,
+}
+
+impl ClientBuilder {
+    /// The `clientInfo` sent in `initialize` (default: `mcp-runtime` and
+    /// this crate's version).
+    pub fn client_info(mut self, name: impl Into<String>, version: impl Into<String>) -> Self {
+        self.name = Some((name.into(), version.into()));
+        self
+    }
+
+    /// Answers the server's `elicitation/create` requests with `handler`,
+    /// and declares the `elicitation` capability. An accepted answer that
+    /// leaves out a property whose schema has a `default` is sent with
+    /// the default (SEP-1034). Without a handler, such a request is
+    /// answered -32601 and the capability is not declared.
+    pub fn on_elicitation<F, Fut>(mut self, handler: F) -> Self
+    where
+        F: Fn(ElicitationRequest) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Elicitation> + Send + 'static,
+    {
+        self.elicitation = Some(elicitation::handler(handler));
+        self
+    }
+
+    /// Spawns `program` with `args` as a stdio server and initializes it
+    /// (see [`Client::stdio`]).
+    pub async fn stdio<I, S>(
+        self,
+        program: impl AsRef<OsStr>,
+        args: I,
+    ) -> Result<Client, ClientError>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        let mut command = Command::new(program);
+        command.args(args);
+        self.spawn(command).await
+    }
+
+    /// Spawns `command` as a stdio server and initializes it (see
+    /// [`Client::spawn`]).
+    pub async fn spawn(self, command: Command) -> Result<Client, ClientError> {
+        let program = command.as_std().get_program();
+        let name = std::path::Path::new(program)
+            .file_name()
+            .unwrap_or(program)
+            .to_string_lossy()
+            .into_owned();
+        let (inbound, receiver) = tokio::sync::mpsc::channel(INBOUND_CAPACITY);
+        let transport = StdioTransport::spawn(command, name, inbound)?;
+        Client::connect(Box::new(transport), receiver, &self.handshake()).await
+    }
+
+    /// Connects to the Streamable HTTP server at `url` (see
+    /// [`Client::http`]).
+    pub async fn http(self, url: impl Into<String>) -> Result<Client, ClientError> {
+        self.connect_http(HttpOptions::new(url)).await
+    }
+
+    /// Connects to a Streamable HTTP server as `options` say (see
+    /// [`Client::connect_http`]).
+    pub async fn connect_http(self, options: HttpOptions) -> Result<Client, ClientError> {
+        let (inbound, receiver) = tokio::sync::mpsc::channel(INBOUND_CAPACITY);
+        let timeout = options.timeout;
+        let transport = HttpTransport::new(options, inbound)?;
+        let client = Client::connect(Box::new(transport), receiver, &self.handshake()).await?;
+        if let Some(timeout) = timeout {
+            client.set_timeout(timeout);
+        }
+        Ok(client)
+    }
+
+    /// What `initialize` will say, and the handlers the session uses.
+    fn handshake(&self) -> Handshake {
+        let mut capabilities = serde_json::Map::new();
+        if self.elicitation.is_some() {
+            capabilities.insert("elicitation".into(), json!({}));
+        }
+        let client_info = match &self.name {
+            Some((name, version)) => json!({ "name": name, "version": version }),
+            None => json!({ "name": "mcp-runtime", "version": env!("CARGO_PKG_VERSION") }),
+        };
+        Handshake {
+            client_info,
+            capabilities: Value::Object(capabilities),
+            handlers: Handlers {
+                elicitation: self.elicitation.clone(),
+            },
+        }
+    }
+}
+
+impl std::fmt::Debug for ClientBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientBuilder")
+            .field("client_info", &self.name)
+            .field("elicitation", &self.elicitation.is_some())
+            .finish()
+    }
+}
