@@ -55,7 +55,7 @@ pub struct Server {
     pub(crate) log: Option<crate::cli::log::Guard>,
     /// What [`Server::mount`] mounted, and its followers.
     #[cfg(feature = "client")]
-    pub(crate) mounts: crate::mount::Mounts,
+    pub(crate) mounts: crate::mount::tasks::Mounts,
 }
 
 impl Server {

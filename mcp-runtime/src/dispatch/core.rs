@@ -61,7 +61,7 @@ pub(crate) struct ServerCore {
     pub(crate) service: Option<McpService>,
     /// The followers of mounted upstreams, stopped with the server.
     #[cfg(feature = "client")]
-    pub(crate) mounts: crate::mount::Mounts,
+    pub(crate) mounts: crate::mount::tasks::Mounts,
 }
 
 impl ServerCore {

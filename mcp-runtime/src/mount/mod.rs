@@ -52,11 +52,10 @@ mod error;
 mod follow;
 mod link;
 mod listing;
+pub(crate) mod tasks;
 mod upstream;
 
 use std::sync::Arc;
-
-use tokio::task::AbortHandle;
 
 use crate::location::Location;
 use crate::registry::error::Primitive;
@@ -67,23 +66,6 @@ use self::follow::{Start, follow, prepare};
 use self::link::Link;
 use self::listing::{Entries, Mounted, fetch};
 pub use self::upstream::Upstream;
-
-/// What the mounts of one server leave behind: their followers, stopped
-/// when the server (or the builder, unserved) is dropped, and what they
-/// mounted, to name it when something else collides with it.
-#[derive(Default)]
-pub(crate) struct Mounts {
-    tasks: Vec<AbortHandle>,
-    keys: Vec<(Primitive, String, String)>,
-}
-
-impl Drop for Mounts {
-    fn drop(&mut self) {
-        for task in &self.tasks {
-            task.abort();
-        }
-    }
-}
 
 impl Server {
     /// Mounts the server `upstream` under `prefix`: connects to it now,
