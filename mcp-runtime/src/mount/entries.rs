@@ -40,6 +40,7 @@ pub(crate) fn tool(link: &Arc<Link>, info: &ToolInfo, location: Location) -> Dyn
         move |arguments, ctx| call(Arc::clone(&forward), Arc::clone(&upstream), arguments, ctx),
     );
     tool.location = location;
+    tool.checked_upstream = true;
     let annotations = info.annotations();
     let title = info.title().or_else(|| {
         annotations

@@ -17,8 +17,13 @@
 //! something else already serves refuses the mount, naming both. The
 //! upstream's instructions are added to ours (introduced by the prefix).
 //!
+//! An entry that cannot be served here (a tool name over 64 characters
+//! once prefixed, a template that is not RFC 6570) is left out with a
+//! warning in the log.
+//!
 //! Forwarding keeps what the client asked for: arguments are validated
-//! against the upstream's schema, then sent; progress the upstream reports
+//! against the upstream's schema (one using a keyword this validator does
+//! not know is served as is and left to the upstream to check), then sent; progress the upstream reports
 //! reaches the caller's progress token; a call our client cancels is
 //! cancelled upstream; completions of mounted prompts and templates are
 //! the upstream's. Middleware ([`Server::layer`]) sees mounted entries

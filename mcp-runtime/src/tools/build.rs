@@ -128,7 +128,19 @@ pub(crate) fn build_dynamic(tool: &DynamicTool) -> Result<Tool, RegistryError> {
         }
         None => None,
     };
-    let validator = ArgumentValidator::new(&input_schema).map_err(|r| invalid("input", r))?;
+    let validator = match ArgumentValidator::new(&input_schema) {
+        Ok(validator) => validator,
+        Err(reason) if tool.checked_upstream => {
+            tracing::warn!(
+                tool = %tool.name,
+                "its input schema is served as is but not checked here ({reason}); the server it \
+                 is forwarded to checks the arguments"
+            );
+            let object = serde_json::Map::from_iter([("type".to_owned(), Value::from("object"))]);
+            ArgumentValidator::from_owned(object).map_err(|r| invalid("input", r))?
+        }
+        Err(reason) => return Err(invalid("input", reason)),
+    };
     let metadata = Metadata::from_dynamic(&tool.icons, tool.meta.as_ref(), &tool.scopes).map_err(
         |reason| RegistryError::InvalidTool {
             name: tool.name.clone(),

@@ -47,6 +47,10 @@ pub struct DynamicTool {
     pub(crate) scopes: Vec<String>,
     pub(crate) handler: DynHandler,
     pub(crate) location: Location,
+    /// Forwarded to a server that checks the arguments itself (a mounted
+    /// upstream's tool): a schema the validator cannot compile leaves the
+    /// arguments unchecked here instead of refusing the tool.
+    pub(crate) checked_upstream: bool,
 }
 
 impl DynamicTool {
@@ -83,6 +87,7 @@ impl DynamicTool {
             scopes: Vec::new(),
             handler,
             location: Location::caller(),
+            checked_upstream: false,
         }
     }
 
