@@ -14,7 +14,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex, OnceLock, mpsc};
 use std::time::{Duration, Instant};
 
-use mcp_runtime::client::{Client, ClientError, CompletionRef};
+use mcp_runtime::client::{Client, ClientError, CompletionRef, HttpOptions};
 use mcp_runtime::{Content, serde_json};
 use serde_json::json;
 
@@ -362,6 +362,77 @@ async fn the_rate_limit_refuses_calls_past_each_clients_quota() {
     within(second.call_tool("search_cities", args))
         .await
         .unwrap();
+    drop((first, second));
+    let (status, log) = gateway.terminate();
+    assert_eq!(status, Some(0), "{log}");
+}
+
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn behind_oauth_the_rate_limit_counts_per_token_subject() {
+    // A real OpenID provider (tests/oidc) issues the tokens.
+    let provider = common::oidc::Provider::start();
+    let port = std::net::TcpListener::bind(ANY_PORT)
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let addr = format!("127.0.0.1:{port}");
+    let audience = format!("http://{addr}/mcp");
+    let weather = path(&common::weather_binary());
+    let gateway = Front::http(
+        &gateway_binary(),
+        &[
+            HTTP,
+            &addr,
+            "--auth-issuer",
+            provider.issuer(),
+            "--auth-audience",
+            &audience,
+            "--rate-limit",
+            "1",
+            "--",
+            &weather,
+        ],
+    );
+
+    // No token: refused, with where to get one.
+    match within(Client::http(gateway.url.clone())).await {
+        Err(ClientError::Http {
+            status,
+            www_authenticate,
+            ..
+        }) => {
+            assert_eq!(status, 401);
+            let challenge = www_authenticate.unwrap_or_default();
+            assert!(challenge.contains("resource_metadata="), "{challenge}");
+        }
+        Err(other) => panic!("expected 401, got {other:?}"),
+        Ok(_) => panic!("expected 401, got a session"),
+    }
+
+    // One client, two sessions: one quota, the token's subject's.
+    let token = provider.token(common::oidc::CLIENT, "weather:read", &audience);
+    let connect =
+        || Client::connect_http(HttpOptions::new(gateway.url.clone()).bearer_token(token.clone()));
+    let first = within(connect()).await.expect("a token gets a session");
+    let second = within(connect()).await.expect("a second session");
+    let args = json!({"query": "san"});
+    let answer = within(first.call_tool("search_cities", args.clone()))
+        .await
+        .unwrap();
+    assert!(!answer.is_error, "{answer:?}");
+    match within(second.call_tool("search_cities", args)).await {
+        Err(ClientError::Rpc { code, message, .. }) => {
+            assert_eq!(code, -32600);
+            assert!(
+                message.starts_with("rate limit exceeded for ")
+                    && message.contains(common::oidc::CLIENT),
+                "{message}"
+            );
+        }
+        other => panic!("expected the shared quota's refusal, got {other:?}"),
+    }
     drop((first, second));
     let (status, log) = gateway.terminate();
     assert_eq!(status, Some(0), "{log}");
