@@ -130,6 +130,117 @@ async fn test_error_handling() -> Result<String, String> {
     Err("This tool intentionally returns an error for testing".into())
 }
 
+/// Tests server-initiated sampling: asks the client's model to complete
+/// `prompt` (`sampling/createMessage`) and returns what it answered.
+#[tool]
+async fn test_sampling(
+    ctx: Context,
+    /// The prompt to send.
+    prompt: String,
+) -> Result<String, String> {
+    let params = json!({
+        "messages": [{"role": "user", "content": {"type": "text", "text": prompt}}],
+        "maxTokens": 100,
+    });
+    let answer = ctx
+        .send_request("sampling/createMessage", params)
+        .await
+        .map_err(|e| format!("sampling failed: {e}"))?;
+    let text = answer["content"]["text"].as_str().unwrap_or_default();
+    Ok(format!("LLM response: {text}"))
+}
+
+/// Asks the client's user a question (`elicitation/create`) with
+/// `requested_schema`, and says what the user answered.
+async fn elicit(ctx: &Context, message: &str, requested_schema: Value) -> Result<String, String> {
+    let params = json!({"message": message, "requestedSchema": requested_schema});
+    let answer = ctx
+        .send_request("elicitation/create", params)
+        .await
+        .map_err(|e| format!("elicitation failed: {e}"))?;
+    let action = answer["action"].as_str().unwrap_or("unknown");
+    Ok(format!(
+        "User response: action={action}, content={}",
+        answer.get("content").unwrap_or(&Value::Null)
+    ))
+}
+
+/// Tests server-initiated elicitation: asks the user for a username and
+/// an email address.
+#[tool]
+async fn test_elicitation(
+    ctx: Context,
+    /// What to ask.
+    message: String,
+) -> Result<String, String> {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "username": {"type": "string", "description": "User's response"},
+            "email": {"type": "string", "description": "User's email address"}
+        },
+        "required": ["username", "email"]
+    });
+    elicit(&ctx, &message, schema).await
+}
+
+/// Tests elicitation with a default value for each primitive type (SEP-1034).
+#[tool]
+async fn test_elicitation_sep1034_defaults(ctx: Context) -> Result<String, String> {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "description": "User name", "default": "John Doe"},
+            "age": {"type": "integer", "description": "User age", "default": 30},
+            "score": {"type": "number", "description": "User score", "default": 95.5},
+            "status": {
+                "type": "string",
+                "description": "User status",
+                "enum": ["active", "inactive", "pending"],
+                "default": "active"
+            },
+            "verified": {"type": "boolean", "description": "Verification status", "default": true}
+        },
+        "required": []
+    });
+    elicit(
+        &ctx,
+        "Please review and update the form fields with defaults",
+        schema,
+    )
+    .await
+}
+
+/// Tests elicitation with the enum forms of SEP-1330: untitled and titled,
+/// single and multiple choice, and the legacy `enumNames`.
+#[tool]
+async fn test_elicitation_sep1330_enums(ctx: Context) -> Result<String, String> {
+    let options = |n: usize| -> Vec<Value> {
+        (1..=n)
+            .map(|i| json!({"const": format!("value{i}"), "title": format!("Option {i}")}))
+            .collect()
+    };
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "untitledSingle": {"type": "string", "enum": ["option1", "option2", "option3"]},
+            "titledSingle": {"type": "string", "oneOf": options(3)},
+            "legacyEnum": {
+                "type": "string",
+                "enum": ["opt1", "opt2", "opt3"],
+                "enumNames": ["Option One", "Option Two", "Option Three"]
+            },
+            "untitledMulti": {
+                "type": "array",
+                "items": {"type": "string", "enum": ["option1", "option2", "option3"]}
+            },
+            "titledMulti": {"type": "array", "items": {"anyOf": options(3)}}
+        },
+        "required": []
+    });
+    elicit(&ctx, "Please select options from the enum fields", schema).await
+}
+
 /// Tests SSE stream disconnection and client reconnection (SEP-1699). Here
 /// the call only waits 100 ms and answers: the runtime has no way yet for a
 /// tool to close its SSE stream mid-call. With nothing sent before it, the

@@ -6,6 +6,7 @@ use std::fmt;
 use std::ops::Deref;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use serde::Serialize;
 use serde_json::Value;
@@ -90,6 +91,10 @@ pub(crate) struct SessionShared {
     pub(crate) log_level: AtomicU8,
     /// The URIs of the resources the client subscribed to.
     pub(crate) subscriptions: Mutex<HashSet<String>>,
+    /// The server's requests to this client that wait for answers.
+    pub(crate) asks: crate::ask::Asks,
+    /// How long each of them waits.
+    pub(crate) ask_timeout: Duration,
 }
 
 impl SessionShared {
@@ -104,7 +109,15 @@ impl SessionShared {
             client,
             log_level: AtomicU8::new(LogLevel::Info as u8),
             subscriptions: Mutex::default(),
+            asks: crate::ask::Asks::default(),
+            ask_timeout: crate::ask::DEFAULT_TIMEOUT,
         }
+    }
+
+    /// The same session, whose requests to the client wait `timeout`.
+    pub(crate) fn with_ask_timeout(mut self, timeout: Duration) -> SessionShared {
+        self.ask_timeout = timeout;
+        self
     }
 
     /// Whether a log message at `level` reaches this client.
@@ -393,6 +406,95 @@ impl Context {
         jsonrpc::write_notification(&mut line, "notifications/message", &params);
         line.push(b'\n');
         request.out.try_send(&line)
+    }
+}
+
+impl Context {
+    /// Sends the client a request and waits for its answer: the low-level
+    /// way to ask it something while a call runs (`elicitation/create`,
+    /// `sampling/createMessage`, `roots/list`, or any other method). On
+    /// stdio the request goes out between the server's other messages; over
+    /// HTTP, on the stream of the call that asks, and the client POSTs its
+    /// answer.
+    ///
+    /// Fails without sending anything when the client did not declare the
+    /// capability the method needs (`elicitation`, `sampling`, `roots`);
+    /// fails when the client answers with an error, does not answer within
+    /// the timeout ([`Server::client_request_timeout`](crate::Server::client_request_timeout),
+    /// 5 minutes unless set), or goes away. Cancelling the call cancels the
+    /// request (`notifications/cancelled` to the client).
+    pub async fn send_request(
+        &self,
+        method: &str,
+        params: Value,
+    ) -> Result<Value, crate::ask::ClientRequestError> {
+        use crate::ask::ClientRequestError;
+        let Some(request) = self.request() else {
+            return Err(ClientRequestError::NoClient);
+        };
+        let session = &request.session;
+        if let Some(capability) = crate::ask::capability(method)
+            && session.client.capabilities.get(capability).is_none()
+        {
+            return Err(ClientRequestError::NotSupported(capability.to_owned()));
+        }
+        let (id, answer) = session.asks.open();
+        // Forgets the question and tells the client when the call stops
+        // waiting for any reason but the answer.
+        let mut pending = Pending {
+            request,
+            id: &id,
+            waiting: true,
+        };
+        let mut line = Vec::new();
+        jsonrpc::write_request(&mut line, &id, method, &params);
+        line.push(b'\n');
+        if !request.out.try_send(&line) {
+            pending.waiting = false;
+            session.asks.forget(&id);
+            return Err(ClientRequestError::Disconnected);
+        }
+        let timeout = session.ask_timeout;
+        let answer = tokio::select! {
+            answer = tokio::time::timeout(timeout, answer) => answer,
+            () = request.cancellation.cancelled() => return Err(ClientRequestError::Cancelled),
+        };
+        match answer {
+            Ok(Ok(answer)) => {
+                pending.waiting = false;
+                answer
+            }
+            // The session ended: its questions went with it.
+            Ok(Err(_)) => {
+                pending.waiting = false;
+                Err(ClientRequestError::Disconnected)
+            }
+            Err(_) => Err(ClientRequestError::Timeout(timeout)),
+        }
+    }
+}
+
+/// A request to the client that the call still waits for.
+struct Pending<'a> {
+    request: &'a RequestScope,
+    id: &'a RequestId,
+    waiting: bool,
+}
+
+impl Drop for Pending<'_> {
+    fn drop(&mut self) {
+        if !self.waiting {
+            return;
+        }
+        self.request.session.asks.forget(self.id);
+        let params = serde_json::json!({
+            "requestId": serde_json::value::RawValue::from_string(self.id.as_json().to_owned()).ok(),
+            "reason": "the server stopped waiting",
+        });
+        let mut line = Vec::new();
+        jsonrpc::write_notification(&mut line, "notifications/cancelled", &params);
+        line.push(b'\n');
+        self.request.out.try_send(&line);
     }
 }
 

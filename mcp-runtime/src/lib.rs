@@ -19,6 +19,7 @@
 // this crate's own tests.
 extern crate self as mcp_runtime;
 
+mod ask;
 pub mod auth;
 mod cli;
 #[cfg(feature = "client")]
@@ -90,6 +91,7 @@ pub use resources::{
 #[doc(hidden)]
 pub use text_param::{PromptArgument, TemplateVariable, UnparseableText};
 
+pub use ask::ClientRequestError;
 pub use completion::Arguments;
 pub use content::{
     Annotations, Content, EmbeddedResource, MediaContent, ResourceContents, ResourceLink, Role,

@@ -258,6 +258,16 @@ impl Server {
         self
     }
 
+    /// How long a request to the client ([`Context::send_request`](crate::Context::send_request):
+    /// a question to the user, a completion from its model, its roots)
+    /// waits for the answer before the call gets
+    /// [`ClientRequestError::Timeout`](crate::ClientRequestError::Timeout)
+    /// (default 5 minutes: a person may be answering).
+    pub fn client_request_timeout(mut self, limit: Duration) -> Self {
+        self.limits.client_request_timeout = limit;
+        self
+    }
+
     /// The timeout of tools that set none with `#[tool(timeout = "...")]`.
     pub fn default_timeout(mut self, limit: Duration) -> Self {
         self.limits.default_timeout = Some(limit);

@@ -187,11 +187,10 @@ impl Connection {
     /// client: a stateless HTTP request stands alone.
     #[cfg(feature = "http")]
     pub(crate) fn assume_initialized(&mut self, version: ProtocolVersion) {
-        self.session = Some(Arc::new(SessionShared::new(
-            Arc::clone(&self.core.state),
-            version,
-            ClientInfo::default(),
-        )));
+        self.session = Some(Arc::new(
+            SessionShared::new(Arc::clone(&self.core.state), version, ClientInfo::default())
+                .with_ask_timeout(self.core.limits.client_request_timeout),
+        ));
     }
 
     /// Cancels every call in flight (the session ended).
@@ -238,7 +237,20 @@ impl Connection {
         reply: &mut Replies<'_>,
     ) -> bool {
         match message {
-            Message::Response { .. } => false,
+            Message::Response { id, result, error } => {
+                // The client's answer to a request of ours.
+                let routed = self
+                    .session
+                    .as_ref()
+                    .is_some_and(|session| session.asks.answer(id.as_ref(), result, error));
+                if !routed {
+                    tracing::debug!(
+                        id = id.as_ref().map(RequestId::as_json),
+                        "ignored a response that answers no request of ours"
+                    );
+                }
+                false
+            }
             Message::Invalid { id, reason } => {
                 reply.write(|reply| {
                     jsonrpc::write_error(
@@ -455,11 +467,10 @@ impl Connection {
                 .cloned()
                 .unwrap_or_else(|| json!({})),
         };
-        let session = Arc::new(SessionShared::new(
-            Arc::clone(&self.core.state),
-            version,
-            client,
-        ));
+        let session = Arc::new(
+            SessionShared::new(Arc::clone(&self.core.state), version, client)
+                .with_ask_timeout(self.core.limits.client_request_timeout),
+        );
         let mut result = json!({
             "protocolVersion": version.as_str(),
             "capabilities": self.core.served.capabilities(version),

@@ -25,6 +25,9 @@ pub(crate) struct Limits {
     pub(crate) default_timeout: Option<Duration>,
     /// Lists show an authenticated caller only what its scopes allow.
     pub(crate) list_only_permitted: bool,
+    /// How long a request of the server's to its client waits for the
+    /// answer.
+    pub(crate) client_request_timeout: Duration,
 }
 
 impl Default for Limits {
@@ -37,6 +40,7 @@ impl Default for Limits {
             page_size: None,
             default_timeout: None,
             list_only_permitted: false,
+            client_request_timeout: crate::ask::DEFAULT_TIMEOUT,
         }
     }
 }

@@ -33,6 +33,11 @@ impl RequestId {
         valid.then(|| RequestId::from_json(text))
     }
 
+    /// The id of the server's `n`th request to its client: `"mcp-rs-N"`.
+    pub(crate) fn server(n: u64) -> RequestId {
+        RequestId::from_json(&format!("\"mcp-rs-{n}\""))
+    }
+
     /// An integer id, as the client numbers its requests.
     #[cfg(feature = "client")]
     pub(crate) fn number(n: u64) -> RequestId {

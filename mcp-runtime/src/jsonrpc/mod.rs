@@ -18,7 +18,6 @@ pub(crate) use self::error::{
 pub use self::id::RequestId;
 pub(crate) use self::id::canonical_id;
 pub(crate) use self::parse::{Line, Message, classify, parse_line};
-#[cfg(feature = "client")]
 pub(crate) use self::write::write_request;
 #[cfg(feature = "http")]
 pub(crate) use self::write::{is_response, is_unaddressed_error};

@@ -59,23 +59,24 @@ pub(crate) fn write_error(out: &mut Vec<u8>, id: Option<&RequestId>, error: &Err
     out.push(b'}');
 }
 
-/// Appends `{"jsonrpc":"2.0","id":ID,"method":METHOD,"params":PARAMS}`
-/// (no newline): a request of the client's.
-#[cfg(feature = "client")]
+/// Appends `{"jsonrpc":"2.0","method":METHOD,"params":PARAMS,"id":ID}`
+/// (no newline): a request, of the client's or of the server's to its
+/// client. The id comes last, so that a request never begins as a
+/// response does (`is_response`).
 pub(crate) fn write_request(
     out: &mut Vec<u8>,
     id: &RequestId,
     method: &str,
     params: &impl Serialize,
 ) {
-    out.extend_from_slice(RESPONSE_HEAD);
-    out.extend_from_slice(id.as_json().as_bytes());
-    out.extend_from_slice(b",\"method\":");
+    out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"method\":");
     let _ = serde_json::to_writer(&mut *out, method);
     out.extend_from_slice(b",\"params\":");
     if serde_json::to_writer(&mut *out, params).is_err() {
         out.extend_from_slice(b"{}");
     }
+    out.extend_from_slice(b",\"id\":");
+    out.extend_from_slice(id.as_json().as_bytes());
     out.push(b'}');
 }
 
@@ -124,6 +125,14 @@ mod tests {
         }
         assert!(is_response(b"[{}]"), "a batch's reply");
         assert!(!is_response(&notification));
+        let mut request = Vec::new();
+        write_request(
+            &mut request,
+            &RequestId::server(1),
+            "roots/list",
+            &serde_json::json!({}),
+        );
+        assert!(!is_response(&request), "a request of the server's");
         assert!(is_unaddressed_error(&unaddressed));
         assert!(!is_unaddressed_error(&error));
         assert!(!is_unaddressed_error(&result));

@@ -1,0 +1,135 @@
+//! Requests the server sends its client while a call runs (elicitation,
+//! sampling, roots), and the client's answers routed back to the call
+//! that asked, by id.
+//!
+//! Our ids are strings (`"mcp-rs-1"`, `"mcp-rs-2"`…), counted per
+//! session: they never look like the integers most clients number their
+//! own requests with, and each direction has its own ids anyway. An
+//! answer that matches no question waiting (answered already, given up,
+//! or never asked) is ignored and logged.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use serde_json::Value;
+use serde_json::value::RawValue;
+use tokio::sync::oneshot;
+
+use crate::jsonrpc::{ErrorObject, RequestId};
+
+/// How long a question waits for the client's answer unless
+/// [`Server::client_request_timeout`](crate::Server::client_request_timeout)
+/// says otherwise.
+pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// Why a request to the client gave no result.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ClientRequestError {
+    /// The client did not declare the capability the request needs (in
+    /// `initialize`): it would not know what to do with it.
+    #[error("the client did not declare the `{0}` capability, so it cannot be asked for it")]
+    NotSupported(String),
+    /// The client answered with a JSON-RPC error.
+    #[error("the client answered error {code}: {message}")]
+    Rejected {
+        /// The error code.
+        code: i32,
+        /// The message.
+        message: String,
+        /// Its data, if any.
+        data: Option<Value>,
+    },
+    /// The client did not answer in time.
+    #[error("the client did not answer within {0:?}")]
+    Timeout(Duration),
+    /// The call that asked was cancelled while it waited.
+    #[error("the call was cancelled while it waited for the client")]
+    Cancelled,
+    /// The client went away, or its output is closed.
+    #[error("the client went away before answering")]
+    Disconnected,
+    /// The tool was called in process (`Registry::call`): there is no
+    /// client to ask.
+    #[error("there is no client to ask: the tool was called in process")]
+    NoClient,
+}
+
+type Answer = Result<Value, ClientRequestError>;
+
+/// The questions of one session that wait for their answers.
+#[derive(Default)]
+pub(crate) struct Asks {
+    next: AtomicU64,
+    waiting: Mutex<HashMap<String, oneshot::Sender<Answer>>>,
+}
+
+impl Asks {
+    /// A new id, and where its answer will arrive.
+    pub(crate) fn open(&self) -> (RequestId, oneshot::Receiver<Answer>) {
+        let n = self.next.fetch_add(1, Ordering::Relaxed) + 1;
+        let id = RequestId::server(n);
+        let (sender, receiver) = oneshot::channel();
+        self.lock().insert(id.key(), sender);
+        (id, receiver)
+    }
+
+    /// Forgets `id`: its answer, if it comes, is ignored.
+    pub(crate) fn forget(&self, id: &RequestId) {
+        self.lock().remove(&id.key());
+    }
+
+    /// Routes the client's answer to the question with `id`; `false`
+    /// when no question waits for it.
+    pub(crate) fn answer(
+        &self,
+        id: Option<&RequestId>,
+        result: Option<&RawValue>,
+        error: Option<&RawValue>,
+    ) -> bool {
+        let Some(sender) = id.and_then(|id| self.lock().remove(&id.key())) else {
+            return false;
+        };
+        let answer = match (error, result) {
+            (Some(error), _) => Err(match serde_json::from_str::<ErrorObject>(error.get()) {
+                Ok(error) => ClientRequestError::Rejected {
+                    code: error.code,
+                    message: error.message,
+                    data: error.data,
+                },
+                Err(_) => ClientRequestError::Rejected {
+                    code: crate::jsonrpc::INTERNAL_ERROR,
+                    message: "the client answered with an error that is not a JSON-RPC error"
+                        .into(),
+                    data: None,
+                },
+            }),
+            (None, Some(result)) => {
+                serde_json::from_str(result.get()).map_err(|_| ClientRequestError::Rejected {
+                    code: crate::jsonrpc::INTERNAL_ERROR,
+                    message: "the client's result is not JSON".into(),
+                    data: None,
+                })
+            }
+            (None, None) => Ok(Value::Null),
+        };
+        let _ = sender.send(answer);
+        true
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, oneshot::Sender<Answer>>> {
+        self.waiting.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// The capability a client must have declared to be sent `method`.
+pub(crate) fn capability(method: &str) -> Option<&'static str> {
+    match method {
+        "elicitation/create" => Some("elicitation"),
+        "sampling/createMessage" => Some("sampling"),
+        "roots/list" => Some("roots"),
+        _ => None,
+    }
+}

@@ -1,0 +1,116 @@
+//! Requests to the client from inside a tool (`Context::send_request`):
+//! over Streamable HTTP and stdio, answered by our client's handlers.
+
+mod common;
+
+use std::future::Future;
+use std::time::Duration;
+
+use common::http::HttpServer;
+use mcp_runtime::client::{Client, Elicitation};
+use mcp_runtime::{ClientRequestError, Context, DynamicTool, Server, serde_json};
+use serde_json::{Map, json};
+
+const STEP: Duration = Duration::from_secs(20);
+
+async fn within<T>(future: impl Future<Output = T>) -> T {
+    tokio::time::timeout(STEP, future)
+        .await
+        .expect("the step did not finish in time")
+}
+
+fn asking() -> Server {
+    let ask = DynamicTool::new(
+        "ask",
+        "Asks the user for a city.",
+        json!({"type": "object"}),
+        |_, ctx: Context| async move {
+            let schema = json!({
+                "type": "object",
+                "properties": {"city": {"type": "string"}, "days": {"type": "integer", "default": 2}}
+            });
+            let params = json!({"message": "Where to?", "requestedSchema": schema});
+            match ctx.send_request("elicitation/create", params).await {
+                Ok(answer) => format!("{}", answer),
+                Err(error) => format!("error: {error}"),
+            }
+        },
+    );
+    Server::new("asking", "1.0.0").tool(ask)
+}
+
+fn answering() -> mcp_runtime::client::ClientBuilder {
+    Client::builder().on_elicitation(|request| async move {
+        assert_eq!(request.message, "Where to?");
+        let mut answer = Map::new();
+        answer.insert("city".into(), json!("Oslo"));
+        Elicitation::Accept(answer)
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tool_asks_the_client_over_http() {
+    let server = HttpServer::start(asking());
+    let url = format!("http://{}/mcp", server.addr);
+    let client = within(answering().http(url.clone())).await.unwrap();
+    let answer = within(client.call_tool("ask", json!({}))).await.unwrap();
+    assert_eq!(
+        answer.text(),
+        r#"{"action":"accept","content":{"city":"Oslo","days":2}}"#
+    );
+
+    // A client that did not declare the capability is not asked.
+    let plain = within(Client::http(url)).await.unwrap();
+    let answer = within(plain.call_tool("ask", json!({}))).await.unwrap();
+    assert_eq!(
+        answer.text(),
+        format!(
+            "error: {}",
+            ClientRequestError::NotSupported("elicitation".into())
+        )
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tool_asks_the_client_over_stdio() {
+    // The conformance example's fixture, over stdio.
+    let binary = common::example_binary("conformance");
+    let client = within(answering_anything().stdio(binary, Vec::<&str>::new()))
+        .await
+        .unwrap();
+    let answer = within(client.call_tool("test_elicitation", json!({"message": "Where to?"})))
+        .await
+        .unwrap();
+    assert!(!answer.is_error, "{answer:?}");
+    assert_eq!(
+        answer.text(),
+        r#"User response: action=accept, content={"username":"ada","email":"ada@example.com"}"#
+    );
+}
+
+fn answering_anything() -> mcp_runtime::client::ClientBuilder {
+    Client::builder().on_elicitation(|_| async move {
+        let mut answer = Map::new();
+        answer.insert("username".into(), json!("ada"));
+        answer.insert("email".into(), json!("ada@example.com"));
+        Elicitation::Accept(answer)
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_never_answers_times_out_and_the_call_goes_on() {
+    let server = HttpServer::start(asking().client_request_timeout(Duration::from_millis(300)));
+    let url = format!("http://{}/mcp", server.addr);
+    let silent = Client::builder().on_elicitation(|_| std::future::pending());
+    let client = within(silent.http(url)).await.unwrap();
+    let answer = within(client.call_tool("ask", json!({}))).await.unwrap();
+    assert_eq!(
+        answer.text(),
+        format!(
+            "error: {}",
+            ClientRequestError::Timeout(Duration::from_millis(300))
+        )
+    );
+    // The server still serves that client.
+    within(client.ping()).await.unwrap();
+}
