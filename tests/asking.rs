@@ -9,7 +9,7 @@ use std::time::Duration;
 use common::http::HttpServer;
 use mcp_runtime::client::{Client, Elicitation};
 use mcp_runtime::{ClientRequestError, Context, DynamicTool, Server, serde_json};
-use serde_json::{Map, json};
+use serde_json::{Map, Value, json};
 
 const STEP: Duration = Duration::from_secs(20);
 
@@ -113,4 +113,58 @@ async fn a_client_that_never_answers_times_out_and_the_call_goes_on() {
     );
     // The server still serves that client.
     within(client.ping()).await.unwrap();
+}
+
+/// The next message from the server that is not a notification.
+async fn next_non_notification(client: &mut mcp_runtime::testing::TestClient) -> Value {
+    loop {
+        let message = within(client.recv()).await.expect("a message");
+        if message.get("id").is_some() {
+            return message;
+        }
+    }
+}
+
+#[tokio::test]
+async fn cancelling_the_call_cancels_the_question_and_stray_answers_are_ignored() {
+    let mut client = mcp_runtime::testing::TestClient::start(asking()).unwrap();
+    let init = json!({
+        "protocolVersion": "2025-11-25",
+        "capabilities": {"elicitation": {}},
+        "clientInfo": {"name": "raw", "version": "0"}
+    });
+    within(client.request("initialize", init)).await.unwrap();
+    client.notify("notifications/initialized", json!({})).await;
+
+    // An answer to nothing asked: ignored, the session goes on.
+    client
+        .send(json!({"jsonrpc": "2.0", "id": "mcp-rs-99", "result": {"action": "decline"}}))
+        .await;
+    let call = client
+        .send_request("tools/call", json!({"name": "ask", "arguments": {}}))
+        .await;
+    let question = next_non_notification(&mut client).await;
+    assert_eq!(question["method"], "elicitation/create", "{question}");
+    assert_eq!(question["id"], "mcp-rs-1");
+    assert_eq!(question["params"]["message"], "Where to?");
+
+    client
+        .notify("notifications/cancelled", json!({"requestId": call}))
+        .await;
+    let cancelled = within(client.next_notification("notifications/cancelled", STEP))
+        .await
+        .expect("the question is cancelled with the call");
+    assert_eq!(cancelled["params"]["requestId"], "mcp-rs-1");
+
+    // A second call asks again, with a new id, and gets the answer.
+    let call = client
+        .send_request("tools/call", json!({"name": "ask", "arguments": {}}))
+        .await;
+    let question = next_non_notification(&mut client).await;
+    assert_eq!(question["id"], "mcp-rs-2");
+    client
+        .send(json!({"jsonrpc": "2.0", "id": "mcp-rs-2", "result": {"action": "decline"}}))
+        .await;
+    let answer = within(client.response(call)).await.unwrap();
+    assert_eq!(answer["content"][0]["text"], r#"{"action":"decline"}"#);
 }
