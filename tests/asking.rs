@@ -7,7 +7,7 @@ use std::future::Future;
 use std::time::Duration;
 
 use common::http::HttpServer;
-use mcp_runtime::client::{Client, Elicitation};
+use mcp_runtime::client::{Client, Elicitation, Root};
 use mcp_runtime::{ClientRequestError, Context, DynamicTool, Server, serde_json};
 use serde_json::{Map, Value, json};
 
@@ -167,4 +167,106 @@ async fn cancelling_the_call_cancels_the_question_and_stray_answers_are_ignored(
         .await;
     let answer = within(client.response(call)).await.unwrap();
     assert_eq!(answer["content"][0]["text"], r#"{"action":"decline"}"#);
+}
+
+fn with_roots_tool() -> Server {
+    let places = DynamicTool::new(
+        "places",
+        "The client's roots.",
+        json!({"type": "object"}),
+        |_, ctx: Context| async move {
+            match ctx.roots().await {
+                Ok(roots) => roots
+                    .iter()
+                    .map(|r| format!("{} ({})", r.uri, r.name.as_deref().unwrap_or("-")))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                Err(error) => format!("error: {error}"),
+            }
+        },
+    );
+    asking().tool(places)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn roots_come_from_the_client_and_change_when_it_says_so() {
+    let server = HttpServer::start(with_roots_tool());
+    let url = format!("http://{}/mcp", server.addr);
+    let client = Client::builder()
+        .roots([Root::new("file:///home/ada/trip").named("trip")])
+        .http(url.clone());
+    let client = within(client).await.unwrap();
+    let places = within(client.call_tool("places", json!({}))).await.unwrap();
+    assert_eq!(places.text(), "file:///home/ada/trip (trip)");
+
+    assert!(
+        within(client.set_roots([Root::new("file:///srv/maps")]))
+            .await
+            .unwrap()
+    );
+    // The notification and the next call travel separately: wait for it.
+    within(async {
+        loop {
+            let places = client.call_tool("places", json!({})).await.unwrap();
+            if places.text() == "file:///srv/maps (-)" {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await;
+
+    let plain = within(Client::http(url)).await.unwrap();
+    let places = within(plain.call_tool("places", json!({}))).await.unwrap();
+    assert_eq!(
+        places.text(),
+        format!(
+            "error: {}",
+            ClientRequestError::NotSupported("roots".into())
+        )
+    );
+    assert!(!within(plain.set_roots([])).await.unwrap());
+}
+
+#[tokio::test]
+async fn roots_are_asked_once_until_the_client_says_they_changed() {
+    let mut client = mcp_runtime::testing::TestClient::start(with_roots_tool()).unwrap();
+    let init = json!({
+        "protocolVersion": "2025-11-25",
+        "capabilities": {"roots": {"listChanged": true}},
+        "clientInfo": {"name": "raw", "version": "0"}
+    });
+    within(client.request("initialize", init)).await.unwrap();
+    client.notify("notifications/initialized", json!({})).await;
+    let roots = json!({"roots": [{"uri": "file:///a", "name": "A"}]});
+
+    let call = client
+        .send_request("tools/call", json!({"name": "places", "arguments": {}}))
+        .await;
+    let question = next_non_notification(&mut client).await;
+    assert_eq!(question["method"], "roots/list");
+    client
+        .send(json!({"jsonrpc": "2.0", "id": question["id"], "result": roots}))
+        .await;
+    let answer = within(client.response(call)).await.unwrap();
+    assert_eq!(answer["content"][0]["text"], "file:///a (A)");
+
+    // Kept: the second call asks nothing.
+    let answer = within(client.call_tool("places", json!({}))).await.unwrap();
+    assert_eq!(answer["content"][0]["text"], "file:///a (A)");
+
+    client
+        .notify("notifications/roots/list_changed", json!({}))
+        .await;
+    let call = client
+        .send_request("tools/call", json!({"name": "places", "arguments": {}}))
+        .await;
+    let question = next_non_notification(&mut client).await;
+    assert_eq!(question["method"], "roots/list", "asked again");
+    let roots = json!({"roots": [{"uri": "file:///b"}]});
+    client
+        .send(json!({"jsonrpc": "2.0", "id": question["id"], "result": roots}))
+        .await;
+    let answer = within(client.response(call)).await.unwrap();
+    assert_eq!(answer["content"][0]["text"], "file:///b (-)");
 }

@@ -13,6 +13,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_json::value::RawValue;
 use tokio::sync::oneshot;
@@ -121,6 +122,33 @@ impl Asks {
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, oneshot::Sender<Answer>>> {
         self.waiting.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// One of the client's roots.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Root {
+    /// Its URI (`file://` in 2025-11-25).
+    pub uri: String,
+    /// A name to show for it, if the client gave one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+}
+
+impl Root {
+    /// A root at `uri`, without a name.
+    pub fn new(uri: impl Into<String>) -> Root {
+        Root {
+            uri: uri.into(),
+            name: None,
+        }
+    }
+
+    /// The same root, named `name`.
+    pub fn named(mut self, name: impl Into<String>) -> Root {
+        self.name = Some(name.into());
+        self
     }
 }
 

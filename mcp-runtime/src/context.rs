@@ -95,6 +95,9 @@ pub(crate) struct SessionShared {
     pub(crate) asks: crate::ask::Asks,
     /// How long each of them waits.
     pub(crate) ask_timeout: Duration,
+    /// The client's roots, once asked for; forgotten when it says they
+    /// changed.
+    pub(crate) roots: Mutex<Option<Vec<crate::ask::Root>>>,
 }
 
 impl SessionShared {
@@ -111,6 +114,7 @@ impl SessionShared {
             subscriptions: Mutex::default(),
             asks: crate::ask::Asks::default(),
             ask_timeout: crate::ask::DEFAULT_TIMEOUT,
+            roots: Mutex::new(None),
         }
     }
 
@@ -254,7 +258,6 @@ impl Context {
     }
 
     /// The session of the client that called, if a client did.
-    #[cfg(feature = "client")]
     pub(crate) fn session(&self) -> Option<&Arc<SessionShared>> {
         self.request().map(|request| &request.session)
     }

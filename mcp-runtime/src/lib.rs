@@ -41,6 +41,7 @@ mod prompts;
 mod protocol;
 mod registry;
 mod resources;
+mod roots;
 mod schema;
 mod server;
 mod telemetry;
@@ -91,7 +92,7 @@ pub use resources::{
 #[doc(hidden)]
 pub use text_param::{PromptArgument, TemplateVariable, UnparseableText};
 
-pub use ask::ClientRequestError;
+pub use ask::{ClientRequestError, Root};
 pub use completion::Arguments;
 pub use content::{
     Annotations, Content, EmbeddedResource, MediaContent, ResourceContents, ResourceLink, Role,

@@ -327,6 +327,16 @@ impl Client {
             .map(drop)
     }
 
+    /// Replaces the roots given to [`ClientBuilder::roots`](crate::client::ClientBuilder::roots)
+    /// and tells the server (`notifications/roots/list_changed`); `false`,
+    /// with nothing sent, for a client built without roots.
+    pub async fn set_roots(
+        &self,
+        roots: impl IntoIterator<Item = crate::ask::Root>,
+    ) -> Result<bool, ClientError> {
+        self.session.set_roots(roots.into_iter().collect()).await
+    }
+
     /// `ping`.
     pub async fn ping(&self) -> Result<(), ClientError> {
         self.request("ping", json!({})).await.map(drop)

@@ -3,10 +3,12 @@
 
 use std::ffi::OsStr;
 use std::future::Future;
+use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 use tokio::process::Command;
 
+use crate::ask::Root;
 use crate::client::api::{Client, Handshake};
 use crate::client::elicitation::{self, Elicitation, ElicitationHandler, ElicitationRequest};
 use crate::client::error::ClientError;
@@ -92,6 +94,7 @@ impl Client {
 pub struct ClientBuilder {
     name: Option<(String, String)>,
     elicitation: Option<ElicitationHandler>,
+    roots: Option<Vec<Root>>,
 }
 
 impl ClientBuilder {
@@ -113,6 +116,15 @@ impl ClientBuilder {
         Fut: Future<Output = Elicitation> + Send + 'static,
     {
         self.elicitation = Some(elicitation::handler(handler));
+        self
+    }
+
+    /// The client's roots (the directories or other places the user
+    /// opened): declares the `roots` capability (with `listChanged`) and
+    /// answers the server's `roots/list` with them. [`Client::set_roots`]
+    /// changes them later and tells the server.
+    pub fn roots(mut self, roots: impl IntoIterator<Item = Root>) -> Self {
+        self.roots = Some(roots.into_iter().collect());
         self
     }
 
@@ -171,6 +183,9 @@ impl ClientBuilder {
         if self.elicitation.is_some() {
             capabilities.insert("elicitation".into(), json!({}));
         }
+        if self.roots.is_some() {
+            capabilities.insert("roots".into(), json!({ "listChanged": true }));
+        }
         let client_info = match &self.name {
             Some((name, version)) => json!({ "name": name, "version": version }),
             None => json!({ "name": "mcp-runtime", "version": env!("CARGO_PKG_VERSION") }),
@@ -180,6 +195,7 @@ impl ClientBuilder {
             capabilities: Value::Object(capabilities),
             handlers: Handlers {
                 elicitation: self.elicitation.clone(),
+                roots: self.roots.clone().map(|roots| Arc::new(Mutex::new(roots))),
             },
         }
     }
@@ -190,6 +206,7 @@ impl std::fmt::Debug for ClientBuilder {
         f.debug_struct("ClientBuilder")
             .field("client_info", &self.name)
             .field("elicitation", &self.elicitation.is_some())
+            .field("roots", &self.roots)
             .finish()
     }
 }

@@ -94,6 +94,7 @@ pub use self::types::{
     Completion, CompletionRef, PromptInfo, ResourceInfo, ResourceTemplateInfo, ServerCapabilities,
     ServerInfo, ToolInfo,
 };
+pub use crate::ask::Root;
 pub use crate::content::ResourceContents;
 pub use crate::context::LogLevel;
 pub use crate::prompts::GetPromptResult;

@@ -46,6 +46,8 @@ struct Table {
 #[derive(Clone, Default)]
 pub(crate) struct Handlers {
     pub(crate) elicitation: Option<ElicitationHandler>,
+    /// The roots `roots/list` answers with, when the client has some.
+    pub(crate) roots: Option<Arc<Mutex<Vec<crate::ask::Root>>>>,
 }
 
 pub(crate) struct Session {
@@ -104,6 +106,21 @@ impl Session {
             // Closed: a receiver that ends at once.
             None => broadcast::channel(1).1,
         }
+    }
+
+    /// Replaces the roots `roots/list` answers with and tells the server;
+    /// `false` (and nothing sent) when the client declared no roots.
+    pub(crate) async fn set_roots(
+        &self,
+        roots: Vec<crate::ask::Root>,
+    ) -> Result<bool, ClientError> {
+        let Some(kept) = &self.handlers.roots else {
+            return Ok(false);
+        };
+        *kept.lock().unwrap_or_else(|e| e.into_inner()) = roots;
+        self.notify("notifications/roots/list_changed", &json!({}))
+            .await
+            .map(|()| true)
     }
 
     pub(crate) async fn close(&self) {
@@ -311,7 +328,8 @@ impl Session {
     }
 
     /// Answers a request from the server: `ping`, `elicitation/create`
-    /// when a handler was given, and -32601 for the rest.
+    /// when a handler was given, `roots/list` when roots were, and -32601
+    /// for the rest.
     fn serve(self: &Arc<Self>, id: RequestId, method: &str, params: Option<&RawValue>) {
         if method == "elicitation/create"
             && let Some(handler) = self.handlers.elicitation.clone()
@@ -334,6 +352,11 @@ impl Session {
         let mut reply = Vec::new();
         if method == "ping" {
             jsonrpc::write_result(&mut reply, &id, &json!({}));
+        } else if method == "roots/list"
+            && let Some(roots) = &self.handlers.roots
+        {
+            let roots = roots.lock().unwrap_or_else(|e| e.into_inner()).clone();
+            jsonrpc::write_result(&mut reply, &id, &json!({ "roots": roots }));
         } else {
             let error = ErrorObject::new(METHOD_NOT_FOUND, format!("Method not found: {method}"));
             jsonrpc::write_error(&mut reply, Some(&id), &error);

@@ -523,6 +523,14 @@ impl Connection {
                 }
             }
             "notifications/initialized" => tracing::debug!("client sent notifications/initialized"),
+            "notifications/roots/list_changed" => {
+                // Asked again the next time a tool wants them.
+                if let Some(session) = &self.session
+                    && let Ok(mut roots) = session.roots.lock()
+                {
+                    *roots = None;
+                }
+            }
             other => tracing::trace!(method = other, "notification ignored"),
         }
     }
