@@ -20,8 +20,8 @@ use std::time::Duration;
 
 use mcp_runtime::serde_json::{Value, json};
 use mcp_runtime::{
-    Blob, Content, Context, DynamicTool, LogLevel, Notifier, PromptMessage, Server, State, prompt,
-    resource, tool,
+    Blob, Content, Context, DynamicTool, LogLevel, Notifier, PromptMessage, SamplingRequest,
+    Server, State, prompt, resource, tool,
 };
 use serde::Serialize;
 
@@ -138,15 +138,11 @@ async fn test_sampling(
     /// The prompt to send.
     prompt: String,
 ) -> Result<String, String> {
-    let params = json!({
-        "messages": [{"role": "user", "content": {"type": "text", "text": prompt}}],
-        "maxTokens": 100,
-    });
     let answer = ctx
-        .send_request("sampling/createMessage", params)
+        .sample(SamplingRequest::new(100).user(prompt))
         .await
         .map_err(|e| format!("sampling failed: {e}"))?;
-    let text = answer["content"]["text"].as_str().unwrap_or_default();
+    let text = answer.text().unwrap_or_default();
     Ok(format!("LLM response: {text}"))
 }
 

@@ -7,7 +7,7 @@ use std::future::Future;
 use std::time::Duration;
 
 use common::http::HttpServer;
-use mcp_runtime::client::{Client, Elicitation, Root};
+use mcp_runtime::client::{Client, Elicitation, Root, Sampled, SamplingRequest};
 use mcp_runtime::{ClientRequestError, Context, DynamicTool, Server, serde_json};
 use serde_json::{Map, Value, json};
 
@@ -269,4 +269,58 @@ async fn roots_are_asked_once_until_the_client_says_they_changed() {
         .await;
     let answer = within(client.response(call)).await.unwrap();
     assert_eq!(answer["content"][0]["text"], "file:///b (-)");
+}
+
+fn summarizing() -> Server {
+    let summarize = DynamicTool::new(
+        "summarize",
+        "Asks the client's model for a summary.",
+        json!({"type": "object", "properties": {"text": {"type": "string"}}}),
+        |arguments, ctx: Context| async move {
+            let text = arguments["text"].as_str().unwrap_or_default().to_owned();
+            let request = SamplingRequest::new(50)
+                .system("Summarize in three words.")
+                .user(text)
+                .temperature(0.0);
+            match ctx.sample(request).await {
+                Ok(answer) => format!("{}: {}", answer.model, answer.text().unwrap_or("-")),
+                Err(error) => format!("error: {error}"),
+            }
+        },
+    );
+    Server::new("summarizing", "1.0.0").tool(summarize)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tool_asks_the_clients_model_and_a_refusal_is_an_error() {
+    let server = HttpServer::start(summarizing());
+    let url = format!("http://{}/mcp", server.addr);
+    let model = Client::builder().on_sampling(|request: SamplingRequest| async move {
+        assert_eq!(
+            request.system_prompt.as_deref(),
+            Some("Summarize in three words.")
+        );
+        assert_eq!(request.max_tokens, 50);
+        let said = request.messages[0]
+            .content
+            .as_text()
+            .unwrap_or_default()
+            .to_owned();
+        Ok(Sampled::new("tiny-model", format!("about {said}")))
+    });
+    let client = within(model.http(url.clone())).await.unwrap();
+    let answer = within(client.call_tool("summarize", json!({"text": "rain"})))
+        .await
+        .unwrap();
+    assert_eq!(answer.text(), "tiny-model: about rain");
+
+    let refusing = Client::builder().on_sampling(|_| async { Err("the user said no".to_owned()) });
+    let client = within(refusing.http(url)).await.unwrap();
+    let answer = within(client.call_tool("summarize", json!({"text": "rain"})))
+        .await
+        .unwrap();
+    assert_eq!(
+        answer.text(),
+        "error: the client answered error -1: the user said no"
+    );
 }

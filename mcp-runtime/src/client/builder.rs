@@ -10,13 +10,16 @@ use tokio::process::Command;
 
 use crate::ask::Root;
 use crate::client::api::{Client, Handshake};
-use crate::client::elicitation::{self, Elicitation, ElicitationHandler, ElicitationRequest};
+use crate::client::elicitation::{
+    self, Elicitation, ElicitationHandler, ElicitationRequest, SamplingHandler,
+};
 use crate::client::error::ClientError;
 use crate::client::http::HttpTransport;
 use crate::client::http_options::HttpOptions;
 use crate::client::session::Handlers;
 use crate::client::stdio::StdioTransport;
 use crate::client::transport::INBOUND_CAPACITY;
+use crate::sampling::{Sampled, SamplingRequest};
 
 impl Client {
     /// Connects to the Streamable HTTP server at `url` (its MCP endpoint,
@@ -94,6 +97,7 @@ impl Client {
 pub struct ClientBuilder {
     name: Option<(String, String)>,
     elicitation: Option<ElicitationHandler>,
+    sampling: Option<SamplingHandler>,
     roots: Option<Vec<Root>>,
 }
 
@@ -116,6 +120,19 @@ impl ClientBuilder {
         Fut: Future<Output = Elicitation> + Send + 'static,
     {
         self.elicitation = Some(elicitation::handler(handler));
+        self
+    }
+
+    /// Answers the server's `sampling/createMessage` requests with
+    /// `handler` (the client's model completes the conversation), and
+    /// declares the `sampling` capability. `Err(reason)` refuses (the user
+    /// said no): the server gets error -1 with the reason.
+    pub fn on_sampling<F, Fut>(mut self, handler: F) -> Self
+    where
+        F: Fn(SamplingRequest) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Sampled, String>> + Send + 'static,
+    {
+        self.sampling = Some(Arc::new(move |request| Box::pin(handler(request))));
         self
     }
 
@@ -183,6 +200,9 @@ impl ClientBuilder {
         if self.elicitation.is_some() {
             capabilities.insert("elicitation".into(), json!({}));
         }
+        if self.sampling.is_some() {
+            capabilities.insert("sampling".into(), json!({}));
+        }
         if self.roots.is_some() {
             capabilities.insert("roots".into(), json!({ "listChanged": true }));
         }
@@ -195,6 +215,7 @@ impl ClientBuilder {
             capabilities: Value::Object(capabilities),
             handlers: Handlers {
                 elicitation: self.elicitation.clone(),
+                sampling: self.sampling.clone(),
                 roots: self.roots.clone().map(|roots| Arc::new(Mutex::new(roots))),
             },
         }
@@ -206,6 +227,7 @@ impl std::fmt::Debug for ClientBuilder {
         f.debug_struct("ClientBuilder")
             .field("client_info", &self.name)
             .field("elicitation", &self.elicitation.is_some())
+            .field("sampling", &self.sampling.is_some())
             .field("roots", &self.roots)
             .finish()
     }

@@ -99,4 +99,5 @@ pub use crate::content::ResourceContents;
 pub use crate::context::LogLevel;
 pub use crate::prompts::GetPromptResult;
 pub use crate::protocol::version::ProtocolVersion;
+pub use crate::sampling::{Sampled, SamplingRequest};
 pub use crate::tools::output::CallToolResult;

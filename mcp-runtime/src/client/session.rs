@@ -17,11 +17,13 @@ use serde_json::{Value, json};
 use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio::task::JoinHandle;
 
-use crate::client::elicitation::{self, ElicitationHandler};
+use crate::client::elicitation::{self, ElicitationHandler, SamplingHandler};
 use crate::client::error::ClientError;
 use crate::client::notification::{NOTIFICATION_CAPACITY, Notification};
 use crate::client::transport::{Received, Transport};
-use crate::jsonrpc::{self, ErrorObject, Line, METHOD_NOT_FOUND, Message, RequestId};
+use crate::jsonrpc::{
+    self, ErrorObject, INVALID_PARAMS, Line, METHOD_NOT_FOUND, Message, RequestId,
+};
 
 /// A progress callback: progress so far, the total if known, a message.
 pub(crate) type ProgressFn = Arc<dyn Fn(f64, Option<f64>, Option<&str>) + Send + Sync>;
@@ -46,6 +48,7 @@ struct Table {
 #[derive(Clone, Default)]
 pub(crate) struct Handlers {
     pub(crate) elicitation: Option<ElicitationHandler>,
+    pub(crate) sampling: Option<SamplingHandler>,
     /// The roots `roots/list` answers with, when the client has some.
     pub(crate) roots: Option<Arc<Mutex<Vec<crate::ask::Root>>>>,
 }
@@ -327,9 +330,9 @@ impl Session {
         true
     }
 
-    /// Answers a request from the server: `ping`, `elicitation/create`
-    /// when a handler was given, `roots/list` when roots were, and -32601
-    /// for the rest.
+    /// Answers a request from the server: `ping`, `elicitation/create` and
+    /// `sampling/createMessage` when a handler was given, `roots/list` when
+    /// roots were, and -32601 for the rest.
     fn serve(self: &Arc<Self>, id: RequestId, method: &str, params: Option<&RawValue>) {
         if method == "elicitation/create"
             && let Some(handler) = self.handlers.elicitation.clone()
@@ -345,6 +348,38 @@ impl Session {
                 let answer = handler(request).await;
                 let mut reply = Vec::new();
                 jsonrpc::write_result(&mut reply, &id, &elicitation::result(answer, &schema));
+                let _ = session.transport.send(reply).await;
+            });
+            return;
+        }
+        if method == "sampling/createMessage"
+            && let Some(handler) = self.handlers.sampling.clone()
+        {
+            let request = params.and_then(|p| serde_json::from_str(p.get()).ok());
+            let session = Arc::clone(self);
+            // The model may take a while: the reader goes on meanwhile.
+            self.runtime.spawn(async move {
+                let mut reply = Vec::new();
+                match request {
+                    None => {
+                        let error = ErrorObject::new(
+                            INVALID_PARAMS,
+                            "Invalid params: not a sampling request",
+                        );
+                        jsonrpc::write_error(&mut reply, Some(&id), &error);
+                    }
+                    Some(request) => match handler(request).await {
+                        Ok(sampled) => jsonrpc::write_result(&mut reply, &id, &sampled),
+                        // The code the specification gives a user's refusal.
+                        Err(reason) => {
+                            jsonrpc::write_error(
+                                &mut reply,
+                                Some(&id),
+                                &ErrorObject::new(-1, reason),
+                            );
+                        }
+                    },
+                }
                 let _ = session.transport.send(reply).await;
             });
             return;
