@@ -324,3 +324,104 @@ async fn a_tool_asks_the_clients_model_and_a_refusal_is_an_error() {
         "error: the client answered error -1: the user said no"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn many_calls_asking_at_once_each_get_their_own_answer() {
+    let echo = DynamicTool::new(
+        "echo_back",
+        "Asks the user to repeat a number.",
+        json!({"type": "object", "properties": {"n": {"type": "integer"}}}),
+        |arguments, ctx: Context| async move {
+            let n = arguments["n"].clone();
+            let schema = json!({"type": "object", "properties": {"n": {"type": "integer"}}});
+            let params = json!({"message": n.to_string(), "requestedSchema": schema});
+            match ctx.send_request("elicitation/create", params).await {
+                Ok(answer) => answer["content"]["n"].to_string(),
+                Err(error) => format!("error: {error}"),
+            }
+        },
+    );
+    let server = HttpServer::start(Server::new("echoing", "1.0.0").tool(echo));
+    let url = format!("http://{}/mcp", server.addr);
+    // The user repeats the number the question shows, after a pause that
+    // makes the answers come back out of order.
+    let client = Client::builder().on_elicitation(|request| async move {
+        let n: i64 = request.message.parse().unwrap();
+        tokio::time::sleep(Duration::from_millis(u64::try_from(n % 7).unwrap() * 5)).await;
+        let mut answer = Map::new();
+        answer.insert("n".into(), json!(n));
+        Elicitation::Accept(answer)
+    });
+    let client = std::sync::Arc::new(within(client.http(url)).await.unwrap());
+    let mut calls = tokio::task::JoinSet::new();
+    for n in 0..40 {
+        let client = std::sync::Arc::clone(&client);
+        calls.spawn(async move {
+            let answer = client
+                .call_tool("echo_back", json!({"n": n}))
+                .await
+                .unwrap();
+            (n, answer.text())
+        });
+    }
+    let mut answered = 0;
+    while let Some(done) = within(calls.join_next()).await {
+        let (n, text) = done.unwrap();
+        assert_eq!(text, n.to_string());
+        answered += 1;
+    }
+    assert_eq!(answered, 40);
+}
+
+/// Sets its flag when dropped.
+struct Stopped(std::sync::Arc<std::sync::atomic::AtomicBool>);
+
+impl Drop for Stopped {
+    fn drop(&mut self) {
+        self.0.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+#[tokio::test]
+async fn a_client_that_goes_away_while_asked_ends_the_call() {
+    let stopped = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flag = std::sync::Arc::clone(&stopped);
+    let ask = DynamicTool::new(
+        "ask",
+        "Asks, and notes when it stops.",
+        json!({"type": "object"}),
+        move |_, ctx: Context| {
+            let guard = Stopped(std::sync::Arc::clone(&flag));
+            async move {
+                let params =
+                    json!({"message": "Still there?", "requestedSchema": {"type": "object"}});
+                let answer = ctx.send_request("elicitation/create", params).await;
+                drop(guard);
+                format!("{answer:?}")
+            }
+        },
+    );
+    let mut client =
+        mcp_runtime::testing::TestClient::start(Server::new("asking", "1.0.0").tool(ask)).unwrap();
+    let init = json!({
+        "protocolVersion": "2025-11-25",
+        "capabilities": {"elicitation": {}},
+        "clientInfo": {"name": "raw", "version": "0"}
+    });
+    within(client.request("initialize", init)).await.unwrap();
+    client.notify("notifications/initialized", json!({})).await;
+    client
+        .send_request("tools/call", json!({"name": "ask", "arguments": {}}))
+        .await;
+    let question = next_non_notification(&mut client).await;
+    assert_eq!(question["method"], "elicitation/create");
+    // Gone without answering: the call ends rather than waiting out the
+    // five-minute timeout.
+    drop(within(client.close()).await);
+    within(async {
+        while !stopped.load(std::sync::atomic::Ordering::SeqCst) {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await;
+}
