@@ -115,6 +115,19 @@ async fn a_client_that_never_answers_times_out_and_the_call_goes_on() {
     within(client.ping()).await.unwrap();
 }
 
+/// A raw in-process client, initialized declaring `capabilities`.
+async fn raw_client(server: Server, capabilities: Value) -> mcp_runtime::testing::TestClient {
+    let mut client = mcp_runtime::testing::TestClient::start(server).unwrap();
+    let init = json!({
+        "protocolVersion": "2025-11-25",
+        "capabilities": capabilities,
+        "clientInfo": {"name": "raw", "version": "0"}
+    });
+    within(client.request("initialize", init)).await.unwrap();
+    client.notify("notifications/initialized", json!({})).await;
+    client
+}
+
 /// The next message from the server that is not a notification.
 async fn next_non_notification(client: &mut mcp_runtime::testing::TestClient) -> Value {
     loop {
@@ -127,14 +140,7 @@ async fn next_non_notification(client: &mut mcp_runtime::testing::TestClient) ->
 
 #[tokio::test]
 async fn cancelling_the_call_cancels_the_question_and_stray_answers_are_ignored() {
-    let mut client = mcp_runtime::testing::TestClient::start(asking()).unwrap();
-    let init = json!({
-        "protocolVersion": "2025-11-25",
-        "capabilities": {"elicitation": {}},
-        "clientInfo": {"name": "raw", "version": "0"}
-    });
-    within(client.request("initialize", init)).await.unwrap();
-    client.notify("notifications/initialized", json!({})).await;
+    let mut client = raw_client(asking(), json!({"elicitation": {}})).await;
 
     // An answer to nothing asked: ignored, the session goes on.
     client
@@ -230,14 +236,7 @@ async fn roots_come_from_the_client_and_change_when_it_says_so() {
 
 #[tokio::test]
 async fn roots_are_asked_once_until_the_client_says_they_changed() {
-    let mut client = mcp_runtime::testing::TestClient::start(with_roots_tool()).unwrap();
-    let init = json!({
-        "protocolVersion": "2025-11-25",
-        "capabilities": {"roots": {"listChanged": true}},
-        "clientInfo": {"name": "raw", "version": "0"}
-    });
-    within(client.request("initialize", init)).await.unwrap();
-    client.notify("notifications/initialized", json!({})).await;
+    let mut client = raw_client(with_roots_tool(), json!({"roots": {"listChanged": true}})).await;
     let roots = json!({"roots": [{"uri": "file:///a", "name": "A"}]});
 
     let call = client
@@ -373,15 +372,6 @@ async fn many_calls_asking_at_once_each_get_their_own_answer() {
     assert_eq!(answered, 40);
 }
 
-/// Sets its flag when dropped.
-struct Stopped(std::sync::Arc<std::sync::atomic::AtomicBool>);
-
-impl Drop for Stopped {
-    fn drop(&mut self) {
-        self.0.store(true, std::sync::atomic::Ordering::SeqCst);
-    }
-}
-
 #[tokio::test]
 async fn a_client_that_goes_away_while_asked_ends_the_call() {
     let stopped = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
@@ -391,7 +381,7 @@ async fn a_client_that_goes_away_while_asked_ends_the_call() {
         "Asks, and notes when it stops.",
         json!({"type": "object"}),
         move |_, ctx: Context| {
-            let guard = Stopped(std::sync::Arc::clone(&flag));
+            let guard = common::Stopped(std::sync::Arc::clone(&flag));
             async move {
                 let params =
                     json!({"message": "Still there?", "requestedSchema": {"type": "object"}});
@@ -401,15 +391,11 @@ async fn a_client_that_goes_away_while_asked_ends_the_call() {
             }
         },
     );
-    let mut client =
-        mcp_runtime::testing::TestClient::start(Server::new("asking", "1.0.0").tool(ask)).unwrap();
-    let init = json!({
-        "protocolVersion": "2025-11-25",
-        "capabilities": {"elicitation": {}},
-        "clientInfo": {"name": "raw", "version": "0"}
-    });
-    within(client.request("initialize", init)).await.unwrap();
-    client.notify("notifications/initialized", json!({})).await;
+    let mut client = raw_client(
+        Server::new("asking", "1.0.0").tool(ask),
+        json!({"elicitation": {}}),
+    )
+    .await;
     client
         .send_request("tools/call", json!({"name": "ask", "arguments": {}}))
         .await;

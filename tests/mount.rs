@@ -210,15 +210,6 @@ async fn a_name_or_uri_already_served_refuses_the_mount_naming_both() {
     );
 }
 
-/// Sets its flag when dropped.
-struct Stopped(Arc<AtomicBool>);
-
-impl Drop for Stopped {
-    fn drop(&mut self) {
-        self.0.store(true, Ordering::SeqCst);
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn progress_reaches_the_caller_and_cancelling_cancels_upstream() {
     let cancelled = Arc::new(AtomicBool::new(false));
@@ -230,7 +221,7 @@ async fn progress_reaches_the_caller_and_cancelling_cancels_upstream() {
         move |_, ctx: Context| {
             // Set when the call stops running: cancelled, or dropped with
             // its stream.
-            let stopped = Stopped(Arc::clone(&seen));
+            let stopped = common::Stopped(Arc::clone(&seen));
             async move {
                 for step in 1..=3 {
                     ctx.progress(f64::from(step), Some(10.0), Some("waiting"));

@@ -18,7 +18,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 use tokio::sync::oneshot;
 
-use crate::jsonrpc::{ErrorObject, RequestId};
+use crate::jsonrpc::{Failed, RequestId};
 
 /// How long a question waits for the client's answer unless
 /// [`Server::client_request_timeout`](crate::Server::client_request_timeout)
@@ -93,29 +93,18 @@ impl Asks {
         let Some(sender) = id.and_then(|id| self.lock().remove(&id.key())) else {
             return false;
         };
-        let answer = match (error, result) {
-            (Some(error), _) => Err(match serde_json::from_str::<ErrorObject>(error.get()) {
-                Ok(error) => ClientRequestError::Rejected {
-                    code: error.code,
-                    message: error.message,
-                    data: error.data,
-                },
-                Err(_) => ClientRequestError::Rejected {
-                    code: crate::jsonrpc::INTERNAL_ERROR,
-                    message: "the client answered with an error that is not a JSON-RPC error"
-                        .into(),
-                    data: None,
-                },
-            }),
-            (None, Some(result)) => {
-                serde_json::from_str(result.get()).map_err(|_| ClientRequestError::Rejected {
-                    code: crate::jsonrpc::INTERNAL_ERROR,
-                    message: "the client's result is not JSON".into(),
-                    data: None,
-                })
-            }
-            (None, None) => Ok(Value::Null),
-        };
+        let answer = crate::jsonrpc::outcome(result, error).map_err(|failed| match failed {
+            Failed::Error(error) => ClientRequestError::Rejected {
+                code: error.code,
+                message: error.message,
+                data: error.data,
+            },
+            Failed::Malformed(reason) => ClientRequestError::Rejected {
+                code: crate::jsonrpc::INTERNAL_ERROR,
+                message: format!("the client's answer is malformed: {reason}"),
+                data: None,
+            },
+        });
         let _ = sender.send(answer);
         true
     }

@@ -117,7 +117,6 @@ impl ServerHandle {
     /// Makes several changes, announcing each list that changed once;
     /// each change's outcome, in order (before the server starts, all
     /// wait for it). Fails only when the server has stopped.
-    #[cfg(feature = "client")]
     pub(crate) fn apply_all(
         &self,
         changes: Vec<Change>,
@@ -162,18 +161,7 @@ impl ServerHandle {
     }
 
     fn apply(&self, change: Change) -> Result<bool, RegistryError> {
-        let live = match &mut *self.lock() {
-            Slot::Pending(changes) => {
-                changes.push(change);
-                return Ok(true);
-            }
-            Slot::Serving(live) => live.upgrade().ok_or(RegistryError::Stopped)?,
-        };
-        let changed = live.change(&change)?;
-        if changed {
-            self.announce(change.list());
-        }
-        Ok(changed)
+        self.apply_all(vec![change])?.pop().unwrap_or(Ok(false))
     }
 
     /// Builds the server's core with the changes made so far, and from then

@@ -325,3 +325,13 @@ pub fn status_kb(pid: u32, field: &str) -> Option<u64> {
         rest.trim().strip_suffix("kB")?.trim().parse().ok()
     })
 }
+
+/// Sets its flag when dropped: put in a tool's future, it tells a test
+/// that the call stopped running (answered, cancelled or dropped).
+pub struct Stopped(pub std::sync::Arc<std::sync::atomic::AtomicBool>);
+
+impl Drop for Stopped {
+    fn drop(&mut self) {
+        self.0.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+}

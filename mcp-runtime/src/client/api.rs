@@ -291,10 +291,35 @@ impl Client {
         argument: &str,
         value: &str,
     ) -> Result<Completion, ClientError> {
-        let params = json!({
+        self.complete_with(reference, argument, value, Vec::<(String, String)>::new())
+            .await
+    }
+
+    /// [`Client::complete`] with the other arguments already given
+    /// (`context.arguments`, protocol 2025-06-18 and later), for values
+    /// that depend on them.
+    pub async fn complete_with<K, V>(
+        &self,
+        reference: &CompletionRef,
+        argument: &str,
+        value: &str,
+        context: impl IntoIterator<Item = (K, V)>,
+    ) -> Result<Completion, ClientError>
+    where
+        K: Into<String>,
+        V: Into<String>,
+    {
+        let context: Map<String, Value> = context
+            .into_iter()
+            .map(|(k, v)| (k.into(), Value::String(v.into())))
+            .collect();
+        let mut params = json!({
             "ref": reference.to_json(),
             "argument": { "name": argument, "value": value },
         });
+        if !context.is_empty() {
+            params["context"] = json!({ "arguments": context });
+        }
         let result = self.request("completion/complete", params).await?;
         let completion = result.get("completion");
         let values = completion

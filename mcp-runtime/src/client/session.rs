@@ -20,9 +20,9 @@ use tokio::task::JoinHandle;
 use crate::client::elicitation::{self, ElicitationHandler, SamplingHandler};
 use crate::client::error::ClientError;
 use crate::client::notification::{NOTIFICATION_CAPACITY, Notification};
-use crate::client::transport::{Received, Transport};
+use crate::client::transport::{BoxFuture, Received, Transport};
 use crate::jsonrpc::{
-    self, ErrorObject, INVALID_PARAMS, Line, METHOD_NOT_FOUND, Message, RequestId,
+    self, ErrorObject, Failed, INVALID_PARAMS, Line, METHOD_NOT_FOUND, Message, RequestId,
 };
 
 /// A progress callback: progress so far, the total if known, a message.
@@ -255,26 +255,17 @@ impl Session {
             }
             return;
         };
-        let answer = match (error, result) {
-            (Some(error), _) => match serde_json::from_str::<ErrorObject>(error.get()) {
-                Ok(error) => Err(ClientError::Rpc {
-                    code: error.code,
-                    message: error.message,
-                    data: error.data,
-                }),
-                Err(e) => Err(ClientError::InvalidResponse {
-                    method: String::new(),
-                    reason: format!("its error object is malformed: {e}"),
-                }),
+        let answer = jsonrpc::outcome(result, error).map_err(|failed| match failed {
+            Failed::Error(error) => ClientError::Rpc {
+                code: error.code,
+                message: error.message,
+                data: error.data,
             },
-            (None, Some(result)) => {
-                serde_json::from_str(result.get()).map_err(|e| ClientError::InvalidResponse {
-                    method: String::new(),
-                    reason: e.to_string(),
-                })
-            }
-            (None, None) => unreachable!("a response has a result or an error"),
-        };
+            Failed::Malformed(reason) => ClientError::InvalidResponse {
+                method: String::new(),
+                reason,
+            },
+        });
         let _ = pending.answer.send(answer);
     }
 
@@ -334,74 +325,64 @@ impl Session {
     /// `sampling/createMessage` when a handler was given, `roots/list` when
     /// roots were, and -32601 for the rest.
     fn serve(self: &Arc<Self>, id: RequestId, method: &str, params: Option<&RawValue>) {
+        let answer = self.answer_for(method, params);
+        let session = Arc::clone(self);
+        // Answered from a task of its own: the reader goes on while a user
+        // or a model takes its time, and never waits on the server reading
+        // (which may be waiting on us reading).
+        self.runtime.spawn(async move {
+            let mut reply = Vec::new();
+            match answer.await {
+                Ok(result) => jsonrpc::write_result(&mut reply, &id, &result),
+                Err(error) => jsonrpc::write_error(&mut reply, Some(&id), &error),
+            }
+            let _ = session.transport.send(reply).await;
+        });
+    }
+
+    /// The answer to the server's request `method`.
+    fn answer_for(
+        &self,
+        method: &str,
+        params: Option<&RawValue>,
+    ) -> BoxFuture<'static, Result<Value, ErrorObject>> {
+        let params: Option<Value> = params.and_then(|p| serde_json::from_str(p.get()).ok());
+        if method == "ping" {
+            return Box::pin(std::future::ready(Ok(json!({}))));
+        }
         if method == "elicitation/create"
             && let Some(handler) = self.handlers.elicitation.clone()
         {
-            let params: Value = params
-                .and_then(|p| serde_json::from_str(p.get()).ok())
-                .unwrap_or(Value::Null);
-            let session = Arc::clone(self);
-            // The user may take a while: the reader goes on meanwhile.
-            self.runtime.spawn(async move {
-                let request = elicitation::request(params);
+            let request = elicitation::request(params.unwrap_or(Value::Null));
+            return Box::pin(async move {
                 let schema = request.requested_schema.clone();
-                let answer = handler(request).await;
-                let mut reply = Vec::new();
-                jsonrpc::write_result(&mut reply, &id, &elicitation::result(answer, &schema));
-                let _ = session.transport.send(reply).await;
+                Ok(elicitation::result(handler(request).await, &schema))
             });
-            return;
         }
         if method == "sampling/createMessage"
             && let Some(handler) = self.handlers.sampling.clone()
         {
-            let request = params.and_then(|p| serde_json::from_str(p.get()).ok());
-            let session = Arc::clone(self);
-            // The model may take a while: the reader goes on meanwhile.
-            self.runtime.spawn(async move {
-                let mut reply = Vec::new();
-                match request {
-                    None => {
-                        let error = ErrorObject::new(
-                            INVALID_PARAMS,
-                            "Invalid params: not a sampling request",
-                        );
-                        jsonrpc::write_error(&mut reply, Some(&id), &error);
-                    }
-                    Some(request) => match handler(request).await {
-                        Ok(sampled) => jsonrpc::write_result(&mut reply, &id, &sampled),
-                        // The code the specification gives a user's refusal.
-                        Err(reason) => {
-                            jsonrpc::write_error(
-                                &mut reply,
-                                Some(&id),
-                                &ErrorObject::new(-1, reason),
-                            );
-                        }
-                    },
+            let request = params.and_then(|p| serde_json::from_value(p).ok());
+            return Box::pin(async move {
+                let Some(request) = request else {
+                    let reason = "Invalid params: not a sampling request";
+                    return Err(ErrorObject::new(INVALID_PARAMS, reason));
+                };
+                match handler(request).await {
+                    Ok(sampled) => Ok(serde_json::to_value(sampled).unwrap_or(Value::Null)),
+                    // The code the specification gives a user's refusal.
+                    Err(reason) => Err(ErrorObject::new(-1, reason)),
                 }
-                let _ = session.transport.send(reply).await;
             });
-            return;
         }
-        let mut reply = Vec::new();
-        if method == "ping" {
-            jsonrpc::write_result(&mut reply, &id, &json!({}));
-        } else if method == "roots/list"
+        if method == "roots/list"
             && let Some(roots) = &self.handlers.roots
         {
             let roots = roots.lock().unwrap_or_else(|e| e.into_inner()).clone();
-            jsonrpc::write_result(&mut reply, &id, &json!({ "roots": roots }));
-        } else {
-            let error = ErrorObject::new(METHOD_NOT_FOUND, format!("Method not found: {method}"));
-            jsonrpc::write_error(&mut reply, Some(&id), &error);
+            return Box::pin(std::future::ready(Ok(json!({ "roots": roots }))));
         }
-        // Sent from a task of its own: the reader never waits on the
-        // server reading (which may be waiting on us reading).
-        let session = Arc::clone(self);
-        self.runtime.spawn(async move {
-            let _ = session.transport.send(reply).await;
-        });
+        let error = ErrorObject::new(METHOD_NOT_FOUND, format!("Method not found: {method}"));
+        Box::pin(std::future::ready(Err(error)))
     }
 
     /// The connection is closed: every request waiting gets `Closed`, and

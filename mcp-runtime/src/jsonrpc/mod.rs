@@ -17,7 +17,7 @@ pub(crate) use self::error::{
 };
 pub use self::id::RequestId;
 pub(crate) use self::id::canonical_id;
-pub(crate) use self::parse::{Line, Message, classify, parse_line};
+pub(crate) use self::parse::{Failed, Line, Message, classify, outcome, parse_line};
 pub(crate) use self::write::write_request;
 #[cfg(feature = "http")]
 pub(crate) use self::write::{is_response, is_unaddressed_error};

@@ -6,9 +6,11 @@ use std::borrow::Cow;
 use std::fmt;
 
 use serde::{Deserialize, Deserializer};
+use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::jsonrpc::call_params;
+use crate::jsonrpc::error::ErrorObject;
 use crate::jsonrpc::id::RequestId;
 use crate::jsonrpc::text::string_of;
 
@@ -30,7 +32,6 @@ pub(crate) enum Message<'a> {
     /// A response to a request of ours: the server ignores it, the client
     /// routes it by `id` (`None` when the id is `null` or not one MCP
     /// allows). At least one of `result` and `error` is present.
-    #[cfg_attr(not(feature = "client"), allow(dead_code))]
     Response {
         id: Option<RequestId>,
         result: Option<&'a RawValue>,
@@ -41,6 +42,33 @@ pub(crate) enum Message<'a> {
         id: Option<RequestId>,
         reason: &'static str,
     },
+}
+
+/// Why a response carries no result.
+pub(crate) enum Failed {
+    /// Its `error` object.
+    Error(ErrorObject),
+    /// Its `result` or `error` does not parse: why.
+    Malformed(String),
+}
+
+/// What a response (`Message::Response`) says: its result, or its error
+/// object.
+pub(crate) fn outcome(
+    result: Option<&RawValue>,
+    error: Option<&RawValue>,
+) -> Result<Value, Failed> {
+    match (error, result) {
+        (Some(error), _) => Err(match serde_json::from_str::<ErrorObject>(error.get()) {
+            Ok(error) => Failed::Error(error),
+            Err(e) => Failed::Malformed(format!("its error object is malformed: {e}")),
+        }),
+        (None, Some(result)) => {
+            serde_json::from_str(result.get()).map_err(|e| Failed::Malformed(e.to_string()))
+        }
+        // Never classified a response: it has one or the other.
+        (None, None) => Ok(Value::Null),
+    }
 }
 
 /// What one line holds.

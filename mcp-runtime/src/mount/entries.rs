@@ -7,7 +7,9 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use crate::client::{ClientError, PromptInfo, ResourceInfo, ResourceTemplateInfo, ToolInfo};
+use crate::client::{
+    ClientError, CompletionRef, PromptInfo, ResourceInfo, ResourceTemplateInfo, ToolInfo,
+};
 use crate::completion::def::Arguments;
 use crate::content::ResourceContents;
 use crate::context::Context;
@@ -128,7 +130,7 @@ pub(crate) fn template(
         resource = resource.mime_type(mime_type);
     }
     if completes {
-        let reference = json!({ "type": "ref/resource", "uri": template });
+        let reference = CompletionRef::Resource(template.to_owned());
         for variable in variables {
             resource = resource.complete(variable.clone(), completer(link, &reference, variable));
         }
@@ -208,7 +210,7 @@ pub(crate) fn prompt(
     }
     prompt.icons = icons(json);
     prompt.meta = json.get("_meta").cloned();
-    let reference = json!({ "type": "ref/prompt", "name": &*upstream });
+    let reference = CompletionRef::Prompt(upstream.to_string());
     let arguments = json.get("arguments").and_then(Value::as_array);
     for argument in arguments.into_iter().flatten() {
         let Some(name) = argument.get("name").and_then(Value::as_str) else {
@@ -252,7 +254,7 @@ async fn get(
 /// complete `argument` of `reference`, with the other arguments as context.
 fn completer(
     link: &Arc<Link>,
-    reference: &Value,
+    reference: &CompletionRef,
     argument: &str,
 ) -> impl Fn(String, Arguments) -> std::pin::Pin<Box<dyn Future<Output = Vec<String>> + Send>>
 + Send
@@ -265,25 +267,15 @@ fn completer(
             let Ok(client) = link.shared() else {
                 return Vec::new();
             };
-            let mut params = json!({
-                "ref": reference,
-                "argument": { "name": argument, "value": prefix },
-            });
-            if !others.is_empty() {
-                let context: serde_json::Map<String, Value> = others
-                    .iter()
-                    .map(|(k, v)| (k.to_owned(), Value::from(v)))
-                    .collect();
-                params["context"] = json!({ "arguments": context });
-            }
-            match client.request("completion/complete", params).await {
-                Ok(answer) => answer
-                    .pointer("/completion/values")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                    .filter_map(|v| v.as_str().map(str::to_owned))
-                    .collect(),
+            let others: Vec<(String, String)> = others
+                .iter()
+                .map(|(k, v)| (k.to_owned(), v.to_owned()))
+                .collect();
+            match client
+                .complete_with(&reference, &argument, &prefix, others)
+                .await
+            {
+                Ok(completion) => completion.values,
                 Err(error) => {
                     tracing::debug!(upstream = link.label(), %error, "the upstream did not complete");
                     Vec::new()
