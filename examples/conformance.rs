@@ -20,8 +20,8 @@ use std::time::Duration;
 
 use mcp_runtime::serde_json::{Value, json};
 use mcp_runtime::{
-    Blob, Content, Context, DynamicTool, LogLevel, Notifier, PromptMessage, SamplingRequest,
-    Server, State, prompt, resource, tool,
+    Blob, ClientRequestError, Content, Context, DynamicTool, Elicit, Elicited, LogLevel, Notifier,
+    PromptMessage, SamplingRequest, Server, State, prompt, resource, tool,
 };
 use serde::Serialize;
 
@@ -146,19 +146,28 @@ async fn test_sampling(
     Ok(format!("LLM response: {text}"))
 }
 
-/// Asks the client's user a question (`elicitation/create`) with
-/// `requested_schema`, and says what the user answered.
-async fn elicit(ctx: &Context, message: &str, requested_schema: Value) -> Result<String, String> {
-    let params = json!({"message": message, "requestedSchema": requested_schema});
-    let answer = ctx
-        .send_request("elicitation/create", params)
-        .await
-        .map_err(|e| format!("elicitation failed: {e}"))?;
-    let action = answer["action"].as_str().unwrap_or("unknown");
-    Ok(format!(
-        "User response: action={action}, content={}",
-        answer.get("content").unwrap_or(&Value::Null)
-    ))
+/// What the user answered, as the fixtures report it.
+fn answered<T: std::fmt::Debug>(
+    answer: Result<Elicited<T>, ClientRequestError>,
+) -> Result<String, String> {
+    match answer.map_err(|e| format!("elicitation failed: {e}"))? {
+        Elicited::Accepted(content) => {
+            Ok(format!("User response: action=accept, content={content:?}"))
+        }
+        Elicited::Declined => Ok("User response: action=decline".into()),
+        Elicited::Cancelled => Ok("User response: action=cancel".into()),
+    }
+}
+
+/// The form `test_elicitation` asks for.
+// The fields are read only to echo the answer (`Debug`).
+#[allow(dead_code)]
+#[derive(Debug, Elicit)]
+struct Contact {
+    /// User's response
+    username: String,
+    /// User's email address
+    email: String,
 }
 
 /// Tests server-initiated elicitation: asks the user for a username and
@@ -169,72 +178,104 @@ async fn test_elicitation(
     /// What to ask.
     message: String,
 ) -> Result<String, String> {
-    let schema = json!({
-        "type": "object",
-        "properties": {
-            "username": {"type": "string", "description": "User's response"},
-            "email": {"type": "string", "description": "User's email address"}
-        },
-        "required": ["username", "email"]
-    });
-    elicit(&ctx, &message, schema).await
+    answered(ctx.elicit::<Contact>(message).await)
+}
+
+/// A status to pick (untitled: the values are shown as they are).
+#[derive(Debug, Elicit)]
+#[elicit(rename_all = "lowercase")]
+enum Status {
+    Active,
+    Inactive,
+    Pending,
+}
+
+/// The form of `test_elicitation_sep1034_defaults`: a default for each
+/// primitive type.
+// The fields are read only to echo the answer (`Debug`).
+#[allow(dead_code)]
+#[derive(Debug, Elicit)]
+struct Profile {
+    /// User name
+    #[elicit(default = "John Doe")]
+    name: String,
+    /// User age
+    #[elicit(default = 30)]
+    age: i64,
+    /// User score
+    #[elicit(default = 95.5)]
+    score: f64,
+    /// User status
+    #[elicit(default = Status::Active)]
+    status: Status,
+    /// Verification status
+    #[elicit(default = true)]
+    verified: bool,
 }
 
 /// Tests elicitation with a default value for each primitive type (SEP-1034).
 #[tool]
 async fn test_elicitation_sep1034_defaults(ctx: Context) -> Result<String, String> {
-    let schema = json!({
-        "type": "object",
-        "properties": {
-            "name": {"type": "string", "description": "User name", "default": "John Doe"},
-            "age": {"type": "integer", "description": "User age", "default": 30},
-            "score": {"type": "number", "description": "User score", "default": 95.5},
-            "status": {
-                "type": "string",
-                "description": "User status",
-                "enum": ["active", "inactive", "pending"],
-                "default": "active"
-            },
-            "verified": {"type": "boolean", "description": "Verification status", "default": true}
-        },
-        "required": []
-    });
-    elicit(
-        &ctx,
-        "Please review and update the form fields with defaults",
-        schema,
+    answered(
+        ctx.elicit::<Profile>("Please review and update the form fields with defaults")
+            .await,
     )
-    .await
+}
+
+/// Three options shown as they are.
+#[derive(Debug, Elicit)]
+#[elicit(rename_all = "lowercase")]
+enum Untitled {
+    Option1,
+    Option2,
+    Option3,
+}
+
+/// Three options, each with a label of its own.
+#[derive(Debug, Elicit)]
+#[elicit(rename_all = "lowercase")]
+enum Titled {
+    #[elicit(title = "Option 1")]
+    Value1,
+    #[elicit(title = "Option 2")]
+    Value2,
+    #[elicit(title = "Option 3")]
+    Value3,
+}
+
+/// Three options labelled the deprecated way (`enumNames`).
+#[derive(Debug, Elicit)]
+#[elicit(rename_all = "lowercase", enum_names)]
+enum Legacy {
+    #[elicit(title = "Option One")]
+    Opt1,
+    #[elicit(title = "Option Two")]
+    Opt2,
+    #[elicit(title = "Option Three")]
+    Opt3,
+}
+
+/// The form of `test_elicitation_sep1330_enums`: every enum form.
+// The fields are read only to echo the answer (`Debug`).
+#[allow(dead_code)]
+#[derive(Debug, Elicit)]
+#[elicit(rename_all = "camelCase")]
+struct Choices {
+    untitled_single: Option<Untitled>,
+    titled_single: Option<Titled>,
+    legacy_enum: Option<Legacy>,
+    untitled_multi: Option<Vec<Untitled>>,
+    titled_multi: Option<Vec<Titled>>,
 }
 
 /// Tests elicitation with the enum forms of SEP-1330: untitled and titled,
 /// single and multiple choice, and the legacy `enumNames`.
 #[tool]
 async fn test_elicitation_sep1330_enums(ctx: Context) -> Result<String, String> {
-    let options = |n: usize| -> Vec<Value> {
-        (1..=n)
-            .map(|i| json!({"const": format!("value{i}"), "title": format!("Option {i}")}))
-            .collect()
-    };
-    let schema = json!({
-        "type": "object",
-        "properties": {
-            "untitledSingle": {"type": "string", "enum": ["option1", "option2", "option3"]},
-            "titledSingle": {"type": "string", "oneOf": options(3)},
-            "legacyEnum": {
-                "type": "string",
-                "enum": ["opt1", "opt2", "opt3"],
-                "enumNames": ["Option One", "Option Two", "Option Three"]
-            },
-            "untitledMulti": {
-                "type": "array",
-                "items": {"type": "string", "enum": ["option1", "option2", "option3"]}
-            },
-            "titledMulti": {"type": "array", "items": {"anyOf": options(3)}}
-        },
-        "required": []
-    });
-    elicit(&ctx, "Please select options from the enum fields", schema).await
+    answered(
+        ctx.elicit::<Choices>("Please select options from the enum fields")
+            .await,
+    )
 }
 
 /// Tests SSE stream disconnection and client reconnection (SEP-1699). Here

@@ -3,21 +3,13 @@
 
 mod common;
 
-use std::future::Future;
 use std::time::Duration;
 
+use common::asking::{STEP, next_non_notification, raw_client, within};
 use common::http::HttpServer;
 use mcp_runtime::client::{Client, Elicitation, Root, Sampled, SamplingRequest};
 use mcp_runtime::{ClientRequestError, Context, DynamicTool, Server, serde_json};
-use serde_json::{Map, Value, json};
-
-const STEP: Duration = Duration::from_secs(20);
-
-async fn within<T>(future: impl Future<Output = T>) -> T {
-    tokio::time::timeout(STEP, future)
-        .await
-        .expect("the step did not finish in time")
-}
+use serde_json::{Map, json};
 
 fn asking() -> Server {
     let ask = DynamicTool::new(
@@ -84,7 +76,7 @@ async fn a_tool_asks_the_client_over_stdio() {
     assert!(!answer.is_error, "{answer:?}");
     assert_eq!(
         answer.text(),
-        r#"User response: action=accept, content={"username":"ada","email":"ada@example.com"}"#
+        r#"User response: action=accept, content=Contact { username: "ada", email: "ada@example.com" }"#
     );
 }
 
@@ -113,29 +105,6 @@ async fn a_client_that_never_answers_times_out_and_the_call_goes_on() {
     );
     // The server still serves that client.
     within(client.ping()).await.unwrap();
-}
-
-/// A raw in-process client, initialized declaring `capabilities`.
-async fn raw_client(server: Server, capabilities: Value) -> mcp_runtime::testing::TestClient {
-    let mut client = mcp_runtime::testing::TestClient::start(server).unwrap();
-    let init = json!({
-        "protocolVersion": "2025-11-25",
-        "capabilities": capabilities,
-        "clientInfo": {"name": "raw", "version": "0"}
-    });
-    within(client.request("initialize", init)).await.unwrap();
-    client.notify("notifications/initialized", json!({})).await;
-    client
-}
-
-/// The next message from the server that is not a notification.
-async fn next_non_notification(client: &mut mcp_runtime::testing::TestClient) -> Value {
-    loop {
-        let message = within(client.recv()).await.expect("a message");
-        if message.get("id").is_some() {
-            return message;
-        }
-    }
 }
 
 #[tokio::test]

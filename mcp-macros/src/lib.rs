@@ -17,6 +17,7 @@
 //! runtime's HTTP authorization is what refuses a token without them.
 
 mod common;
+mod elicit;
 mod prompt;
 mod resource;
 mod tool;
@@ -46,4 +47,13 @@ pub fn resource(attr: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn prompt(attr: TokenStream, item: TokenStream) -> TokenStream {
     prompt::prompt(attr.into(), item.into()).into()
+}
+
+/// Derives `mcp_runtime::Elicit` for a struct (a form a tool asks its
+/// client's user to fill in), or the choices of a unit-only enum.
+///
+/// See the `mcp_runtime::Elicit` documentation for the full reference.
+#[proc_macro_derive(Elicit, attributes(elicit))]
+pub fn derive_elicit(item: TokenStream) -> TokenStream {
+    elicit::derive(item.into()).into()
 }

@@ -52,6 +52,16 @@ pub enum ClientRequestError {
     /// The client went away, or its output is closed.
     #[error("the client went away before answering")]
     Disconnected,
+    /// The client's answer does not fit what was asked (an elicitation
+    /// answer that breaks the form's schema, a sampling result without a
+    /// model): each problem, named.
+    #[error("the client's answer does not fit what was asked: {0}")]
+    InvalidAnswer(String),
+    /// The request itself cannot be sent as written (a URL-mode
+    /// elicitation without an absolute URL, a form whose `pattern` is not a
+    /// regular expression): fix the tool.
+    #[error("the request cannot be sent: {0}")]
+    InvalidRequest(String),
     /// The tool was called in process (`Registry::call`): there is no
     /// client to ask.
     #[error("there is no client to ask: the tool was called in process")]

@@ -98,6 +98,9 @@ pub(crate) struct SessionShared {
     /// The client's roots, once asked for; forgotten when it says they
     /// changed.
     pub(crate) roots: Mutex<Option<Vec<crate::ask::Root>>>,
+    /// Where messages that belong to no call go (stdout on stdio, the GET
+    /// stream on HTTP), once the session is initialized.
+    pub(crate) notices: std::sync::OnceLock<crate::outbox::WeakOutbox>,
 }
 
 impl SessionShared {
@@ -115,6 +118,7 @@ impl SessionShared {
             asks: crate::ask::Asks::default(),
             ask_timeout: crate::ask::DEFAULT_TIMEOUT,
             roots: Mutex::new(None),
+            notices: std::sync::OnceLock::new(),
         }
     }
 

@@ -28,6 +28,7 @@ mod completion;
 mod content;
 mod context;
 mod dispatch;
+mod elicit;
 mod handle;
 mod jsonrpc;
 mod location;
@@ -100,6 +101,9 @@ pub use content::{
     TextContent,
 };
 pub use context::{ClientInfo, Context, LogLevel, State};
+pub use elicit::{
+    Asking, Elicit, ElicitEnum, ElicitField, ElicitationComplete, ElicitationId, Elicited,
+};
 pub use handle::ServerHandle;
 pub use jsonrpc::RequestId;
 pub use location::Location;
@@ -277,3 +281,59 @@ pub use mcp_macros::resource;
 /// A plain `fn` runs on Tokio's blocking pool, as a tool's does; a plain
 /// completion function is called directly, so keep it quick.
 pub use mcp_macros::prompt;
+
+/// Derives [`Elicit`](trait@Elicit) for a struct with named fields: a form
+/// a tool asks its client's user to fill in with [`Context::elicit`]. On a
+/// unit-only enum, derives the choices a field of that type offers (one
+/// with the enum, several with a `Vec` of it).
+///
+/// ```
+/// use mcp_runtime::Elicit;
+///
+/// #[derive(Elicit)]
+/// #[elicit(rename_all = "camelCase")]
+/// enum Severity {
+///     #[elicit(title = "Warnings and worse")]
+///     Warning,
+///     #[elicit(title = "Emergencies only")]
+///     EmergencyOnly,
+/// }
+///
+/// #[derive(Elicit)]
+/// #[elicit(rename_all = "camelCase")]
+/// struct Alerts {
+///     /// Send severe-weather alerts?
+///     confirm: bool,
+///     /// From which level on.
+///     #[elicit(title = "Severity", default = Severity::Warning)]
+///     min_severity: Severity,
+///     #[elicit(format = "email")]
+///     also_email: Option<String>,
+///     #[elicit(minimum = 1, maximum = 7, default = 3)]
+///     days: u8,
+/// }
+/// ```
+///
+/// | You write | The requested schema has |
+/// | --- | --- |
+/// | a field `name: T` | the property `name`, required |
+/// | `Option<T>`, or `default = ..` | an optional property |
+/// | `///` on a field | its `description` |
+/// | `String`, `bool`, integers, `f32`/`f64` | `"string"`, `"boolean"`, `"integer"` (bounded by the type), `"number"` |
+/// | an enum with `#[derive(Elicit)]` | a single choice: `enum`, or `oneOf` of `const`/`title` when a variant has a `title` |
+/// | `Vec<Enum>` | several choices: `type: array` with `items` (`enum`, or `anyOf` when titled) |
+/// | `title = ".."` | `title` |
+/// | `default = expr` (an `Into<T>`) | `default` (SEP-1034); an answer that leaves the field out gets it |
+/// | `min_length`, `max_length`, `pattern`, `format` (`email`, `uri`, `date`, `date-time`) on text | the same keywords |
+/// | `minimum`, `maximum` on numbers | the same keywords |
+/// | `min_items`, `max_items` on `Vec` fields | `minItems`, `maxItems` |
+/// | `rename = ".."`, or `rename_all = ".."` on the type | the property's (or value's) name |
+/// | `enum_names` on an enum | a single choice as `enum` with the deprecated `enumNames` titles |
+///
+/// A client that speaks 2025-06-18 is sent titled single choices as
+/// `enum`/`enumNames`, the form its version knows.
+///
+/// A field of another type, a keyword on a field it does not apply to, a
+/// tuple struct, generics, or an enum variant with data, is a compile error
+/// naming it: the 2025-11-25 protocol asks for flat forms only.
+pub use mcp_macros::Elicit;

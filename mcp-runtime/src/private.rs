@@ -42,6 +42,14 @@ pub use crate::text_param::{
     TextProbe, TextUnparseable,
 };
 
+/// What `#[derive(Elicit)]` expansions name.
+pub mod elicit {
+    pub use crate::elicit::{
+        Choice, Choices, ElicitEnum, ElicitField, Form, FormBuilder, Number, Text, choice_json,
+        choose, one_of,
+    };
+}
+
 use crate::tools::output::CallToolResult;
 
 /// A type a tool can take as an argument: `Deserialize + JsonSchema`.

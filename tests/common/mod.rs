@@ -2,6 +2,7 @@
 
 #![allow(dead_code)]
 
+pub mod asking;
 pub mod http;
 pub mod oidc;
 pub mod upstreams;

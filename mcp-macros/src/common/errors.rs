@@ -23,6 +23,10 @@ impl Errors {
         self.push(syn::Error::new(span, message));
     }
 
+    pub fn is_empty(&self) -> bool {
+        self.0.is_none()
+    }
+
     pub fn into_compile_errors(self) -> Option<TokenStream> {
         self.0.map(|e| e.to_compile_error())
     }

@@ -499,6 +499,7 @@ impl Connection {
             "client initialized"
         );
         self.core.hub.register(&session, self.out.downgrade());
+        let _ = session.notices.set(self.out.downgrade());
         self.session_span = telemetry::session_span(session.version, self.http);
         self.session = Some(session);
     }
