@@ -148,6 +148,9 @@ pub(crate) struct RequestScope {
     pub(crate) out: Outbox,
     /// Who sent the request, when the transport authenticated it.
     pub(crate) identity: Option<Arc<Identity>>,
+    /// The answers given in advance, when the call's questions are served
+    /// by running it again (the 2026-07-28 era) rather than asked.
+    pub(crate) replay: Option<Arc<crate::replay::Replay>>,
 }
 
 /// The client, as it described itself in `initialize`.
@@ -444,6 +447,14 @@ impl Context {
             && session.client.capabilities.get(capability).is_none()
         {
             return Err(ClientRequestError::NotSupported(capability.to_owned()));
+        }
+        if let Some(replay) = &request.replay {
+            // Answered in advance, or raised: the run then stops here and
+            // is dropped by `Replay::run`.
+            return match replay.answer(method, &params) {
+                Some(answer) => Ok(answer),
+                None => std::future::pending().await,
+            };
         }
         let (id, answer) = session.asks.open();
         // Forgets the question and tells the client when the call stops

@@ -41,6 +41,7 @@ mod outbox;
 mod prompts;
 mod protocol;
 mod registry;
+mod replay;
 mod resources;
 mod roots;
 mod sampling;

@@ -92,7 +92,6 @@ impl Outbox {
     }
 
     /// An output that drops everything written to it.
-    #[cfg(feature = "http")]
     pub(crate) fn discard() -> Outbox {
         struct Discard;
         impl DirectWrite for Discard {

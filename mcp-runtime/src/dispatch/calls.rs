@@ -87,6 +87,7 @@ pub(crate) fn request_context(
         progress: Mutex::default(),
         out: out.clone(),
         identity: identity.cloned(),
+        replay: None,
     })
 }
 

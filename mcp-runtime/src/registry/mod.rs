@@ -77,7 +77,7 @@ pub struct Registry {
     templates: Vec<Arc<Resource>>,
     /// Sorted by name.
     prompts: Vec<Arc<Prompt>>,
-    state: Arc<StateMap>,
+    pub(crate) state: Arc<StateMap>,
 }
 
 impl Registry {

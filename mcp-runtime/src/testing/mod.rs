@@ -50,9 +50,11 @@ mod client;
 mod error;
 mod notifications;
 mod prompts;
+mod replay;
 mod resources;
 mod tools;
 
 pub use client::TestClient;
 pub use error::RpcError;
 pub use prompts::CompletionRef;
+pub use replay::{MAX_ROUNDS, Replayed, call_replaying};
