@@ -338,3 +338,9 @@ pub use mcp_macros::prompt;
 /// tuple struct, generics, or an enum variant with data, is a compile error
 /// naming it: the 2025-11-25 protocol asks for flat forms only.
 pub use mcp_macros::Elicit;
+
+// The README's examples, compiled (and those not marked `no_run` or
+// `ignore`, run) as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeDoctests;
