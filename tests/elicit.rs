@@ -7,7 +7,7 @@ mod common;
 use common::asking::{STEP, next_non_notification, raw_client, raw_client_at, within};
 use mcp_runtime::serde_json::{Value, json};
 use mcp_runtime::testing::TestClient;
-use mcp_runtime::{Context, Elicit, ElicitationId, Elicited, Server, tool};
+use mcp_runtime::{Context, Elicit, ElicitationId, Elicited, Server, UrlElicitation, tool};
 
 #[derive(Debug, Elicit)]
 #[elicit(rename_all = "kebab-case")]
@@ -84,6 +84,14 @@ async fn bad_url(ctx: Context) -> Result<String, String> {
         .await
         .map(|_| "sent".to_owned())
         .map_err(|e| e.to_string())
+}
+
+/// Needs the user signed in elsewhere before it can start.
+#[tool]
+async fn list_files(ctx: Context) -> Result<Vec<String>, String> {
+    let id = ElicitationId::from("sign-in-1".to_owned());
+    let page = UrlElicitation::new(&id, "Sign in to Example Co", "https://example.com/connect");
+    Err(ctx.url_elicitation_required([page]))
 }
 
 fn server() -> Server {
@@ -266,5 +274,37 @@ async fn a_2025_06_18_client_gets_titled_choices_as_enum_names() {
             "enumNames": ["Warnings and worse", "Emergencies only"],
             "default": "warning"
         })
+    );
+}
+
+#[tokio::test]
+async fn a_tool_can_end_with_url_elicitation_required() {
+    let mut client = raw_client(server(), json!({"elicitation": {"url": {}}})).await;
+    let error =
+        within(client.request("tools/call", json!({"name": "list_files", "arguments": {}})))
+            .await
+            .unwrap_err();
+    assert_eq!(error.code, -32042, "{error:?}");
+    assert_eq!(
+        error.data,
+        Some(json!({"elicitations": [{
+            "mode": "url",
+            "elicitationId": "sign-in-1",
+            "url": "https://example.com/connect",
+            "message": "Sign in to Example Co"
+        }]}))
+    );
+    within(client.request("ping", json!({}))).await.unwrap();
+
+    // A client without URL mode reads the pages in an isError result.
+    let mut client = raw_client(server(), json!({"elicitation": {}})).await;
+    let result =
+        within(client.request("tools/call", json!({"name": "list_files", "arguments": {}})))
+            .await
+            .unwrap();
+    assert_eq!(result["isError"], json!(true));
+    assert_eq!(
+        text(&result),
+        "This request needs a page opened first: Sign in to Example Co (open https://example.com/connect)"
     );
 }

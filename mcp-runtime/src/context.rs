@@ -72,6 +72,10 @@ pub struct Context {
     inner: Arc<ContextInner>,
 }
 
+// Lives in an `Arc`, built once per call and never moved: the size of the
+// rare in-process variant does not matter, and boxing the other would cost
+// every call an allocation.
+#[allow(clippy::large_enum_variant)]
 enum ContextInner {
     /// Called in process through [`Registry::call`](crate::Registry::call).
     Detached {
@@ -151,6 +155,9 @@ pub(crate) struct RequestScope {
     /// The answers given in advance, when the call's questions are served
     /// by running it again (the 2026-07-28 era) rather than asked.
     pub(crate) replay: Option<Arc<crate::replay::Replay>>,
+    /// The error the call ends with instead of its result, when it asked
+    /// for one (`Context::url_elicitation_required`).
+    pub(crate) required: Mutex<Option<Box<crate::jsonrpc::ErrorObject>>>,
 }
 
 /// The client, as it described itself in `initialize`.
@@ -257,7 +264,7 @@ impl Context {
         }
     }
 
-    fn request(&self) -> Option<&RequestScope> {
+    pub(crate) fn request(&self) -> Option<&RequestScope> {
         match &*self.inner {
             ContextInner::Request(request) => Some(request),
             ContextInner::Detached { .. } => None,
@@ -281,6 +288,16 @@ impl Context {
         if let Some(request) = self.request() {
             request.cancellation.cancel();
         }
+    }
+
+    /// The error the call asked to end with instead of its result.
+    pub(crate) fn take_required_error(&self) -> Option<crate::jsonrpc::ErrorObject> {
+        self.request()?
+            .required
+            .lock()
+            .ok()?
+            .take()
+            .map(|error| *error)
     }
 
     /// Marks the call answered: later progress is dropped.

@@ -104,6 +104,7 @@ pub use content::{
 pub use context::{ClientInfo, Context, LogLevel, State};
 pub use elicit::{
     Asking, Elicit, ElicitEnum, ElicitField, ElicitationComplete, ElicitationId, Elicited,
+    UrlElicitation,
 };
 pub use handle::ServerHandle;
 pub use jsonrpc::RequestId;

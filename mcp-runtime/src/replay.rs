@@ -154,6 +154,7 @@ mod tests {
             out: crate::outbox::Outbox::discard(),
             identity: None,
             replay: Some(Arc::clone(replay)),
+            required: Default::default(),
         })
     }
 

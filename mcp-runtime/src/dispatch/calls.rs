@@ -88,6 +88,7 @@ pub(crate) fn request_context(
         out: out.clone(),
         identity: identity.cloned(),
         replay: None,
+        required: Mutex::default(),
     })
 }
 
@@ -207,7 +208,13 @@ impl Calls {
         let call_ctx = ctx.clone();
         let arguments = params.arguments;
         let timeout = core.limits.default_timeout;
-        let call = async move { tool.call(arguments, call_ctx, timeout).await };
+        let call = async move {
+            let outcome = tool.call(arguments, call_ctx.clone(), timeout).await;
+            match call_ctx.take_required_error() {
+                Some(error) => Outcome::Failed(error),
+                None => outcome,
+            }
+        };
         let job = Job {
             method: "tools/call",
             version: session.version,

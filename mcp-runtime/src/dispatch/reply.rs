@@ -42,6 +42,9 @@ pub(crate) fn write_call_result(
     outcome: &Outcome,
     version: ProtocolVersion,
 ) {
+    if let Outcome::Failed(error) = outcome {
+        return jsonrpc::write_error(reply, Some(id), error);
+    }
     jsonrpc::write_result_with(reply, id, |reply| {
         shape::write_outcome(reply, outcome, version)
     });

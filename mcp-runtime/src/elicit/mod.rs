@@ -3,28 +3,28 @@
 //! client ([`Context::elicit_url`]), and the user's answer.
 //!
 //! - `fields`: the types a form's field may have;
-//! - `form`: the requested schema of a type, and the reading of answers.
+//! - `form`: the requested schema of a type, and the reading of answers;
+//! - `url`: URL mode, its completion notice and its `-32042` error.
 
 mod fields;
 mod form;
+mod url;
 
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Arc, Weak};
 use std::task::{Context as TaskContext, Poll};
 
 use serde_json::{Map, Value, json};
 
 use crate::ask::ClientRequestError;
 use crate::context::{Context, SessionShared};
-use crate::jsonrpc;
-use crate::protocol::version::ProtocolVersion;
 
 pub use fields::{
     Choice, Choices, ElicitEnum, ElicitField, Number, Text, choice_json, choose, one_of,
 };
 pub use form::{Elicit, Form, FormBuilder};
+pub use url::{ElicitationComplete, ElicitationId, UrlElicitation};
 
 /// The user's answer to a question: what they entered, or that they said
 /// no (`Declined`) or dismissed it (`Cancelled`).
@@ -49,50 +49,6 @@ impl<T> Elicited<T> {
     }
 }
 
-/// The identifier of a URL-mode elicitation: random, so that it can go in
-/// the URL without being guessable. Put it in the URL you send, and find the
-/// waiting interaction by it when the user's browser arrives.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct ElicitationId(String);
-
-impl ElicitationId {
-    /// A new random identifier (128 bits, as 32 hex digits).
-    pub fn new() -> ElicitationId {
-        let mut bytes = [0u8; 16];
-        if getrandom::fill(&mut bytes).is_err() {
-            // No entropy source: unique still, if guessable.
-            static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-            let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            bytes[..8].copy_from_slice(&n.to_le_bytes());
-            bytes[8..].copy_from_slice(&(std::process::id() as u64).to_le_bytes());
-        }
-        ElicitationId(bytes.iter().map(|b| format!("{b:02x}")).collect())
-    }
-
-    /// The identifier as sent.
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
-
-impl Default for ElicitationId {
-    fn default() -> Self {
-        ElicitationId::new()
-    }
-}
-
-impl From<String> for ElicitationId {
-    fn from(id: String) -> Self {
-        ElicitationId(id)
-    }
-}
-
-impl fmt::Display for ElicitationId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
 /// The answer [`Context::elicit`] waits for: a future of
 /// `Result<Elicited<T>, ClientRequestError>`.
 #[must_use = "the question is asked only when awaited"]
@@ -111,50 +67,6 @@ impl<T> Future for Asking<'_, T> {
 impl<T> fmt::Debug for Asking<'_, T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Asking").finish_non_exhaustive()
-    }
-}
-
-/// Tells the client that asked that a URL-mode elicitation it accepted is
-/// complete (`notifications/elicitation/complete`), for example once the
-/// user's browser came back from a sign-in. Cheap to clone and `'static`:
-/// keep it where the out-of-band interaction ends.
-#[derive(Clone)]
-pub struct ElicitationComplete {
-    id: ElicitationId,
-    session: Weak<SessionShared>,
-}
-
-impl ElicitationComplete {
-    /// The elicitation this completes.
-    pub fn id(&self) -> &ElicitationId {
-        &self.id
-    }
-
-    /// Sends the notification to the client that was asked, and to no
-    /// other. Returns whether it was sent: not when that client is gone.
-    pub fn send(&self) -> bool {
-        let Some(session) = self.session.upgrade() else {
-            return false;
-        };
-        let Some(out) = session.notices.get().and_then(|out| out.upgrade()) else {
-            return false;
-        };
-        let mut line = Vec::new();
-        jsonrpc::write_notification(
-            &mut line,
-            "notifications/elicitation/complete",
-            &json!({"elicitationId": self.id.as_str()}),
-        );
-        line.push(b'\n');
-        out.try_send(&line)
-    }
-}
-
-impl fmt::Debug for ElicitationComplete {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ElicitationComplete")
-            .field("id", &self.id)
-            .finish_non_exhaustive()
     }
 }
 
@@ -189,18 +101,6 @@ fn action(answer: Value) -> Result<Elicited<Option<Map<String, Value>>>, ClientR
         Some("cancel") => Ok(Elicited::Cancelled),
         _ => Err(bad("has no `action` of accept, decline or cancel")),
     }
-}
-
-/// Whether `url` reads as an absolute URL (`scheme:` then no spaces).
-fn looks_like_url(url: &str) -> bool {
-    let Some((scheme, rest)) = url.split_once(':') else {
-        return false;
-    };
-    let mut chars = scheme.chars();
-    chars.next().is_some_and(|c| c.is_ascii_alphabetic())
-        && chars.all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
-        && !rest.is_empty()
-        && !url.chars().any(|c| c.is_whitespace() || c.is_control())
 }
 
 impl Context {
@@ -265,89 +165,11 @@ impl Context {
             })
         }))
     }
-
-    /// Asks the client to have its user open `url` (`elicitation/create` in
-    /// URL mode, protocol 2025-11-25): for what must not pass through the
-    /// client, such as a sign-in to another service or a payment.
-    ///
-    /// `Accepted` means the user agreed to open it, not that they are done:
-    /// keep the [`ElicitationComplete`] it carries and call
-    /// [`send`](ElicitationComplete::send) when the interaction `id` names
-    /// has finished.
-    ///
-    /// ```
-    /// use mcp_runtime::{Context, ElicitationId, Elicited, tool};
-    ///
-    /// /// Connects the user's calendar.
-    /// #[tool]
-    /// async fn connect_calendar(ctx: Context) -> Result<String, String> {
-    ///     let id = ElicitationId::new();
-    ///     let url = format!("https://example.com/connect?elicitation={id}");
-    ///     match ctx.elicit_url(&id, "Sign in to your calendar", &url).await.map_err(|e| e.to_string())? {
-    ///         Elicited::Accepted(done) => {
-    ///             // Hand `done` to the web route that finishes the sign-in;
-    ///             // it calls `done.send()` then.
-    ///             drop(done);
-    ///             Ok("Finish signing in in your browser, then ask again.".into())
-    ///         }
-    ///         _ => Ok("Not connected.".into()),
-    ///     }
-    /// }
-    /// ```
-    ///
-    /// Fails with [`ClientRequestError::NotSupported`] when the client did
-    /// not declare URL-mode elicitation (or speaks a protocol older than
-    /// 2025-11-25), and [`ClientRequestError::InvalidRequest`] when `url` is
-    /// not an absolute URL; otherwise as [`Context::send_request`] does.
-    pub async fn elicit_url(
-        &self,
-        id: &ElicitationId,
-        message: impl Into<String>,
-        url: impl Into<String>,
-    ) -> Result<Elicited<ElicitationComplete>, ClientRequestError> {
-        let url = url.into();
-        if !looks_like_url(&url) {
-            return Err(ClientRequestError::InvalidRequest(format!(
-                "`{url}` is not an absolute URL: a URL-mode elicitation needs one, such as \
-                 `https://example.com/connect`"
-            )));
-        }
-        let session = self.session().map(Arc::clone);
-        if let Some(session) = &session
-            && (session.version < ProtocolVersion::V2025_11_25 || !declares_mode(session, "url"))
-        {
-            return Err(not_declared("url"));
-        }
-        let params = json!({
-            "mode": "url",
-            "message": message.into(),
-            "url": url,
-            "elicitationId": id.as_str(),
-        });
-        let answer = self.send_request("elicitation/create", params).await?;
-        Ok(match action(answer)? {
-            Elicited::Accepted(_) => Elicited::Accepted(ElicitationComplete {
-                id: id.clone(),
-                session: session.as_ref().map(Arc::downgrade).unwrap_or_default(),
-            }),
-            Elicited::Declined => Elicited::Declined,
-            Elicited::Cancelled => Elicited::Cancelled,
-        })
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn urls_need_a_scheme_and_no_spaces() {
-        assert!(looks_like_url("https://example.com/connect?id=1"));
-        assert!(looks_like_url("mailto:ada@example.com"));
-        assert!(!looks_like_url("example.com/connect"));
-        assert!(!looks_like_url("https://exa mple.com"));
-        assert!(!looks_like_url("1http://x"));
-    }
 
     #[test]
     fn an_answer_without_an_action_is_refused() {

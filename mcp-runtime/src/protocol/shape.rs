@@ -110,6 +110,14 @@ pub(crate) fn write_outcome(out: &mut Vec<u8>, outcome: &Outcome, version: Proto
         Outcome::Structured(json) => {
             write_text_result(out, [json.get()], Some(&**json), false, version)
         }
+        // Written as an error response by the caller; as a result, its text.
+        Outcome::Failed(error) => write_text_result(
+            out,
+            [error.message.as_str()],
+            None::<&serde_json::value::RawValue>,
+            true,
+            version,
+        ),
     }
 }
 

@@ -107,6 +107,7 @@ pub async fn call_replaying(
             out: crate::outbox::Outbox::discard(),
             identity: None,
             replay: Some(Arc::clone(&replay)),
+            required: Default::default(),
         });
         match replay.run(tool.call(arguments.clone(), ctx, None)).await {
             Run::Done(outcome) => {

@@ -254,6 +254,9 @@ pub(crate) enum Outcome {
     Result(CallToolResult),
     /// A successful structured result, already wrapped when it needs to be.
     Structured(Box<RawValue>),
+    /// A JSON-RPC error instead of a result: the tool asked for one
+    /// (`Context::url_elicitation_required`).
+    Failed(crate::jsonrpc::ErrorObject),
 }
 
 impl From<CallToolResult> for Outcome {
@@ -264,7 +267,11 @@ impl From<CallToolResult> for Outcome {
 
 impl Outcome {
     pub(crate) fn is_error(&self) -> bool {
-        matches!(self, Outcome::Result(result) if result.is_error)
+        match self {
+            Outcome::Result(result) => result.is_error,
+            Outcome::Structured(_) => false,
+            Outcome::Failed(_) => true,
+        }
     }
 
     /// As a [`CallToolResult`]: the JSON text of structured output becomes
@@ -277,6 +284,8 @@ impl Outcome {
                 structured_content: serde_json::from_str(json.get()).ok(),
                 is_error: false,
             },
+            // In process there is no client to send the error to: its text.
+            Outcome::Failed(error) => CallToolResult::error(error.message),
         }
     }
 }
