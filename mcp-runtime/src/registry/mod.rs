@@ -229,6 +229,20 @@ impl Registry {
     ///
     /// Must run inside a Tokio runtime.
     pub async fn call(&self, name: &str, arguments: Value) -> Result<CallToolResult, CallError> {
+        let (tool, arguments) = self.callable(name, arguments)?;
+        let ctx = Context::new(Arc::clone(&tool.name), Arc::clone(&self.state));
+        Ok(tool.call(arguments, ctx, None).await.into_result())
+    }
+}
+
+impl Registry {
+    /// The tool `name` and its `arguments` as an object (`null` is none),
+    /// for an in-process call.
+    pub(crate) fn callable(
+        &self,
+        name: &str,
+        arguments: Value,
+    ) -> Result<(&Arc<Tool>, Value), CallError> {
         let tool = self
             .get(name)
             .ok_or_else(|| CallError::UnknownTool(name.to_owned()))?;
@@ -237,8 +251,7 @@ impl Registry {
             Value::Object(map) => Value::Object(map),
             _ => return Err(CallError::ArgumentsNotAnObject),
         };
-        let ctx = Context::new(Arc::clone(&tool.name), Arc::clone(&self.state));
-        Ok(tool.call(arguments, ctx, None).await.into_result())
+        Ok((tool, arguments))
     }
 }
 

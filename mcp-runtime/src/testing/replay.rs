@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use crate::context::{ClientInfo, Context, RequestScope, SessionShared};
 use crate::protocol::version::ProtocolVersion;
@@ -75,14 +75,7 @@ pub async fn call_replaying(
     arguments: Value,
     mut answer: impl FnMut(&str, &Value) -> Value,
 ) -> Result<Replayed, CallError> {
-    let tool = registry
-        .get(name)
-        .ok_or_else(|| CallError::UnknownTool(name.to_owned()))?;
-    let arguments = match arguments {
-        Value::Null => Value::Object(Map::new()),
-        Value::Object(map) => Value::Object(map),
-        _ => return Err(CallError::ArgumentsNotAnObject),
-    };
+    let (tool, arguments) = registry.callable(name, arguments)?;
     let client = ClientInfo {
         name: "call_replaying".into(),
         version: env!("CARGO_PKG_VERSION").into(),
