@@ -433,6 +433,13 @@ mod tests {
     }
 
     #[test]
+    fn a_prompts_message_is_a_sampling_message() {
+        let message = SamplingMessage::from(PromptMessage::assistant("Hello."));
+        assert_eq!(message, SamplingMessage::assistant("Hello."));
+        assert_eq!(message.text(), Some("Hello."));
+    }
+
+    #[test]
     fn an_unknown_block_is_an_error_that_names_it() {
         let error = serde_json::from_value::<SamplingContent>(json!({"type": "video"}))
             .unwrap_err()

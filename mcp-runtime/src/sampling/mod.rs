@@ -276,10 +276,10 @@ impl Sampled {
         self.content.iter().filter_map(SamplingContent::as_tool_use)
     }
 
-    /// Whether the model asks for tools to run (it stopped for
-    /// `toolUse`, or its answer has tool uses).
+    /// Whether the model asks for tools to run: its answer has tool uses
+    /// (it then normally stopped for [`StopReason::ToolUse`]).
     pub fn wants_tools(&self) -> bool {
-        self.stop_reason == Some(StopReason::ToolUse) || self.tool_uses().next().is_some()
+        self.tool_uses().next().is_some()
     }
 
     /// The answer as a message of the conversation, to send back with the
