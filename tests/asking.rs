@@ -269,11 +269,7 @@ async fn a_tool_asks_the_clients_model_and_a_refusal_is_an_error() {
             Some("Summarize in three words.")
         );
         assert_eq!(request.max_tokens, 50);
-        let said = request.messages[0]
-            .content
-            .as_text()
-            .unwrap_or_default()
-            .to_owned();
+        let said = request.messages[0].text().unwrap_or_default().to_owned();
         Ok(Sampled::new("tiny-model", format!("about {said}")))
     });
     let client = within(model.http(url.clone())).await.unwrap();

@@ -66,6 +66,10 @@ pub enum ClientRequestError {
     /// client to ask.
     #[error("there is no client to ask: the tool was called in process")]
     NoClient,
+    /// The request breaks a rule of the protocol (for example a sampling
+    /// conversation whose tool uses have no results), so it was not sent.
+    #[error("the request was not sent: {0}")]
+    Invalid(String),
 }
 
 type Answer = Result<Value, ClientRequestError>;
@@ -149,6 +153,15 @@ impl Root {
         self.name = Some(name.into());
         self
     }
+}
+
+/// Whether `capabilities` (what the client sent in `initialize`) declare
+/// `path`, a capability or one of its parts named with dots
+/// (`sampling.tools`).
+pub(crate) fn declares(capabilities: &Value, path: &str) -> bool {
+    path.split('.')
+        .try_fold(capabilities, |value, key| value.get(key))
+        .is_some_and(|value| !value.is_null())
 }
 
 /// The capability a client must have declared to be sent `method`.

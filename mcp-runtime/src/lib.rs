@@ -124,7 +124,10 @@ pub use resources::Blob;
 pub use resources::ReadError;
 pub use resources::build::Resource;
 pub use resources::dynamic::DynamicResource;
-pub use sampling::{Sampled, SamplingRequest};
+pub use sampling::{
+    Sampled, SamplingContent, SamplingMessage, SamplingRequest, SamplingTool, StopReason,
+    ToolChoice, ToolResult, ToolUse,
+};
 pub use server::Server;
 pub use tools::def::{Hints, Tool, ToolAnnotations};
 pub use tools::dynamic::DynamicTool;

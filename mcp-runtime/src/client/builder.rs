@@ -125,8 +125,39 @@ impl ClientBuilder {
 
     /// Answers the server's `sampling/createMessage` requests with
     /// `handler` (the client's model completes the conversation), and
-    /// declares the `sampling` capability. `Err(reason)` refuses (the user
-    /// said no): the server gets error -1 with the reason.
+    /// declares the `sampling` capability with `tools`: the handler sees
+    /// the request's [`tools`](SamplingRequest::tools) and
+    /// [`tool_choice`](SamplingRequest::tool_choice) and may answer with
+    /// [`Sampled::using_tools`]. `Err(reason)` refuses (the user said no):
+    /// the server gets error -1 with the reason. A request whose tool uses
+    /// and results break the protocol's rules is answered -32602 without
+    /// calling the handler.
+    ///
+    /// ```no_run
+    /// use mcp_runtime::client::{Client, ClientError, Sampled, ToolUse};
+    /// use mcp_runtime::serde_json::json;
+    ///
+    /// # async fn run() -> Result<(), ClientError> {
+    /// let client = Client::builder()
+    ///     .on_sampling(|request| async move {
+    ///         // A stand-in for a real model: look the weather up once,
+    ///         // then answer with what the tool said.
+    ///         let last = request.messages.last().and_then(|m| m.content.first());
+    ///         match last.and_then(|block| block.as_tool_result()) {
+    ///             Some(result) => Ok(Sampled::new("stub", format!("{:?}", result.content))),
+    ///             None if !request.tools.is_empty() => Ok(Sampled::using_tools(
+    ///                 "stub",
+    ///                 [ToolUse::new("call-1", &request.tools[0].name, json!({"city": "Paris"}))],
+    ///             )),
+    ///             None => Ok(Sampled::new("stub", "I cannot tell.")),
+    ///         }
+    ///     })
+    ///     .stdio("weather-server", ["--stdio"])
+    ///     .await?;
+    /// # let _ = client;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn on_sampling<F, Fut>(mut self, handler: F) -> Self
     where
         F: Fn(SamplingRequest) -> Fut + Send + Sync + 'static,
@@ -201,7 +232,9 @@ impl ClientBuilder {
             capabilities.insert("elicitation".into(), json!({}));
         }
         if self.sampling.is_some() {
-            capabilities.insert("sampling".into(), json!({}));
+            // Our handlers see the tools and tool choice of the request and
+            // may answer with tool uses (2025-11-25).
+            capabilities.insert("sampling".into(), json!({ "tools": {} }));
         }
         if self.roots.is_some() {
             capabilities.insert("roots".into(), json!({ "listChanged": true }));

@@ -99,5 +99,8 @@ pub use crate::content::ResourceContents;
 pub use crate::context::LogLevel;
 pub use crate::prompts::GetPromptResult;
 pub use crate::protocol::version::ProtocolVersion;
-pub use crate::sampling::{Sampled, SamplingRequest};
+pub use crate::sampling::{
+    Sampled, SamplingContent, SamplingMessage, SamplingRequest, SamplingTool, StopReason,
+    ToolChoice, ToolResult, ToolUse,
+};
 pub use crate::tools::output::CallToolResult;

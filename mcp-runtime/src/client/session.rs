@@ -362,12 +362,18 @@ impl Session {
         if method == "sampling/createMessage"
             && let Some(handler) = self.handlers.sampling.clone()
         {
-            let request = params.and_then(|p| serde_json::from_value(p).ok());
+            let request = serde_json::from_value::<crate::sampling::SamplingRequest>(
+                params.unwrap_or(Value::Null),
+            )
+            .map_err(|error| error.to_string())
+            .and_then(|request| {
+                crate::sampling::rules::check_messages(&request.messages).map(|()| request)
+            });
             return Box::pin(async move {
-                let Some(request) = request else {
-                    let reason = "Invalid params: not a sampling request";
-                    return Err(ErrorObject::new(INVALID_PARAMS, reason));
-                };
+                let request = request.map_err(|reason| {
+                    let reason = format!("Invalid params: not a valid sampling request: {reason}");
+                    ErrorObject::new(INVALID_PARAMS, reason)
+                })?;
                 match handler(request).await {
                     Ok(sampled) => Ok(serde_json::to_value(sampled).unwrap_or(Value::Null)),
                     // The code the specification gives a user's refusal.
