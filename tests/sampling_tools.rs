@@ -257,7 +257,7 @@ async fn the_request_on_the_wire_and_malformed_answers() {
         let text = result["content"][0]["text"].as_str().unwrap();
         assert!(
             text.starts_with(
-                "the client answered error -32602: the client's answer to sampling/createMessage is malformed: "
+                "the client's answer does not fit what was asked: sampling/createMessage: "
             ),
             "{text}"
         );

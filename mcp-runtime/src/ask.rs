@@ -57,19 +57,16 @@ pub enum ClientRequestError {
     /// model): each problem, named.
     #[error("the client's answer does not fit what was asked: {0}")]
     InvalidAnswer(String),
-    /// The request itself cannot be sent as written (a URL-mode
+    /// The request breaks a rule of the protocol, so it was not sent (a
+    /// sampling conversation whose tool uses have no results, a URL-mode
     /// elicitation without an absolute URL, a form whose `pattern` is not a
     /// regular expression): fix the tool.
-    #[error("the request cannot be sent: {0}")]
+    #[error("the request was not sent: {0}")]
     InvalidRequest(String),
     /// The tool was called in process (`Registry::call`): there is no
     /// client to ask.
     #[error("there is no client to ask: the tool was called in process")]
     NoClient,
-    /// The request breaks a rule of the protocol (for example a sampling
-    /// conversation whose tool uses have no results), so it was not sent.
-    #[error("the request was not sent: {0}")]
-    Invalid(String),
 }
 
 type Answer = Result<Value, ClientRequestError>;
@@ -113,11 +110,9 @@ impl Asks {
                 message: error.message,
                 data: error.data,
             },
-            Failed::Malformed(reason) => ClientRequestError::Rejected {
-                code: crate::jsonrpc::INTERNAL_ERROR,
-                message: format!("the client's answer is malformed: {reason}"),
-                data: None,
-            },
+            Failed::Malformed(reason) => {
+                ClientRequestError::InvalidAnswer(format!("the response is malformed: {reason}"))
+            }
         });
         let _ = sender.send(answer);
         true

@@ -301,10 +301,10 @@ impl Context {
     /// 2025-11-25 or later (`NotSupported("sampling.tools")` otherwise,
     /// and nothing is sent). A conversation that breaks the rules of tool
     /// use (a tool use without its result in the next message, results
-    /// mixed with text…) is [`ClientRequestError::Invalid`], not sent. An
+    /// mixed with text…) is [`ClientRequestError::InvalidRequest`], not sent. An
     /// answer that is not a valid result, or that uses a tool the request
-    /// did not offer, is `Rejected` with code -32602 and a message saying
-    /// what is wrong.
+    /// did not offer, is [`ClientRequestError::InvalidAnswer`], saying what
+    /// is wrong.
     ///
     /// ```
     /// use mcp_runtime::{tool, Context, SamplingRequest, SamplingTool, ToolResult};
@@ -339,12 +339,8 @@ impl Context {
         }
         let params = serde_json::to_value(&request).unwrap_or(Value::Null);
         let answer = self.send_request("sampling/createMessage", params).await?;
-        let malformed = |reason: String| ClientRequestError::Rejected {
-            code: crate::jsonrpc::INVALID_PARAMS,
-            message: format!(
-                "the client's answer to sampling/createMessage is malformed: {reason}"
-            ),
-            data: Some(answer.clone()),
+        let malformed = |reason: String| {
+            ClientRequestError::InvalidAnswer(format!("sampling/createMessage: {reason}"))
         };
         let sampled: Sampled =
             serde_json::from_value(answer.clone()).map_err(|error| malformed(error.to_string()))?;

@@ -49,14 +49,14 @@ pub(crate) fn check_request(
     if version < ProtocolVersion::V2025_11_25
         && let Some(at) = request.messages.iter().position(|m| m.content.len() != 1)
     {
-        return Err(ClientRequestError::Invalid(format!(
+        return Err(ClientRequestError::InvalidRequest(format!(
             "message {at} has {} content blocks, but before protocol 2025-11-25 a sampling \
              message has exactly one",
             request.messages[at].content.len()
         )));
     }
-    check_tools(request).map_err(ClientRequestError::Invalid)?;
-    check_messages(&request.messages).map_err(ClientRequestError::Invalid)
+    check_tools(request).map_err(ClientRequestError::InvalidRequest)?;
+    check_messages(&request.messages).map_err(ClientRequestError::InvalidRequest)
 }
 
 /// The tools offered have distinct names.
@@ -287,7 +287,7 @@ mod tests {
         assert_eq!(check_request(&two, v, &json!({"sampling": {}})), Ok(()));
         assert!(matches!(
             check_request(&two, older, &json!({"sampling": {}})),
-            Err(ClientRequestError::Invalid(_))
+            Err(ClientRequestError::InvalidRequest(_))
         ));
     }
 }
