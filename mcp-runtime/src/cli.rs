@@ -175,7 +175,8 @@ impl Server {
     /// `tracing` subscriber first. Needs the `stderr-log` feature (on by
     /// default).
     ///
-    /// ```no_run
+    #[cfg_attr(feature = "client", doc = "```no_run")]
+    #[cfg_attr(not(feature = "client"), doc = "```ignore")]
     /// use mcp_runtime::{Server, Upstream};
     ///
     /// # async fn run() -> std::io::Result<()> {
