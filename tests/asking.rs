@@ -376,3 +376,62 @@ async fn a_client_that_goes_away_while_asked_ends_the_call() {
     })
     .await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_weather_example_asks_its_user_and_its_model_over_stdio() {
+    let client = Client::builder()
+        .on_elicitation(|request| async move {
+            assert_eq!(
+                request.message,
+                "Send severe-weather alerts for Paris, France?"
+            );
+            assert_eq!(
+                request.requested_schema["properties"]["level"]["oneOf"][1],
+                json!({"const": "emergency", "title": "Emergencies only"})
+            );
+            let mut answer = Map::new();
+            answer.insert("confirm".into(), json!(true));
+            Elicitation::Accept(answer)
+        })
+        .on_sampling(|request: SamplingRequest| async move {
+            let asked = request.messages[0].text().unwrap_or_default().to_owned();
+            assert!(
+                asked.starts_with("The forecast for Paris, France:\nday 0: "),
+                "{asked}"
+            );
+            Ok(Sampled::new("tiny-model", " Mild and dry. "))
+        })
+        .stdio(common::weather_binary(), Vec::<&str>::new());
+    let client = within(client).await.unwrap();
+
+    let subscribed = within(client.call_tool("subscribe_alerts", json!({"city": "paris"})))
+        .await
+        .unwrap();
+    assert!(!subscribed.is_error, "{subscribed:?}");
+    assert_eq!(
+        subscribed.structured_content,
+        Some(json!({"city": "Paris", "subscribed": true, "level": "warning"}))
+    );
+    let summary =
+        within(client.call_tool("summarize_forecast", json!({"city": "Paris", "days": 2})))
+            .await
+            .unwrap();
+    assert_eq!(
+        summary.structured_content,
+        Some(json!({"city": "Paris", "summary": "Mild and dry.", "model": "tiny-model"}))
+    );
+
+    // A client that can be asked nothing gets errors that say why.
+    let plain = within(Client::stdio(common::weather_binary(), Vec::<&str>::new()))
+        .await
+        .unwrap();
+    let refused = within(plain.call_tool("subscribe_alerts", json!({"city": "Paris"})))
+        .await
+        .unwrap();
+    assert!(refused.is_error);
+    assert_eq!(
+        refused.text(),
+        "Could not ask the user: the client did not declare the `elicitation` capability, so it \
+         cannot be asked for it"
+    );
+}

@@ -203,7 +203,13 @@ fn list_tools_prints_exactly_what_a_client_gets() {
         .collect();
     assert_eq!(
         names,
-        ["current_conditions", "get_forecast", "search_cities"]
+        [
+            "current_conditions",
+            "get_forecast",
+            "search_cities",
+            "subscribe_alerts",
+            "summarize_forecast"
+        ]
     );
     assert!(listed["tools"][1].get("outputSchema").is_some());
 }

@@ -61,7 +61,13 @@ async fn every_typed_call_against_the_weather_example() {
     let names: Vec<&str> = tools.iter().map(|t| t.name()).collect();
     assert_eq!(
         names,
-        ["current_conditions", "get_forecast", "search_cities"]
+        [
+            "current_conditions",
+            "get_forecast",
+            "search_cities",
+            "subscribe_alerts",
+            "summarize_forecast"
+        ]
     );
     assert_eq!(tools[1].title(), Some("Weather forecast"));
     assert!(tools[1].output_schema().is_some());

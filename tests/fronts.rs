@@ -196,7 +196,9 @@ async fn the_gateway_serves_two_stdio_servers_over_http_under_their_names() {
             "slow_count_slowly",
             "weather_current_conditions",
             "weather_get_forecast",
-            "weather_search_cities"
+            "weather_search_cities",
+            "weather_subscribe_alerts",
+            "weather_summarize_forecast"
         ]
     );
     let forecast = tools
@@ -671,6 +673,12 @@ fn a_json_config_works_too_and_list_tools_shows_what_the_chain_serves() {
         .collect();
     assert_eq!(
         names,
-        ["w_current_conditions", "w_get_forecast", "w_search_cities"]
+        [
+            "w_current_conditions",
+            "w_get_forecast",
+            "w_search_cities",
+            "w_subscribe_alerts",
+            "w_summarize_forecast"
+        ]
     );
 }

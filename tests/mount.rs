@@ -67,7 +67,13 @@ async fn an_upstream_is_served_under_its_prefix_as_it_serves_itself() {
     let tools = within(client.list_tools()).await.unwrap();
     assert_eq!(
         names(&tools),
-        ["w_current_conditions", "w_get_forecast", "w_search_cities"]
+        [
+            "w_current_conditions",
+            "w_get_forecast",
+            "w_search_cities",
+            "w_subscribe_alerts",
+            "w_summarize_forecast"
+        ]
     );
     // Schemas, annotations, title and description as the upstream lists them.
     for theirs in within(direct.list_tools()).await.unwrap() {
@@ -407,7 +413,7 @@ async fn a_stdio_upstream_that_exits_is_spawned_again() {
         .await
         .unwrap();
     let mut client = within(TestClient::connect(front)).await.unwrap();
-    assert_eq!(within(client.list_tools()).await.unwrap().len(), 3);
+    assert_eq!(within(client.list_tools()).await.unwrap().len(), 5);
 
     within(client.next_notification("notifications/tools/list_changed", STEP))
         .await
@@ -424,7 +430,13 @@ async fn a_stdio_upstream_that_exits_is_spawned_again() {
     let tools = within(client.list_tools()).await.unwrap();
     assert_eq!(
         names(&tools),
-        ["w_current_conditions", "w_get_forecast", "w_search_cities"]
+        [
+            "w_current_conditions",
+            "w_get_forecast",
+            "w_search_cities",
+            "w_subscribe_alerts",
+            "w_summarize_forecast"
+        ]
     );
     assert_eq!(spawned.load(Ordering::SeqCst), 2);
     let answer = within(client.call_tool("w_search_cities", json!({"query": "Par"})))

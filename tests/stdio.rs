@@ -25,7 +25,13 @@ fn weather_serves_every_legacy_version() {
         let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
         assert_eq!(
             names,
-            ["current_conditions", "get_forecast", "search_cities"]
+            [
+                "current_conditions",
+                "get_forecast",
+                "search_cities",
+                "subscribe_alerts",
+                "summarize_forecast"
+            ]
         );
         let forecast = &tools[1];
         let modern = version >= "2025-06-18";

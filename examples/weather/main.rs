@@ -2,6 +2,9 @@
 //! cities, from an embedded sample data set (invented weather, no network).
 //!
 //! - tools (`tools.rs`): `get_forecast`, `current_conditions`, `search_cities`;
+//! - tools that ask the client (`asking.rs`): `subscribe_alerts` asks the
+//!   user to confirm (elicitation), `summarize_forecast` asks the client's
+//!   model (sampling);
 //! - resources (`resources.rs`): `weather://cities`, the city list as JSON,
 //!   and the template `weather://cities/{name}`, one city's data, whose
 //!   `name` completes from the city names;
@@ -19,6 +22,7 @@
 //! counts only with OAuth on (`--http ADDR --auth-issuer URL --auth-audience
 //! URI`; the README's "Securing an HTTP server" walks through it).
 
+mod asking;
 mod data;
 mod prompts;
 mod refresh;
@@ -39,9 +43,11 @@ async fn main() -> std::io::Result<()> {
              weather://cities lists the cities with the URI of each one's data \
              (weather://cities/{name}); current conditions are refreshed every few seconds, \
              and a subscription to a city's URI announces each refresh. The prompt plan_trip \
-             plans a trip to a city around its forecast.",
+             plans a trip to a city around its forecast. subscribe_alerts asks the user to \
+             confirm; summarize_forecast asks your model for a one-sentence summary.",
         )
-        .shared_state(Arc::clone(&db));
+        .shared_state(Arc::clone(&db))
+        .state(asking::Alerts::default());
     if let Some(period) = refresh::period()? {
         tokio::spawn(refresh::every(period, db, server.notifier()));
     }

@@ -80,8 +80,13 @@ fn declares_mode(session: &SessionShared, mode: &str) -> bool {
     }
 }
 
-fn not_declared(mode: &str) -> ClientRequestError {
-    ClientRequestError::NotSupported(format!("elicitation.{mode}"))
+/// The capability a client that did not declare `mode` lacks: all of
+/// `elicitation` when it declared none, else just the mode.
+fn not_declared(session: &SessionShared, mode: &str) -> ClientRequestError {
+    match session.client.capabilities.get("elicitation") {
+        None | Some(Value::Null) => ClientRequestError::NotSupported("elicitation".into()),
+        Some(_) => ClientRequestError::NotSupported(format!("elicitation.{mode}")),
+    }
 }
 
 /// Reads `{action, content}`; `content` only for `accept`.
@@ -145,7 +150,7 @@ impl Context {
             if let Some(session) = self.session()
                 && !declares_mode(session, "form")
             {
-                return Err(not_declared("form"));
+                return Err(not_declared(session, "form"));
             }
             let params = json!({
                 "message": message,

@@ -206,7 +206,7 @@ impl Context {
         if let Some(session) = &session
             && !takes_urls(session)
         {
-            return Err(not_declared("url"));
+            return Err(not_declared(session, "url"));
         }
         let params = json!({
             "mode": "url",
