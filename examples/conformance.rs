@@ -130,6 +130,20 @@ async fn test_error_handling() -> Result<String, String> {
     Err("This tool intentionally returns an error for testing".into())
 }
 
+/// Lists the client's roots (`roots/list`, through `ctx.roots()`): not a
+/// fixture of the suite, but what the interop checks ask real clients for.
+#[tool(read_only)]
+async fn list_roots(ctx: Context) -> Result<Vec<String>, String> {
+    let roots = ctx.roots().await.map_err(|e| format!("roots failed: {e}"))?;
+    Ok(roots
+        .into_iter()
+        .map(|root| match root.name {
+            Some(name) => format!("{name}: {}", root.uri),
+            None => root.uri,
+        })
+        .collect())
+}
+
 /// Tests server-initiated sampling: asks the client's model to complete
 /// `prompt` (`sampling/createMessage`) and returns what it answered.
 #[tool]

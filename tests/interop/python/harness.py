@@ -37,6 +37,7 @@ PROGRESS = ROOT / "target/debug/examples/progress"
 DOWNSTREAM = ROOT / "target/downstream/debug/downstream"
 GATEWAY = ROOT / "target/debug/examples/gateway"
 CHAIN = ROOT / "target/debug/examples/chain"
+CONFORMANCE = ROOT / "target/debug/examples/conformance"
 
 # Servers we did not write (tests/upstreams/install puts the npm ones and
 # the Node 22 they run on in tests/upstreams/node_modules).

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 from harness import ROOT, WEATHER, Check, HttpServer, Server, main, relative
+from weather import WEATHER_TOOLS
 
 OK, FAILURE, TOOL_ERROR = 0, 1, 5
 
@@ -65,10 +66,10 @@ async def the_inspector_cli_drives_the_weather_server(check: Check) -> None:
         check.equal(out["result"]["protocolVersion"], "2025-11-25", "protocolVersion")
         check.equal(out["result"]["serverInfo"]["name"], "weather", "serverInfo.name")
 
-    with check.step("tools/list: the three tools with their output schemas"):
+    with check.step("tools/list: the five tools with their output schemas"):
         out, _ = inspector(check, "tools-list", "--method", "tools/list")
         tools = out["result"]["tools"]
-        check.equal([t["name"] for t in tools], ["current_conditions", "get_forecast", "search_cities"], "tools")
+        check.equal([t["name"] for t in tools], WEATHER_TOOLS, "tools")
         check.expect(all("outputSchema" in t for t in tools), "a tool without outputSchema")
 
     calls = {
@@ -203,10 +204,10 @@ def inspector_http(check: Check, server: HttpServer, *args: str, expect_exit: in
 
 async def the_inspector_cli_drives_the_weather_server_over_http(check: Check) -> None:
     async with HttpServer("inspector/http", WEATHER) as server:
-        with check.step("http: tools/list: the three tools with their output schemas"):
+        with check.step("http: tools/list: the five tools with their output schemas"):
             out, _ = inspector_http(check, server, "--method", "tools/list")
             tools = out["result"]["tools"]
-            check.equal([t["name"] for t in tools], ["current_conditions", "get_forecast", "search_cities"], "tools")
+            check.equal([t["name"] for t in tools], WEATHER_TOOLS, "tools")
             check.expect(all("outputSchema" in t for t in tools), "a tool without outputSchema")
 
         with check.step("http: tools/call get_forecast: exit 0, structuredContent valid per its outputSchema"):

@@ -17,7 +17,7 @@ from mcp import Client, ClientSession, MCPError
 from mcp.client.stdio import stdio_client
 
 LEGACY_VERSIONS = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"]
-WEATHER_TOOLS = ["current_conditions", "get_forecast", "search_cities"]
+WEATHER_TOOLS = ["current_conditions", "get_forecast", "search_cities", "subscribe_alerts", "summarize_forecast"]
 INVALID_PARAMS = -32602
 METHOD_NOT_FOUND = -32601
 
@@ -58,7 +58,7 @@ async def the_weather_server_works_end_to_end(check: Check) -> None:
                 check.expect(init.capabilities.tools is not None, "no tools capability")
                 check.expect("search_cities" in (init.instructions or ""), f"instructions: {init.instructions!r}")
 
-            with check.step("tools/list: the three tools, each with a title, schemas and annotations"):
+            with check.step("tools/list: the five tools, each with a title, schemas and annotations"):
                 listed = await session.list_tools()
                 check.equal([tool.name for tool in listed.tools], WEATHER_TOOLS, "tool names")
                 for tool in listed.tools:
@@ -66,8 +66,12 @@ async def the_weather_server_works_end_to_end(check: Check) -> None:
                     check.equal(tool.input_schema.get("type"), "object", f"{tool.name} inputSchema type")
                     check.equal(tool.input_schema.get("additionalProperties"), False, f"{tool.name} additionalProperties")
                     check.expect(tool.output_schema, f"{tool.name}: no outputSchema")
-                    check.expect(tool.annotations and tool.annotations.read_only_hint, f"{tool.name}: not read-only")
-                check.expect(listed.next_cursor is None, "a second page for three tools")
+                    # subscribe_alerts changes what the server will send.
+                    read_only = tool.name != "subscribe_alerts"
+                    check.equal(
+                        bool(tool.annotations and tool.annotations.read_only_hint), read_only, f"{tool.name}: read-only"
+                    )
+                check.expect(listed.next_cursor is None, "a second page for five tools")
 
             # call_tool validates structuredContent against the outputSchema
             # listed above and raises if it does not conform.

@@ -41,18 +41,19 @@ function listening(port) {
 }
 
 /**
- * Starts the weather example on a free port, with `env` added to this
- * process's environment, and waits (10 s at most) until it listens.
+ * Starts the weather example (or `binary`, another example) on a free
+ * port, with `env` added to this process's environment, and waits (10 s
+ * at most) until it listens.
  * `args(url)` gives more arguments, knowing the URL it will serve.
  */
-export async function startWeather(name, env = {}, args = () => []) {
-  expect(existsSync(WEATHER), `${WEATHER} does not exist: tests/interop/run builds it first`);
+export async function startWeather(name, env = {}, args = () => [], binary = WEATHER) {
+  expect(existsSync(binary), `${binary} does not exist: tests/interop/run builds it first`);
   const dir = join(LOGS, name);
   mkdirSync(dir, { recursive: true });
   const port = await freePort();
   const url = new URL(`http://127.0.0.1:${port}/mcp`);
   const log = createWriteStream(join(dir, "stderr"));
-  const child = spawn(WEATHER, ["--http", `127.0.0.1:${port}`, ...args(url)], {
+  const child = spawn(binary, ["--http", `127.0.0.1:${port}`, ...args(url)], {
     cwd: ROOT,
     env: { ...process.env, RUST_LOG: process.env.RUST_LOG ?? "info", ...env },
     stdio: ["ignore", "pipe", "pipe"],

@@ -34,14 +34,15 @@ await step("initialize: server info, tools capability, instructions", async () =
   equal(JSON.parse(answer).result.protocolVersion, "2025-11-25", "protocolVersion");
 });
 
-await step("tools/list: the three tools, each with a title, schemas and annotations", async () => {
+await step("tools/list: the five tools, each with a title, schemas and annotations", async () => {
   const { tools, nextCursor } = await client.listTools();
-  equal(tools.map((tool) => tool.name), ["current_conditions", "get_forecast", "search_cities"], "tool names");
+  equal(tools.map((tool) => tool.name), ["current_conditions", "get_forecast", "search_cities", "subscribe_alerts", "summarize_forecast"], "tool names");
   for (const tool of tools) {
     expect(tool.title && tool.description, `${tool.name}: no title or description`);
     equal(tool.inputSchema.type, "object", `${tool.name} inputSchema type`);
     expect(tool.outputSchema, `${tool.name}: no outputSchema`);
-    expect(tool.annotations?.readOnlyHint, `${tool.name}: not read-only`);
+    // subscribe_alerts changes what the server will send.
+    equal(Boolean(tool.annotations?.readOnlyHint), tool.name !== "subscribe_alerts", `${tool.name}: read-only`);
   }
   equal(nextCursor, undefined, "nextCursor");
 });
