@@ -97,7 +97,7 @@ async def the_python_snippet_works(check: Check) -> None:
 
 
 async def the_claude_desktop_configuration_works(check: Check) -> None:
-    with check.step("README: the Claude Desktop configuration starts a server with the three tools"):
+    with check.step("README: the Claude Desktop configuration starts a server with the weather tools"):
         configs = [json.loads(block) for block in blocks("json") if "mcpServers" in block]
         check.equal(len(configs), 1, "Claude Desktop configurations in the section")
         (name, entry), *_ = configs[0]["mcpServers"].items()
