@@ -134,7 +134,10 @@ async fn test_error_handling() -> Result<String, String> {
 /// fixture of the suite, but what the interop checks ask real clients for.
 #[tool(read_only)]
 async fn list_roots(ctx: Context) -> Result<Vec<String>, String> {
-    let roots = ctx.roots().await.map_err(|e| format!("roots failed: {e}"))?;
+    let roots = ctx
+        .roots()
+        .await
+        .map_err(|e| format!("roots failed: {e}"))?;
     Ok(roots
         .into_iter()
         .map(|root| match root.name {
