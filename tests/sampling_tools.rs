@@ -4,26 +4,16 @@
 
 mod common;
 
-use std::future::Future;
 use std::sync::Arc;
-use std::time::Duration;
 
+use common::asking::{next_non_notification, raw_client_at, within};
 use common::http::HttpServer;
 use mcp_runtime::client::Client;
-use mcp_runtime::testing::TestClient;
 use mcp_runtime::{
     ClientRequestError, Context, DynamicTool, Registry, Role, Sampled, SamplingMessage,
     SamplingRequest, SamplingTool, StopReason, ToolChoice, ToolResult, ToolUse, serde_json,
 };
-use serde_json::{Value, json};
-
-const STEP: Duration = Duration::from_secs(20);
-
-async fn within<T>(future: impl Future<Output = T>) -> T {
-    tokio::time::timeout(STEP, future)
-        .await
-        .expect("the step did not finish in time")
-}
+use serde_json::json;
 
 /// The tools the model may use: the server's own, run in process.
 fn weather_tools() -> Arc<Registry> {
@@ -151,29 +141,6 @@ async fn the_model_uses_the_servers_tools_and_then_answers() {
     );
 }
 
-/// A raw in-process client on protocol `version`, declaring `capabilities`.
-async fn raw_client(server: mcp_runtime::Server, version: &str, capabilities: Value) -> TestClient {
-    let mut client = TestClient::start(server).unwrap();
-    let init = json!({
-        "protocolVersion": version,
-        "capabilities": capabilities,
-        "clientInfo": {"name": "raw", "version": "0"}
-    });
-    within(client.request("initialize", init)).await.unwrap();
-    client.notify("notifications/initialized", json!({})).await;
-    client
-}
-
-/// The next message from the server that is not a notification.
-async fn next_non_notification(client: &mut TestClient) -> Value {
-    loop {
-        let message = within(client.recv()).await.expect("a message");
-        if message.get("id").is_some() {
-            return message;
-        }
-    }
-}
-
 #[tokio::test]
 async fn a_client_without_sampling_tools_is_not_sent_tools() {
     let cases = [
@@ -186,7 +153,7 @@ async fn a_client_without_sampling_tools_is_not_sent_tools() {
         ("2025-11-25", json!({}), "sampling"),
     ];
     for (version, capabilities, missing) in cases {
-        let mut client = raw_client(agent(), version, capabilities.clone()).await;
+        let mut client = raw_client_at(agent(), version, capabilities.clone()).await;
         let call = client
             .send_request(
                 "tools/call",
@@ -226,7 +193,7 @@ async fn the_request_on_the_wire_and_malformed_answers() {
             "missing field `content`",
         ),
     ];
-    let mut client = raw_client(agent(), "2025-11-25", json!({"sampling": {"tools": {}}})).await;
+    let mut client = raw_client_at(agent(), "2025-11-25", json!({"sampling": {"tools": {}}})).await;
     for (answer, expected) in answers {
         let call = client
             .send_request(
