@@ -51,6 +51,7 @@ async fn every_fixture_the_scenarios_call_is_listed() {
         names,
         [
             "json_schema_2020_12_tool",
+            "list_roots",
             "test_audio_content",
             "test_elicitation",
             "test_elicitation_sep1034_defaults",
