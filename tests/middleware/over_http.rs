@@ -219,9 +219,12 @@ fn every_rust_block_of_the_readme_middleware_section_is_compiled() {
         .expect("the README has a section Middleware");
     let section = &README[start + 1..];
     let section = &section[..section.find("\n## ").unwrap_or(section.len())];
+    // `rust` or `rust,ignore` (these are not doctests: they are compiled
+    // here, as part of the sources above).
     let blocks: Vec<&str> = section
-        .split("```rust\n")
+        .split("```rust")
         .skip(1)
+        .map(|rest| &rest[rest.find('\n').expect("a block")..])
         .map(|rest| &rest[..rest.find("```").expect("a closed block")])
         .collect();
     assert!(blocks.len() >= 3, "{blocks:?}");
