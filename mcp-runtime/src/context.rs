@@ -70,6 +70,10 @@ impl fmt::Debug for StateMap {
 #[derive(Clone)]
 pub struct Context {
     inner: Arc<ContextInner>,
+    /// The key of this handle's questions in a 2026-07-28 `inputRequests`
+    /// ([`Context::input_key`]); made from their position and content
+    /// without one.
+    key: Option<Arc<str>>,
 }
 
 // Lives in an `Arc`, built once per call and never moved: the size of the
@@ -105,6 +109,9 @@ pub(crate) struct SessionShared {
     /// Where messages that belong to no call go (stdout on stdio, the GET
     /// stream on HTTP), once the session is initialized.
     pub(crate) notices: std::sync::OnceLock<crate::outbox::WeakOutbox>,
+    /// The round of the one request a 2026-07-28 session serves, when that
+    /// request may ask (its questions are answered from it).
+    pub(crate) round: Option<Arc<crate::rounds::Round>>,
 }
 
 impl SessionShared {
@@ -123,6 +130,7 @@ impl SessionShared {
             ask_timeout: crate::ask::DEFAULT_TIMEOUT,
             roots: Mutex::new(None),
             notices: std::sync::OnceLock::new(),
+            round: None,
         }
     }
 
@@ -134,7 +142,7 @@ impl SessionShared {
 
     /// Whether a log message at `level` reaches this client.
     pub(crate) fn lets_through(&self, level: LogLevel) -> bool {
-        level >= LogLevel::from_u8(self.log_level.load(Ordering::Relaxed))
+        level as u8 >= self.log_level.load(Ordering::Relaxed)
     }
 }
 
@@ -217,9 +225,9 @@ impl LogLevel {
         LogLevel::ALL.into_iter().find(|l| l.as_str() == name)
     }
 
-    pub(crate) fn from_u8(value: u8) -> LogLevel {
-        LogLevel::ALL[usize::from(value).min(7)]
-    }
+    /// The stored level of a session that wants no log messages (a
+    /// 2026-07-28 request without a `logLevel`): above every level.
+    pub(crate) const SILENT: u8 = u8::MAX;
 }
 
 /// The cancellation signal of one call.
@@ -255,13 +263,70 @@ impl Context {
     pub(crate) fn new(tool_name: Arc<str>, state: Arc<StateMap>) -> Self {
         Context {
             inner: Arc::new(ContextInner::Detached { tool_name, state }),
+            key: None,
         }
     }
 
     pub(crate) fn for_request(request: RequestScope) -> Self {
         Context {
             inner: Arc::new(ContextInner::Request(request)),
+            key: None,
         }
+    }
+
+    /// The same context, whose questions ([`Context::elicit`],
+    /// [`Context::sample`], [`Context::roots`], [`Context::send_request`])
+    /// go under `key` in a 2026-07-28 `input_required` answer, and whose
+    /// answer is looked up by that key on the retry.
+    ///
+    /// Without one, a question's key is made from its position in the
+    /// call and a fingerprint of what it asks (`q1-…`), which every client
+    /// echoes back as it is. Name a key when a client or a test expects a
+    /// particular one; each question of a call needs its own. The legacy
+    /// era, which asks during the call, ignores it.
+    ///
+    /// ```
+    /// use mcp_runtime::{Context, Elicit, Elicited, tool};
+    ///
+    /// #[derive(Elicit)]
+    /// struct Name {
+    ///     name: String,
+    /// }
+    ///
+    /// #[tool]
+    /// async fn greet(ctx: Context) -> Result<String, String> {
+    ///     let asked = ctx.input_key("user_name").elicit::<Name>("Your name?").await;
+    ///     match asked.map_err(|e| e.to_string())? {
+    ///         Elicited::Accepted(Name { name }) => Ok(format!("Hello, {name}!")),
+    ///         _ => Ok("Hello!".into()),
+    ///     }
+    /// }
+    /// ```
+    pub fn input_key(&self, key: impl Into<String>) -> Context {
+        Context {
+            inner: Arc::clone(&self.inner),
+            key: Some(Arc::from(key.into())),
+        }
+    }
+
+    /// `error`; in the 2026-07-28 era, when it says the client lacks a
+    /// capability, the call also ends with -32021 naming it instead of its
+    /// result (a server must not go on as if the capability were there).
+    pub(crate) fn refused(
+        &self,
+        error: crate::ask::ClientRequestError,
+    ) -> crate::ask::ClientRequestError {
+        if let crate::ask::ClientRequestError::NotSupported(capability) = &error
+            && let Some(request) = self.request()
+            && request.session.version.is_modern()
+            && let Ok(mut required) = request.required.lock()
+            && required.is_none()
+        {
+            *required = Some(Box::new(crate::jsonrpc::ErrorObject::missing_capability(
+                capability,
+            )));
+        }
+        error
     }
 
     pub(crate) fn request(&self) -> Option<&RequestScope> {
@@ -463,12 +528,12 @@ impl Context {
         if let Some(capability) = crate::ask::capability(method)
             && session.client.capabilities.get(capability).is_none()
         {
-            return Err(ClientRequestError::NotSupported(capability.to_owned()));
+            return Err(self.refused(ClientRequestError::NotSupported(capability.to_owned())));
         }
         if let Some(replay) = &request.replay {
             // Answered in advance, or raised: the run then stops here and
             // is dropped by `Replay::run`.
-            return match replay.answer(method, &params) {
+            return match replay.answer(method, &params, self.key.as_deref()) {
                 Some(answer) => Ok(answer),
                 None => std::future::pending().await,
             };

@@ -77,11 +77,15 @@ impl Replay {
         }
     }
 
-    /// The answer to the run's next question, or `None` (and the question
+    /// The answer to the run's next question, under `key` or one made
+    /// from its position and content, or `None` (and the question
     /// recorded) when it has none.
-    pub(crate) fn answer(&self, method: &str, params: &Value) -> Option<Value> {
+    pub(crate) fn answer(&self, method: &str, params: &Value, key: Option<&str>) -> Option<Value> {
         let n = self.next.fetch_add(1, Ordering::SeqCst) + 1;
-        let key = format!("q{n}-{:016x}", fingerprint(method, params));
+        let key = match key {
+            Some(key) => key.to_owned(),
+            None => format!("q{n}-{:016x}", fingerprint(method, params)),
+        };
         if let Some(answer) = self.given.get(&key) {
             return Some(answer.clone());
         }

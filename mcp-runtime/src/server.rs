@@ -258,6 +258,23 @@ impl Server {
         self
     }
 
+    /// How long 2026-07-28 clients may keep `server/discover`, the lists
+    /// and resource contents (`ttlMs`, `cacheScope`); see [`CacheHints`](crate::CacheHints)
+    /// for the defaults.
+    pub fn cache_hints(mut self, hints: crate::CacheHints) -> Self {
+        self.limits.cache = hints;
+        self
+    }
+
+    /// The keys that sign the `requestState` of 2026-07-28 `input_required`
+    /// answers (default: a random key made at start-up, which only this
+    /// process accepts). Instances behind one load balancer need the same
+    /// keys; see [`StateKeys`](crate::StateKeys).
+    pub fn request_state_keys(mut self, keys: crate::StateKeys) -> Self {
+        self.limits.state_keys = std::sync::Arc::new(keys);
+        self
+    }
+
     /// How long a request to the client ([`Context::send_request`](crate::Context::send_request):
     /// a question to the user, a completion from its model, its roots)
     /// waits for the answer before the call gets

@@ -81,7 +81,7 @@ impl Client {
             }
         };
         let offered = result.get("protocolVersion").and_then(Value::as_str);
-        let Some(version) = offered.and_then(ProtocolVersion::parse) else {
+        let Some(version) = offered.and_then(ProtocolVersion::parse_legacy) else {
             let offered = offered.map_or_else(|| "(none)".to_owned(), str::to_owned);
             client.close().await;
             return Err(ClientError::UnsupportedVersion(offered));

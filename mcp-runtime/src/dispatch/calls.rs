@@ -22,6 +22,7 @@ use tracing::Instrument;
 
 use super::core::{Limits, ServerCore};
 use super::live::Snapshot;
+use super::modern;
 use super::reply::{
     Answer, JsonAnswer, Replies, is_error_answer, write_call_result, write_json_answer,
 };
@@ -31,6 +32,7 @@ use crate::jsonrpc::call_params::CallParams;
 use crate::jsonrpc::{ErrorObject, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, RequestId};
 use crate::outbox::Outbox;
 use crate::protocol::version::ProtocolVersion;
+use crate::rounds::{Interim, Round};
 use crate::telemetry::{self, Answered};
 use crate::tools::def::Outcome;
 
@@ -55,16 +57,39 @@ pub(crate) struct Job<R> {
     pub(crate) write: fn(&mut Vec<u8>, &RequestId, &R, ProtocolVersion),
     /// Whether the answer is an error, for logs.
     pub(crate) is_error: fn(&R) -> bool,
+    /// What a 2026-07-28 result adds (`resultType`, the server's name, a
+    /// cache hint); `None` for the legacy era.
+    pub(crate) tail: Option<Arc<str>>,
+    /// The round of a 2026-07-28 request that may ask.
+    pub(crate) round: Option<Arc<Round>>,
+}
+
+impl<R> Job<R> {
+    /// Writes the response to `id`.
+    pub(crate) fn answer(&self, reply: &mut Vec<u8>, id: &RequestId, result: &R) {
+        if let Some(round) = &self.round
+            && let Some(questions) = round.take_raised()
+        {
+            return round.write_input_required(reply, id, &questions);
+        }
+        let start = reply.len();
+        (self.write)(reply, id, result, self.version);
+        if let Some(tail) = &self.tail {
+            modern::finish(reply, start, id, tail);
+        }
+    }
 }
 
 impl Job<JsonAnswer> {
-    /// The job of a request answered with a [`JsonAnswer`].
-    pub(crate) fn json(method: &'static str, version: ProtocolVersion) -> Self {
+    /// The job of a request of `session` answered with a [`JsonAnswer`].
+    pub(crate) fn json(method: &'static str, session: &SessionShared, core: &ServerCore) -> Self {
         Job {
             method,
-            version,
+            version: session.version,
             write: write_json_answer,
             is_error: is_error_answer,
+            tail: modern::tail(core, session, method),
+            round: session.round.clone(),
         }
     }
 }
@@ -87,7 +112,10 @@ pub(crate) fn request_context(
         progress: Mutex::default(),
         out: out.clone(),
         identity: identity.cloned(),
-        replay: None,
+        replay: session
+            .round
+            .as_ref()
+            .map(|round| Arc::clone(&round.replay)),
         required: Mutex::default(),
     })
 }
@@ -220,6 +248,8 @@ impl Calls {
             version: session.version,
             write: write_call_result,
             is_error: Outcome::is_error,
+            tail: modern::tail(core, &session, "tools/call"),
+            round: session.round.clone(),
         };
         // Boxed here, not inside `run`: an `async fn`'s arguments stay in
         // its future for its whole life, and this one's in every request's.
@@ -255,7 +285,7 @@ impl Calls {
         out: &Outbox,
         id: &RequestId,
         ctx: Context,
-        mut call: Pin<Box<F>>,
+        call: Pin<Box<F>>,
         job: Job<R>,
         size: usize,
         batch_slot: &mut Option<oneshot::Sender<Option<Vec<u8>>>>,
@@ -263,9 +293,14 @@ impl Calls {
     ) -> Result<Answer, ErrorObject>
     where
         F: Future<Output = R> + Send + 'static,
-        R: Answered + Send + 'static,
+        R: Answered + Interim + Send + 'static,
     {
-        let version = job.version;
+        // A call that may ask in the 2026-07-28 era runs with its round's
+        // answers and stops at the first question without one.
+        let mut call: Pin<Box<dyn Future<Output = R> + Send>> = match &job.round {
+            Some(round) => Box::pin(Arc::clone(round).drive(call)),
+            None => call,
+        };
         let cost = size.saturating_add(WAITING_CALL_OVERHEAD);
         let start = loop {
             match Arc::clone(&self.slots).try_acquire_owned() {
@@ -279,7 +314,7 @@ impl Calls {
                     if let Poll::Ready(result) = first {
                         ctx.finish();
                         telemetry::completed(&result);
-                        reply.write(|reply| (job.write)(reply, id, &result, version));
+                        reply.write(|reply| job.answer(reply, id, &result));
                         return Ok(Answer::Written);
                     }
                     break Start::Running(permit);
@@ -353,7 +388,7 @@ impl Calls {
                 "answered"
             );
             let mut reply = Vec::new();
-            (job.write)(&mut reply, &id, &result, version);
+            job.answer(&mut reply, &id, &result);
             match route {
                 Route::Direct if wanted => {
                     reply.push(b'\n');

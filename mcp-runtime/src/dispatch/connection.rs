@@ -2,6 +2,7 @@
 //! Transports feed it lines and drain its [`Outbox`]; it never touches
 //! stdin or stdout itself.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
@@ -15,6 +16,7 @@ use super::calls::Calls;
 use super::core::ServerCore;
 use super::incoming::{Incoming, lines_of, without_cr};
 use super::live::Held;
+use super::modern;
 use super::reply::{Answer, Replies};
 use super::resources::subscribe;
 use crate::auth::Identity;
@@ -49,6 +51,9 @@ pub(crate) struct Connection {
     pub(super) extensions: http::Extensions,
     /// Whether messages come over HTTP (`handle_parsed`), for telemetry.
     http: bool,
+    /// Every request is of the 2026-07-28 era (an HTTP request whose
+    /// headers said so), whatever its `_meta` claims.
+    pub(super) modern_only: bool,
     /// The session's span, from `initialize` until the connection is dropped.
     session_span: tracing::Span,
 }
@@ -80,6 +85,7 @@ impl Connection {
             session_id: None,
             extensions: http::Extensions::new(),
             http: false,
+            modern_only: false,
             session_span: tracing::Span::none(),
         }
     }
@@ -335,6 +341,27 @@ impl Connection {
         batch_slot: &mut Option<oneshot::Sender<Option<Vec<u8>>>>,
         reply: &mut Replies<'_>,
     ) -> Result<Answer, ErrorObject> {
+        // A legacy session stays legacy; without one, a request may be of
+        // the 2026-07-28 era.
+        let modern = self.modern_only
+            || (self.session.is_none()
+                && modern::claims_modern(request.method, modern::meta_of(&request)));
+        if modern {
+            return Box::pin(self.handle_modern(request, out, batch_slot, reply)).await;
+        }
+        self.route(request, out, batch_slot, reply).await
+    }
+
+    /// Serves a request past the era's gate: `self.session` is the
+    /// request's session (the connection's, or one made for a 2026-07-28
+    /// request alone).
+    pub(super) async fn route(
+        &mut self,
+        request: Request<'_, '_>,
+        out: &Outbox,
+        batch_slot: &mut Option<oneshot::Sender<Option<Vec<u8>>>>,
+        reply: &mut Replies<'_>,
+    ) -> Result<Answer, ErrorObject> {
         if self.core.service.is_some() {
             // Boxed: the layered path's state stays out of every request's
             // future.
@@ -391,13 +418,25 @@ impl Connection {
                 let params = params_object(params)?;
                 let snapshot = self.core.live.refresh(&mut self.held);
                 let cursor = params.get("cursor");
-                if self.core.limits.list_only_permitted
-                    && let Some(caller) = &self.identity
-                {
-                    let page = snapshot.permitted_page(method, cursor, session.version, caller)?;
-                    return write(reply, &page);
+                let version = session.version;
+                let caller = self.identity.as_ref();
+                let permitted = self.core.limits.list_only_permitted && caller.is_some();
+                let page = match caller.filter(|_| permitted) {
+                    Some(caller) => {
+                        Cow::Owned(snapshot.permitted_page(method, cursor, version, caller)?)
+                    }
+                    None => Cow::Borrowed(snapshot.page(method, cursor, version)?),
+                };
+                if version.is_modern() {
+                    let tail = self.core.tails().of(method, permitted);
+                    reply.write(|reply| {
+                        jsonrpc::write_result_with(reply, id, |reply| {
+                            modern::splice(reply, page.get().as_bytes(), tail);
+                        });
+                    });
+                    return Ok(Answer::Written);
                 }
-                write(reply, snapshot.page(method, cursor, session.version)?)
+                write(reply, &page)
             }
             "resources/read" => {
                 let params = params_object(params)?;
@@ -450,7 +489,7 @@ impl Connection {
                 "initialize needs `protocolVersion`, a string such as \"2025-06-18\"",
             ));
         };
-        let version = ProtocolVersion::parse(requested).unwrap_or(ProtocolVersion::LATEST);
+        let version = ProtocolVersion::parse_legacy(requested).unwrap_or(ProtocolVersion::LATEST);
         let client_info = params.get("clientInfo");
         let text = |key: &str| {
             client_info

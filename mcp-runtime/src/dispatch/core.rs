@@ -5,12 +5,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::live::Live;
+use super::modern::Tails;
 use crate::context::StateMap;
 use crate::middleware::McpService;
 use crate::notify::{Hub, Notifier};
+use crate::protocol::cache::CacheHints;
 use crate::protocol::capabilities::Served;
 use crate::protocol::info::ServerInfo;
 use crate::registry::Registry;
+use crate::request_state::StateKeys;
 
 /// Tunables of a server, set on the builder.
 #[derive(Clone, Debug)]
@@ -28,6 +31,10 @@ pub(crate) struct Limits {
     /// How long a request of the server's to its client waits for the
     /// answer.
     pub(crate) client_request_timeout: Duration,
+    /// The freshness hints of 2026-07-28 results.
+    pub(crate) cache: CacheHints,
+    /// What signs and checks 2026-07-28 `requestState`.
+    pub(crate) state_keys: Arc<StateKeys>,
 }
 
 impl Default for Limits {
@@ -41,6 +48,8 @@ impl Default for Limits {
             default_timeout: None,
             list_only_permitted: false,
             client_request_timeout: crate::ask::DEFAULT_TIMEOUT,
+            cache: CacheHints::default(),
+            state_keys: Arc::new(StateKeys::random()),
         }
     }
 }
@@ -66,6 +75,8 @@ pub(crate) struct ServerCore {
     /// The followers of mounted upstreams, stopped with the server.
     #[cfg(feature = "client")]
     pub(crate) mounts: crate::mount::tasks::Mounts,
+    /// What every 2026-07-28 result adds, made when first needed.
+    tails: std::sync::OnceLock<Tails>,
 }
 
 impl ServerCore {
@@ -91,7 +102,13 @@ impl ServerCore {
             service: None,
             #[cfg(feature = "client")]
             mounts: Default::default(),
+            tails: std::sync::OnceLock::new(),
         }
+    }
+
+    /// What every 2026-07-28 result adds.
+    pub(crate) fn tails(&self) -> &Tails {
+        self.tails.get_or_init(|| Tails::new(self))
     }
 
     /// The same core, serving every request through `service`.

@@ -97,6 +97,8 @@ impl Connection {
             version: session.version,
             write: write_answer,
             is_error: LayeredAnswer::is_err,
+            tail: super::modern::tail(&self.core, &session, method),
+            round: session.round.clone(),
         };
         let request = McpRequest {
             method,

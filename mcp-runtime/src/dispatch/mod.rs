@@ -12,6 +12,7 @@ mod core;
 mod incoming;
 mod layered;
 mod live;
+mod modern;
 mod pages;
 mod prompts;
 mod reply;

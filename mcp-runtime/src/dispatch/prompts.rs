@@ -83,7 +83,7 @@ impl Connection {
         let getting = CatchUnwind::new(prompt.get(arguments, ctx.clone()));
         let (name, version) = (Arc::clone(&prompt.name), session.version);
         let call = async move { get_answer(&name, getting.await, version) };
-        let job = Job::json("prompts/get", version);
+        let job = Job::json("prompts/get", &session, &self.core);
         self.calls
             .run(out, id, ctx, Box::pin(call), job, size, batch_slot, reply)
             .await
@@ -112,7 +112,7 @@ impl Connection {
         self.calls.check_unused(id)?;
         let ctx = request_context(&session, owner, id, None, out, self.identity.as_ref());
         let call = async move { complete_answer(&param, prefix, given).await };
-        let job = Job::json("completion/complete", session.version);
+        let job = Job::json("completion/complete", &session, &self.core);
         self.calls
             .run(out, id, ctx, Box::pin(call), job, size, batch_slot, reply)
             .await

@@ -14,6 +14,7 @@ use crate::content::ResourceContents;
 use crate::context::{Context, SessionShared};
 use crate::jsonrpc::{ErrorObject, INTERNAL_ERROR, INVALID_PARAMS, RESOURCE_NOT_FOUND, RequestId};
 use crate::outbox::Outbox;
+use crate::protocol::version::ProtocolVersion;
 use crate::registry::Registry;
 use crate::resources::def::{ReadError, ReadRequest};
 use crate::unwind::CatchUnwind;
@@ -28,10 +29,15 @@ fn uri_of<'p>(params: &'p Map<String, Value>, method: &str) -> Result<&'p str, E
     })
 }
 
-/// "Resource not found", naming the URI (the legacy era's code).
-pub(super) fn not_found(uri: &str) -> ErrorObject {
-    ErrorObject::new(RESOURCE_NOT_FOUND, format!("Resource not found: {uri}"))
-        .with_data(json!({ "uri": uri }))
+/// "Resource not found", naming the URI: -32002 in the legacy era,
+/// -32602 (invalid params) from 2026-07-28 on.
+pub(super) fn not_found(uri: &str, version: ProtocolVersion) -> ErrorObject {
+    let code = if version.is_modern() {
+        INVALID_PARAMS
+    } else {
+        RESOURCE_NOT_FOUND
+    };
+    ErrorObject::new(code, format!("Resource not found: {uri}")).with_data(json!({ "uri": uri }))
 }
 
 /// The progress token in a request's `_meta`, if any.
@@ -60,7 +66,7 @@ impl Connection {
         let uri = uri_of(&params, "resources/read")?;
         let snapshot = Arc::clone(self.core.live.refresh(&mut self.held));
         let Some((resource, vars)) = snapshot.registry.find_resource(uri) else {
-            return Err(not_found(uri));
+            return Err(not_found(uri, session.version));
         };
         self.calls.check_unused(id)?;
         let name = Arc::clone(&resource.name);
@@ -78,8 +84,9 @@ impl Connection {
         };
         let reading = CatchUnwind::new(resource.read(request, ctx.clone()));
         let uri = uri.to_owned();
-        let call = async move { read_answer(&uri, reading.await) };
-        let job = Job::json("resources/read", session.version);
+        let version = session.version;
+        let call = async move { read_answer(&uri, reading.await, version) };
+        let job = Job::json("resources/read", &session, &self.core);
         self.calls
             .run(out, id, ctx, Box::pin(call), job, size, batch_slot, reply)
             .await
@@ -95,15 +102,16 @@ pub(super) async fn read(
     ctx: Context,
 ) -> JsonAnswer {
     let uri = uri_of(params, "resources/read")?;
+    let version = ctx.protocol_version().unwrap_or(ProtocolVersion::LATEST);
     let Some((resource, vars)) = registry.find_resource(uri) else {
-        return Err(not_found(uri));
+        return Err(not_found(uri, version));
     };
     let request = ReadRequest {
         uri: uri.to_owned(),
         vars,
     };
     let read = CatchUnwind::new(resource.read(request, ctx)).await;
-    read_answer(uri, read)
+    read_answer(uri, read, version)
 }
 
 /// `resources/subscribe` and `resources/unsubscribe` (`method`): a
@@ -119,7 +127,7 @@ pub(super) fn subscribe(
     let uri = uri_of(params, method)?;
     let found = registry.find_resource(uri);
     if subscribe && found.is_none() {
-        return Err(not_found(uri));
+        return Err(not_found(uri, session.version));
     }
     let changed = session.subscriptions.lock().is_ok_and(|mut subscriptions| {
         if subscribe {
@@ -138,6 +146,7 @@ pub(super) fn subscribe(
 fn read_answer(
     uri: &str,
     read: Result<Result<Vec<ResourceContents>, ReadError>, String>,
+    version: ProtocolVersion,
 ) -> JsonAnswer {
     #[derive(Serialize)]
     struct ReadResult<'a> {
@@ -147,7 +156,7 @@ fn read_answer(
         Ok(Ok(contents)) => json_result(&ReadResult {
             contents: &contents,
         }),
-        Ok(Err(ReadError::NotFound)) => Err(not_found(uri)),
+        Ok(Err(ReadError::NotFound)) => Err(not_found(uri, version)),
         Ok(Err(ReadError::Failed(text))) => Err(ErrorObject::new(INTERNAL_ERROR, text)),
         Err(panic) => {
             tracing::error!(%uri, %panic, "resource handler panicked");

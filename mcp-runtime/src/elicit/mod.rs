@@ -150,7 +150,7 @@ impl Context {
             if let Some(session) = self.session()
                 && !declares_mode(session, "form")
             {
-                return Err(not_declared(session, "form"));
+                return Err(self.refused(not_declared(session, "form")));
             }
             let params = json!({
                 "message": message,

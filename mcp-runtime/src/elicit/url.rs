@@ -206,14 +206,18 @@ impl Context {
         if let Some(session) = &session
             && !takes_urls(session)
         {
-            return Err(not_declared(session, "url"));
+            return Err(self.refused(not_declared(session, "url")));
         }
-        let params = json!({
+        let mut params = json!({
             "mode": "url",
             "message": message.into(),
             "url": url,
-            "elicitationId": id.as_str(),
         });
+        // 2026-07-28 dropped the id (and the completion notification): the
+        // client says it is done by sending the call again.
+        if !session.as_ref().is_some_and(|s| s.version.is_modern()) {
+            params["elicitationId"] = json!(id.as_str());
+        }
         let answer = self.send_request("elicitation/create", params).await?;
         Ok(match action(answer)? {
             Elicited::Accepted(_) => Elicited::Accepted(ElicitationComplete {

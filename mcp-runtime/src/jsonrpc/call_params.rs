@@ -24,6 +24,12 @@ pub(crate) struct CallParams<'a> {
     /// value (see `dispatch::layered`), and telemetry, which reads the
     /// trace context in it.
     pub(crate) meta: Option<&'a RawValue>,
+    /// 2026-07-28: the answers to the questions of an earlier round
+    /// (`inputResponses`), as sent.
+    pub(crate) input_responses: Option<&'a RawValue>,
+    /// 2026-07-28: the state an earlier round handed the client
+    /// (`requestState`), as sent.
+    pub(crate) request_state: Option<&'a RawValue>,
 }
 
 /// `params` checked: `Err` is the -32602 to answer. Boxed: it travels from
@@ -62,6 +68,8 @@ struct Members<'a> {
     name: Option<&'a RawValue>,
     arguments: Option<Value>,
     meta: Option<&'a RawValue>,
+    input_responses: Option<&'a RawValue>,
+    request_state: Option<&'a RawValue>,
 }
 
 fn not_an_object() -> Box<ErrorObject> {
@@ -103,6 +111,8 @@ fn check(members: Members<'_>) -> Checked<'_> {
         arguments,
         progress_token,
         meta: members.meta,
+        input_responses: members.input_responses,
+        request_state: members.request_state,
     }))
 }
 
@@ -123,6 +133,8 @@ impl<'de> Visitor<'de> for ParamsVisitor {
                 Key::Name => members.name = Some(map.next_value()?),
                 Key::Arguments => members.arguments = Some(map.next_value()?),
                 Key::Meta => members.meta = Some(map.next_value()?),
+                Key::InputResponses => members.input_responses = Some(map.next_value()?),
+                Key::RequestState => members.request_state = Some(map.next_value()?),
                 Key::Other => {
                     map.next_value::<IgnoredAny>()?;
                 }
@@ -166,6 +178,8 @@ enum Key {
     Name,
     Arguments,
     Meta,
+    InputResponses,
+    RequestState,
     Other,
 }
 
@@ -182,6 +196,8 @@ impl<'de> Deserialize<'de> for Key {
                     "name" => Key::Name,
                     "arguments" => Key::Arguments,
                     "_meta" => Key::Meta,
+                    "inputResponses" => Key::InputResponses,
+                    "requestState" => Key::RequestState,
                     _ => Key::Other,
                 })
             }

@@ -33,9 +33,38 @@ impl ErrorObject {
         self
     }
 
+    /// -32021 (2026-07-28): the request needs `capability` (dotted, as
+    /// `sampling.tools`), which its client did not declare;
+    /// `data.requiredCapabilities` is a `ClientCapabilities` object naming
+    /// it (`{"sampling": {"tools": {}}}`).
+    pub(crate) fn missing_capability(capability: &str) -> Self {
+        let mut required = serde_json::json!({});
+        let mut at = &mut required;
+        for part in capability.split('.') {
+            at = &mut at[part];
+            *at = serde_json::json!({});
+        }
+        ErrorObject::new(
+            MISSING_CLIENT_CAPABILITY,
+            format!(
+                "Missing required client capability: this request needs `{capability}`, which \
+                 its client did not declare in \"io.modelcontextprotocol/clientCapabilities\""
+            ),
+        )
+        .with_data(serde_json::json!({ "requiredCapabilities": required }))
+    }
+
     /// A message over the size limit (a line on stdio, a body on HTTP).
     pub(crate) fn too_large(limit_bytes: usize) -> Self {
         ErrorObject::new(INVALID_REQUEST, "message too large")
             .with_data(serde_json::json!({ "limitBytes": limit_bytes }))
     }
 }
+
+/// 2026-07-28: an HTTP header does not match the body it came with.
+pub(crate) const HEADER_MISMATCH: i32 = -32020;
+/// 2026-07-28: the request needs a capability its client did not declare.
+pub(crate) const MISSING_CLIENT_CAPABILITY: i32 = -32021;
+/// 2026-07-28: the request names a protocol version the server does not
+/// serve.
+pub(crate) const UNSUPPORTED_PROTOCOL_VERSION: i32 = -32022;

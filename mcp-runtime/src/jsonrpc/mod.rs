@@ -12,13 +12,14 @@ pub(crate) mod text;
 mod write;
 
 pub(crate) use self::error::{
-    ErrorObject, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR,
-    RESOURCE_NOT_FOUND,
+    ErrorObject, HEADER_MISMATCH, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST,
+    METHOD_NOT_FOUND, MISSING_CLIENT_CAPABILITY, PARSE_ERROR, RESOURCE_NOT_FOUND,
+    UNSUPPORTED_PROTOCOL_VERSION,
 };
 pub use self::id::RequestId;
 pub(crate) use self::id::canonical_id;
 pub(crate) use self::parse::{Failed, Line, Message, classify, outcome, parse_line};
-pub(crate) use self::write::write_request;
 #[cfg(feature = "http")]
 pub(crate) use self::write::{is_response, is_unaddressed_error};
+pub(crate) use self::write::{result_offset, write_request};
 pub(crate) use self::write::{write_error, write_notification, write_result, write_result_with};

@@ -48,6 +48,15 @@ pub(crate) fn write_result_with(
     out.push(b'}');
 }
 
+/// Where the result of `response` (a response to `id` made by these
+/// writers) begins; `None` for an error.
+pub(crate) fn result_offset(response: &[u8], id: &RequestId) -> Option<usize> {
+    let rest = response.strip_prefix(RESPONSE_HEAD)?;
+    let rest = rest.strip_prefix(id.as_json().as_bytes())?;
+    rest.starts_with(b",\"result\":")
+        .then(|| response.len() - rest.len() + b",\"result\":".len())
+}
+
 /// Appends an error response; `id: None` writes `"id":null`.
 pub(crate) fn write_error(out: &mut Vec<u8>, id: Option<&RequestId>, error: &ErrorObject) {
     out.extend_from_slice(RESPONSE_HEAD);

@@ -2,6 +2,7 @@
 //! of them (`shape`): a client is never sent a field its version does not
 //! define.
 
+pub(crate) mod cache;
 pub(crate) mod capabilities;
 pub(crate) mod info;
 pub(crate) mod listing;

@@ -335,7 +335,8 @@ impl Context {
     /// ```
     pub async fn sample(&self, request: SamplingRequest) -> Result<Sampled, ClientRequestError> {
         if let (Some(client), Some(version)) = (self.client_info(), self.protocol_version()) {
-            rules::check_request(&request, version, &client.capabilities)?;
+            rules::check_request(&request, version, &client.capabilities)
+                .map_err(|error| self.refused(error))?;
         }
         let params = serde_json::to_value(&request).unwrap_or(Value::Null);
         let answer = self.send_request("sampling/createMessage", params).await?;

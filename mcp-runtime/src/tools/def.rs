@@ -259,6 +259,15 @@ pub(crate) enum Outcome {
     Failed(crate::jsonrpc::ErrorObject),
 }
 
+impl crate::rounds::Interim for Outcome {
+    fn interim() -> Self {
+        Outcome::Failed(crate::jsonrpc::ErrorObject::new(
+            crate::jsonrpc::INTERNAL_ERROR,
+            "input required",
+        ))
+    }
+}
+
 impl From<CallToolResult> for Outcome {
     fn from(result: CallToolResult) -> Self {
         Outcome::Result(result)

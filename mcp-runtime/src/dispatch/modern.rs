@@ -1,0 +1,506 @@
+//! The 2026-07-28 era: no `initialize` and no session. Every request
+//! carries its protocol version and its client's capabilities in `_meta`,
+//! is checked on its own, and is served as if its session had been opened
+//! for it alone; every result says `resultType`.
+//!
+//! A connection with no legacy session serves a request in this era when
+//! it is `server/discover` or its `_meta` names a protocol version (on
+//! HTTP, also when its `MCP-Protocol-Version` header names no legacy
+//! version). The checks, in the order the specification gives them:
+//! `_meta` without `protocolVersion` or `clientCapabilities` is -32602; a
+//! version not served is -32022 with `data.supported` and
+//! `data.requested`; a method this era does not have (`initialize`,
+//! `ping`, `logging/setLevel`, `resources/subscribe`,
+//! `resources/unsubscribe`) or the server does not serve is -32601; a bad
+//! `logLevel` is -32602. Log messages reach a request's stream only when
+//! its `_meta` set a `logLevel`.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value, json};
+
+use tokio::sync::oneshot;
+
+use super::connection::{Connection, Request, method_not_found};
+use super::core::ServerCore;
+use super::reply::{Answer, Replies};
+use crate::context::{ClientInfo, LogLevel, SessionShared};
+use crate::jsonrpc::{self, ErrorObject, INVALID_PARAMS, RequestId, UNSUPPORTED_PROTOCOL_VERSION};
+use crate::outbox::Outbox;
+use crate::protocol::cache::CacheHint;
+use crate::protocol::version::ProtocolVersion;
+use crate::rounds::{Asked, Round};
+
+/// The `_meta` keys of this era.
+pub(crate) const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+pub(crate) const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+pub(crate) const CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+pub(crate) const LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
+pub(crate) const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+pub(crate) const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
+
+/// The methods of the legacy era that this one removed.
+pub(crate) fn removed(method: &str) -> bool {
+    matches!(
+        method,
+        "initialize"
+            | "ping"
+            | "logging/setLevel"
+            | "resources/subscribe"
+            | "resources/unsubscribe"
+            | "notifications/initialized"
+    )
+}
+
+/// The `_meta` of a request's params, unparsed.
+#[derive(Deserialize)]
+struct WithMeta<'a> {
+    #[serde(rename = "_meta", borrow, default)]
+    meta: Option<&'a RawValue>,
+}
+
+/// The `_meta` of a request, unparsed: from the params of a `tools/call`
+/// read with its envelope, or from its params.
+pub(super) fn meta_of<'r>(request: &'r Request<'_, '_>) -> Option<&'r RawValue> {
+    match &request.call {
+        Some(Ok(call)) => call.meta,
+        Some(Err(_)) => None,
+        None => request
+            .params
+            .and_then(|raw| serde_json::from_str::<WithMeta<'_>>(raw.get()).ok())
+            .and_then(|p| p.meta),
+    }
+}
+
+/// Whether a request belongs to this era by what it says itself:
+/// `server/discover`, or `_meta` (see [`meta_of`]) that names a protocol
+/// version.
+pub(crate) fn claims_modern(method: &str, meta: Option<&RawValue>) -> bool {
+    if method == "server/discover" {
+        return true;
+    }
+    let Some(meta) = meta else {
+        return false;
+    };
+    #[derive(Deserialize)]
+    struct Version<'a> {
+        #[serde(rename = "io.modelcontextprotocol/protocolVersion", borrow)]
+        version: Option<&'a RawValue>,
+    }
+    serde_json::from_str::<Version<'_>>(meta.get()).is_ok_and(|m| m.version.is_some())
+}
+
+/// The protocol version a request's `_meta` names, as text, if any.
+pub(crate) fn declared_version(meta: Option<&RawValue>) -> Option<String> {
+    let meta: Map<String, Value> = serde_json::from_str(meta?.get()).ok()?;
+    meta.get(PROTOCOL_VERSION)
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+}
+
+/// What a request of this era says of itself in `_meta`.
+pub(crate) struct RequestMeta {
+    pub(crate) client: ClientInfo,
+    /// The level of the log messages it wants; none without one.
+    pub(crate) log_level: Option<LogLevel>,
+}
+
+fn invalid(message: &str) -> ErrorObject {
+    ErrorObject::new(
+        INVALID_PARAMS,
+        format!(
+            "Invalid params: {message}; every request of protocol 2026-07-28 carries `_meta` with \
+             \"{PROTOCOL_VERSION}\" (a string) and \"{CLIENT_CAPABILITIES}\" (an object)"
+        ),
+    )
+}
+
+/// Every version served, newest first: `supportedVersions`, and the
+/// `supported` of an unsupported-version error.
+pub(crate) fn supported_versions() -> Vec<&'static str> {
+    ProtocolVersion::ALL
+        .iter()
+        .rev()
+        .map(|v| v.as_str())
+        .collect()
+}
+
+/// -32022 for a request that asked for `requested`.
+pub(crate) fn unsupported_version(requested: &str) -> ErrorObject {
+    ErrorObject::new(
+        UNSUPPORTED_PROTOCOL_VERSION,
+        format!(
+            "Unsupported protocol version {requested:?}: without `initialize`, this server speaks {}",
+            ProtocolVersion::MODERN
+        ),
+    )
+    .with_data(json!({ "supported": supported_versions(), "requested": requested }))
+}
+
+/// Reads and checks the `_meta` of a request of this era (see
+/// [`meta_of`]), before its method is looked at.
+pub(crate) fn read_meta(meta: Option<&RawValue>) -> Result<RequestMeta, ErrorObject> {
+    let Some(Ok(meta)) = meta.map(|raw| serde_json::from_str::<Map<String, Value>>(raw.get()))
+    else {
+        return Err(invalid("`_meta` is missing"));
+    };
+    let Some(version) = meta.get(PROTOCOL_VERSION).and_then(Value::as_str) else {
+        return Err(invalid(&format!("`_meta` has no \"{PROTOCOL_VERSION}\"")));
+    };
+    let Some(capabilities @ Value::Object(_)) = meta.get(CLIENT_CAPABILITIES) else {
+        return Err(invalid(&format!(
+            "`_meta` has no \"{CLIENT_CAPABILITIES}\""
+        )));
+    };
+    if ProtocolVersion::parse(version) != Some(ProtocolVersion::MODERN) {
+        return Err(unsupported_version(version));
+    }
+    let info = meta.get(CLIENT_INFO);
+    let text = |key: &str| {
+        info.and_then(|i| i.get(key))
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let log_level = match meta.get(LOG_LEVEL) {
+        None | Some(Value::Null) => None,
+        Some(level) => Some(level.as_str().and_then(LogLevel::parse).ok_or_else(|| {
+            ErrorObject::new(
+                INVALID_PARAMS,
+                format!(
+                    "Invalid params: unknown \"{LOG_LEVEL}\" {level}; expected one of debug, info, \
+                     notice, warning, error, critical, alert, emergency"
+                ),
+            )
+        })?),
+    };
+    Ok(RequestMeta {
+        client: ClientInfo {
+            name: text("name"),
+            version: text("version"),
+            capabilities: capabilities.clone(),
+        },
+        log_level,
+    })
+}
+
+/// The session one request of this era is served in: its client as its
+/// `_meta` describes it, and logs only at the level it asked for.
+pub(crate) fn session_for(
+    core: &ServerCore,
+    meta: RequestMeta,
+    round: Option<Arc<Round>>,
+) -> Arc<SessionShared> {
+    let mut session = SessionShared::new(
+        Arc::clone(&core.state),
+        ProtocolVersion::MODERN,
+        meta.client,
+    )
+    .with_ask_timeout(core.limits.client_request_timeout);
+    session.round = round;
+    let level = meta.log_level.map_or(LogLevel::SILENT, |level| level as u8);
+    session.log_level.store(level, Ordering::Relaxed);
+    Arc::new(session)
+}
+
+impl Connection {
+    /// Serves a request of the 2026-07-28 era: checks its `_meta`, answers
+    /// `server/discover` itself, refuses the methods this era removed, and
+    /// routes the rest as the legacy era does, in a session made for the
+    /// request alone.
+    pub(super) async fn handle_modern(
+        &mut self,
+        request: Request<'_, '_>,
+        out: &Outbox,
+        batch_slot: &mut Option<oneshot::Sender<Option<Vec<u8>>>>,
+        reply: &mut Replies<'_>,
+    ) -> Result<Answer, ErrorObject> {
+        let meta = read_meta(meta_of(&request))?;
+        let method = request.method;
+        if method == "server/discover" {
+            let discover = self.core.tails().discover();
+            reply.write(|reply| jsonrpc::write_result(reply, request.id, &discover));
+            return Ok(Answer::Written);
+        }
+        if removed(method) || !self.core.served.serves(method) {
+            return Err(method_not_found(method));
+        }
+        let round = self.round_of(&request)?.map(Arc::new);
+        let session = session_for(&self.core, meta, round);
+        let legacy = self.session.replace(session);
+        let answer = self.route(request, out, batch_slot, reply).await;
+        self.session = legacy;
+        answer
+    }
+
+    /// The round of a request that may ask (`tools/call`, `prompts/get`,
+    /// `resources/read`); `None` for the others, and for a `tools/call`
+    /// whose params are refused anyway.
+    fn round_of(&self, request: &Request<'_, '_>) -> Result<Option<Round>, ErrorObject> {
+        let caller = self.identity.as_deref().map(crate::auth::Identity::subject);
+        let keys = &self.core.limits.state_keys;
+        if let (Some(Ok(call)), "tools/call") = (&request.call, request.method) {
+            let asked = Asked {
+                method: request.method,
+                name: &call.name,
+                arguments: &call.arguments,
+                input_responses: call.input_responses,
+                request_state: call.request_state,
+                caller,
+            };
+            return Round::of(&asked, keys).map(Some);
+        }
+        let name_key = match request.method {
+            "tools/call" | "prompts/get" => "name",
+            "resources/read" => "uri",
+            _ => return Ok(None),
+        };
+        let Some(Ok(Value::Object(params))) = request
+            .params
+            .map(|raw| serde_json::from_str::<Value>(raw.get()))
+        else {
+            return Ok(None);
+        };
+        let raw = |key: &str| {
+            params
+                .get(key)
+                .and_then(|value| RawValue::from_string(value.to_string()).ok())
+        };
+        let (responses, state) = (raw("inputResponses"), raw("requestState"));
+        let asked = Asked {
+            method: request.method,
+            name: params
+                .get(name_key)
+                .and_then(Value::as_str)
+                .unwrap_or_default(),
+            arguments: params.get("arguments").unwrap_or(&Value::Null),
+            input_responses: responses.as_deref(),
+            request_state: state.as_deref(),
+            caller,
+        };
+        Round::of(&asked, keys).map(Some)
+    }
+}
+
+/// The parts every result of this era adds, serialized once per server.
+pub(crate) struct Tails {
+    /// `"resultType":"complete","_meta":{serverInfo}`.
+    complete: Arc<str>,
+    /// The same with the lists' cache hint.
+    lists: Arc<str>,
+    /// The lists of a server whose lists depend on the caller.
+    private_lists: Arc<str>,
+    /// The same with `resources/read`'s.
+    reads: Arc<str>,
+    /// The whole `server/discover` result.
+    discover: Box<RawValue>,
+}
+
+impl Tails {
+    pub(crate) fn new(core: &ServerCore) -> Tails {
+        let info = serde_json::to_string(&core.info.for_version(ProtocolVersion::MODERN))
+            .unwrap_or_else(|_| "{}".into());
+        let complete =
+            format!("\"resultType\":\"complete\",\"_meta\":{{\"{SERVER_INFO}\":{info}}}");
+        let hints = core.limits.cache;
+        let with = |hint: CacheHint| Arc::from(format!("{},{complete}", hint.fields()));
+        let mut discover = json!({
+            "supportedVersions": supported_versions(),
+            "capabilities": core.served.capabilities(ProtocolVersion::MODERN),
+        });
+        if let Some(instructions) = &core.instructions {
+            discover["instructions"] = Value::String(instructions.clone());
+        }
+        let mut text = serde_json::to_string(&discover).unwrap_or_else(|_| "{}".into());
+        text.pop();
+        text.push(',');
+        text.push_str(&with(hints.discover));
+        text.push('}');
+        Tails {
+            lists: with(hints.lists),
+            private_lists: with(CacheHint {
+                scope: crate::protocol::cache::CacheScope::Private,
+                ..hints.lists
+            }),
+            reads: with(hints.reads),
+            complete: Arc::from(complete),
+            discover: RawValue::from_string(text).unwrap_or_default(),
+        }
+    }
+
+    pub(crate) fn discover(&self) -> &RawValue {
+        &self.discover
+    }
+
+    /// What a result of `method` adds (`private`: a list filtered by the
+    /// caller's scopes).
+    pub(crate) fn of(&self, method: &str, private: bool) -> &Arc<str> {
+        match method {
+            "tools/list" | "resources/list" | "resources/templates/list" | "prompts/list" => {
+                if private {
+                    &self.private_lists
+                } else {
+                    &self.lists
+                }
+            }
+            "resources/read" => &self.reads,
+            _ => &self.complete,
+        }
+    }
+}
+
+/// Appends `result` (a JSON object's text) with `tail`'s fields added.
+/// A result with a `_meta` of its own keeps it: then only `resultType`
+/// and the cache hint are added.
+pub(crate) fn splice(out: &mut Vec<u8>, result: &[u8], tail: &str) {
+    let Some(body) = result.strip_suffix(b"}") else {
+        out.extend_from_slice(result);
+        return;
+    };
+    out.extend_from_slice(body);
+    if body.len() > 1 {
+        out.push(b',');
+    }
+    let tail = if has_meta(body) {
+        tail.split_once(",\"_meta\":")
+            .map_or(tail, |(fields, _)| fields)
+    } else {
+        tail
+    };
+    out.extend_from_slice(tail.as_bytes());
+    out.push(b'}');
+}
+
+/// Whether a result's text has a `_meta` (anywhere: one nested in its
+/// content only costs it the server's name).
+fn has_meta(body: &[u8]) -> bool {
+    memchr::memmem::find(body, b"\"_meta\"").is_some()
+}
+
+/// What a result of `method` for `session` adds: `None` in the legacy
+/// era.
+pub(crate) fn tail(core: &ServerCore, session: &SessionShared, method: &str) -> Option<Arc<str>> {
+    session
+        .version
+        .is_modern()
+        .then(|| Arc::clone(core.tails().of(method, false)))
+}
+
+/// Adds `tail`'s fields to the response to `id` written in `out` since
+/// `start`, when it is a result (an error stays as it is).
+pub(crate) fn finish(out: &mut Vec<u8>, start: usize, id: &RequestId, tail: &str) {
+    let Some(result_at) = jsonrpc::result_offset(&out[start..], id) else {
+        return;
+    };
+    // The response ends with the result's `}` and its own.
+    if !out.ends_with(b"}}") {
+        return;
+    }
+    let result = out.split_off(start + result_at);
+    splice(out, &result[..result.len() - 1], tail);
+    out.push(b'}');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn raw(text: &str) -> Box<RawValue> {
+        RawValue::from_string(text.to_owned()).unwrap()
+    }
+
+    #[test]
+    fn a_request_is_modern_by_its_meta_or_its_method() {
+        assert!(claims_modern("server/discover", None));
+        let meta = raw(r#"{"io.modelcontextprotocol/protocolVersion":"x"}"#);
+        assert!(claims_modern("tools/list", Some(&meta)));
+        let legacy = raw(r#"{"progressToken":1,"x":"io.modelcontextprotocol/protocolVersion"}"#);
+        assert!(!claims_modern("tools/call", Some(&legacy)));
+        assert!(!claims_modern("tools/list", None));
+    }
+
+    #[test]
+    fn meta_is_checked_in_the_order_the_specification_gives() {
+        let meta = |text: &str| {
+            let params: Value = serde_json::from_str(text).unwrap();
+            params.get("_meta").map(|m| raw(&m.to_string()))
+        };
+        let code = |text: &str| read_meta(meta(text).as_deref()).err().map(|e| e.code);
+        assert_eq!(code("{}"), Some(-32602));
+        assert_eq!(
+            code(r#"{"_meta":{"io.modelcontextprotocol/clientCapabilities":{}}}"#),
+            Some(-32602)
+        );
+        // Missing fields come before an unknown version.
+        assert_eq!(
+            code(r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"v9"}}"#),
+            Some(-32602)
+        );
+        let unknown = read_meta(meta(
+            r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"v9","io.modelcontextprotocol/clientCapabilities":{}}}"#,
+        ).as_deref())
+        .err()
+        .unwrap();
+        assert_eq!(unknown.code, -32022);
+        let data = unknown.data.unwrap();
+        assert_eq!(data["requested"], "v9");
+        assert_eq!(data["supported"][0], "2026-07-28");
+        assert_eq!(
+            code(
+                r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/logLevel":"loud"}}"#
+            ),
+            Some(-32602)
+        );
+        let fine = read_meta(meta(
+            r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"sampling":{}},"io.modelcontextprotocol/logLevel":"debug"}}"#,
+        ).as_deref())
+        .ok()
+        .unwrap();
+        assert_eq!(fine.log_level, Some(LogLevel::Debug));
+        assert_eq!(fine.client.capabilities, json!({"sampling": {}}));
+    }
+
+    #[test]
+    fn a_missing_capability_is_named_as_an_object() {
+        let error = ErrorObject::missing_capability("sampling.tools");
+        assert_eq!(error.code, -32021);
+        assert_eq!(
+            error.data.unwrap(),
+            json!({"requiredCapabilities": {"sampling": {"tools": {}}}})
+        );
+    }
+
+    #[test]
+    fn results_gain_their_type_and_keep_their_own_meta() {
+        let tail = r#""resultType":"complete","_meta":{"s":1}"#;
+        let mut out = Vec::new();
+        splice(&mut out, br#"{"tools":[]}"#, tail);
+        assert_eq!(
+            out,
+            br#"{"tools":[],"resultType":"complete","_meta":{"s":1}}"#
+        );
+        out.clear();
+        splice(&mut out, b"{}", tail);
+        assert_eq!(out, br#"{"resultType":"complete","_meta":{"s":1}}"#);
+        out.clear();
+        splice(&mut out, br#"{"_meta":{"mine":true}}"#, tail);
+        assert_eq!(out, br#"{"_meta":{"mine":true},"resultType":"complete"}"#);
+        let id = RequestId::server(7);
+        let mut out = b"[".to_vec();
+        crate::jsonrpc::write_result(&mut out, &id, &json!({"a": 1}));
+        finish(&mut out, 1, &id, tail);
+        let expected = format!(
+            r#"[{{"jsonrpc":"2.0","id":{},"result":{{"a":1,"resultType":"complete","_meta":{{"s":1}}}}}}"#,
+            id.as_json()
+        );
+        assert_eq!(String::from_utf8(out).unwrap(), expected);
+        let mut out = Vec::new();
+        crate::jsonrpc::write_error(&mut out, Some(&id), &ErrorObject::new(-1, "no"));
+        let error = out.clone();
+        finish(&mut out, 0, &id, tail);
+        assert_eq!(out, error);
+    }
+}
