@@ -20,8 +20,9 @@ use std::time::Duration;
 
 use mcp_runtime::serde_json::{Value, json};
 use mcp_runtime::{
-    Blob, ClientRequestError, Content, Context, DynamicTool, Elicit, Elicited, LogLevel, Notifier,
-    PromptMessage, SamplingRequest, Server, State, prompt, resource, tool,
+    Blob, ClientRequestError, Content, Context, DynamicPrompt, DynamicTool, Elicit, Elicited,
+    GetPromptResult, LogLevel, Notifier, PromptMessage, SamplingRequest, Server, ServerHandle,
+    State, prompt, resource, tool,
 };
 use serde::Serialize;
 
@@ -295,6 +296,87 @@ async fn test_elicitation_sep1330_enums(ctx: Context) -> Result<String, String> 
     )
 }
 
+// ---- Fixtures of the 2026-07-28 server-stateless scenario ---------------------
+
+/// Asks the client's model (`sampling/createMessage`): a client that did
+/// not declare the `sampling` capability is refused, which is what the
+/// scenario checks.
+#[tool]
+async fn test_missing_capability(ctx: Context) -> Result<String, ClientRequestError> {
+    let answer = ctx
+        .sample(SamplingRequest::new(50).user("Reply with one word."))
+        .await?;
+    Ok(format!(
+        "LLM response: {}",
+        answer.text().unwrap_or_default()
+    ))
+}
+
+/// Logs a message through the request's context, then answers: the client
+/// sees the message only if it asked for a log level.
+#[tool(read_only, idempotent)]
+async fn test_logging_tool(ctx: Context) -> &'static str {
+    ctx.log(LogLevel::Info, "test_logging_tool ran");
+    "Logging tool executed successfully"
+}
+
+/// The form `test_streaming_elicitation` asks for.
+// The field is read only to echo the answer (`Debug`).
+#[allow(dead_code)]
+#[derive(Debug, Elicit)]
+struct Name {
+    /// Your name
+    name: String,
+}
+
+/// Asks the user for their name (`elicitation/create`) while the call runs.
+#[tool]
+async fn test_streaming_elicitation(ctx: Context) -> Result<String, String> {
+    answered(ctx.elicit::<Name>("What is your name?").await)
+}
+
+/// The name of the tool `test_trigger_tool_change` adds and removes.
+pub const TRANSIENT_TOOL: &str = "test_transient_tool";
+
+/// The name of the prompt `test_trigger_prompt_change` adds and removes.
+pub const TRANSIENT_PROMPT: &str = "test_transient_prompt";
+
+/// The server's own handle, for the fixtures that change its lists.
+pub struct Lists(ServerHandle);
+
+/// Changes the tool list: adds [`TRANSIENT_TOOL`] and removes it again, so
+/// that clients hear `notifications/tools/list_changed` while the list the
+/// other scenarios see stays the same.
+#[tool]
+async fn test_trigger_tool_change(lists: State<Lists>) -> String {
+    let transient = DynamicTool::new(
+        TRANSIENT_TOOL,
+        "A tool that exists only while test_trigger_tool_change runs.",
+        json!({"type": "object"}),
+        |_arguments, _ctx| async move { "transient" },
+    );
+    // A concurrent call may hold the name: its removal still changes the list.
+    let added = lists.0.add_tool(transient).is_ok();
+    let removed = lists.0.remove_tool(TRANSIENT_TOOL);
+    format!("Tool list changed: added={added}, removed={removed}")
+}
+
+/// Changes the prompt list: adds [`TRANSIENT_PROMPT`] and removes it
+/// again (`notifications/prompts/list_changed`), as
+/// `test_trigger_tool_change` does for tools.
+#[tool]
+async fn test_trigger_prompt_change(lists: State<Lists>) -> String {
+    let transient = DynamicPrompt::new(TRANSIENT_PROMPT, |_arguments, _ctx| async move {
+        Ok(GetPromptResult::new(vec![PromptMessage::user(
+            "A prompt that exists only while test_trigger_prompt_change runs.",
+        )]))
+    })
+    .description("A prompt that exists only while test_trigger_prompt_change runs.");
+    let added = lists.0.add_prompt(transient).is_ok();
+    let removed = lists.0.remove_prompt(TRANSIENT_PROMPT);
+    format!("Prompt list changed: added={added}, removed={removed}")
+}
+
 /// Tests SSE stream disconnection and client reconnection (SEP-1699). Here
 /// the call only waits 100 ms and answers: the runtime has no way yet for a
 /// tool to close its SSE stream mid-call. With nothing sent before it, the
@@ -518,9 +600,11 @@ pub fn server() -> Server {
 
 /// The conformance server, reading `test://watched-resource` from `watched`.
 pub fn server_with(watched: Arc<Watched>) -> Server {
-    Server::new("mcp-conformance-server", env!("CARGO_PKG_VERSION"))
+    let mut server = Server::new("mcp-conformance-server", env!("CARGO_PKG_VERSION"))
         .tool(json_schema_2020_12_tool())
-        .shared_state(watched)
+        .shared_state(watched);
+    let handle = server.handle();
+    server.state(Lists(handle))
 }
 
 #[tokio::main]

@@ -59,12 +59,17 @@ async fn every_fixture_the_scenarios_call_is_listed() {
             "test_embedded_resource",
             "test_error_handling",
             "test_image_content",
+            "test_logging_tool",
+            "test_missing_capability",
             "test_multiple_content_types",
             "test_reconnection",
             "test_sampling",
             "test_simple_text",
+            "test_streaming_elicitation",
             "test_tool_with_logging",
             "test_tool_with_progress",
+            "test_trigger_prompt_change",
+            "test_trigger_tool_change",
         ]
     );
     // What `tools-list` checks of each tool.

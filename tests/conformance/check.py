@@ -5,12 +5,15 @@
 
 RESULTS is the suite's output directory, EXPECTED our expected-failures
 file, REQUIREMENTS the suite's own requirement set
-(`requirements/2025-11-25.yaml` in its npm package), which names the
-scenarios the run must have: the scored ones and those it runs unscored.
+(`requirements/<revision>.yaml` in its npm package: 2025-11-25 or
+2026-07-28), which names the scenarios the run must have: the scored ones
+and those it runs unscored (`not_scored`, each with a `reason`).
 
-Server leg (the default; tests/conformance/run): RESULTS holds one
-`server-<scenario>-<timestamp>/checks.json` per scenario (`conformance
-server -o RESULTS`), EXPECTED is expected-failures.yml with a `server:` list.
+Server leg (the default; tests/conformance/run, once per requirement set):
+RESULTS holds one `server-<scenario>-<timestamp>/checks.json` per scenario
+(`conformance server --requirements <revision> -o RESULTS`), EXPECTED is
+expected-failures.yml (2025-11-25) or expected-failures-2026-07-28.yml,
+each with a `server:` list.
 
 Client leg (`--client`; tests/conformance/client): RESULTS holds one
 `<scenario>-<timestamp>/checks.json` per scenario (`conformance client
@@ -32,10 +35,18 @@ Entries are `scenario` (the whole scenario may fail) or
 The suite's `--expected-failures` judges the scored scenarios in the same
 way; this script also judges the scenarios the suite runs without scoring
 (json-schema-2020-12, server-sse-polling, server-session-lifecycle on the
-server leg; json-schema-2020-12-preservation and the auth extensions on the
-client leg), refuses entries that name nothing (a typo would otherwise hide
-a failure for good), and prints one table of every scenario. Python 3.11
-standard library only.
+2025-11-25 server leg; json-schema-2020-12, http-header-validation,
+http-custom-header-server-validation on the 2026-07-28 one;
+json-schema-2020-12-preservation and the auth extensions on the client
+leg), refuses entries that name nothing (a typo would otherwise hide a
+failure for good), and prints one table of every scenario.
+
+On the server leg, unscored scenarios whose reason is `extension` (the
+io.modelcontextprotocol/tasks scenarios, tasks-*, of 2026-07-28: optional by
+definition, and not implemented here) are reported but not judged: the
+table shows their checks and "not judged (extension)", they neither pass
+nor fail the run, and an expected-failures entry for one is refused (it
+would mean nothing). Python 3.11 standard library only.
 """
 
 import json
@@ -63,9 +74,14 @@ def yaml_lines(path):
             yield len(text) - len(text.lstrip()), text.strip()
 
 
+# The server-leg scenarios reported but not judged: those a requirement set
+# runs unscored for this reason (optional extensions).
+NOT_JUDGED_REASONS = {"extension"}
+
+
 def read_requirements(path, leg):
     """The scenarios of a requirement set for `leg` ("server" or
-    "client"): (scored, not scored)."""
+    "client"): (scored, not scored, not scored by reason)."""
     scored, unscored = [], []
     section, item = None, None
     for indent, text in yaml_lines(path):
@@ -82,10 +98,10 @@ def read_requirements(path, leg):
             key, _, value = text.partition(":")
             if item is not None:
                 item[key.strip()] = value.strip()
-    unscored = [i["scenario"] for i in unscored if i.get("leg") == leg]
+    unscored = [i for i in unscored if i.get("leg") == leg]
     if not scored:
         raise Problem(f"{path} lists no {leg} scenarios: has its format changed?")
-    return scored, unscored
+    return scored, [i["scenario"] for i in unscored], {i["scenario"]: i.get("reason", "") for i in unscored}
 
 
 def read_expected(path, leg):
@@ -194,7 +210,9 @@ STATUS_LETTERS = (("SUCCESS", "s"), ("FAILURE", "f"), ("WARNING", "w"), ("SKIPPE
 
 
 def main(results_dir, expected_path, requirements_path, leg="server"):
-    scored, unscored = read_requirements(requirements_path, leg)
+    scored, unscored, reasons = read_requirements(requirements_path, leg)
+    # Only the server leg: the client leg judges its extensions (auth/...) as before.
+    not_judged = {s for s, reason in reasons.items() if leg == "server" and reason in NOT_JUDGED_REASONS}
     expected = read_expected(expected_path, leg)
     results = read_results(results_dir, leg)
     statuses = read_statuses(results_dir) if leg == "client" else {}
@@ -205,11 +223,19 @@ def main(results_dir, expected_path, requirements_path, leg="server"):
         for scenario in expected
         if scenario not in scored and scenario not in unscored
     ]
+    problems += [
+        f"{name} lists {scenario}, which is not judged ({reasons[scenario]}): remove the entry"
+        for scenario in expected
+        if scenario in not_judged
+    ]
     rows = []
     for scenario in scored + unscored:
         checks = results.get(scenario)
-        result, found = judge(scenario, checks, expected, statuses.get(scenario), name)
-        problems += found
+        if scenario in not_judged:
+            result = f"not judged ({reasons[scenario]})"
+        else:
+            result, found = judge(scenario, checks, expected, statuses.get(scenario), name)
+            problems += found
         counts = "-"
         if checks is not None:
             counts = " ".join(f"{sum(c.get('status') == s for c in checks)}{letter}" for s, letter in STATUS_LETTERS)
@@ -219,8 +245,10 @@ def main(results_dir, expected_path, requirements_path, leg="server"):
     for scenario, kind, counts, result in rows:
         print(f"{scenario:<{width}}  {kind:<10}  {counts:<15}  {result}")
     print("(checks: s success, f failure, w warning, k skipped)")
-    passed = sum(row[3] == "pass" for row in rows)
-    print(f"\n{passed} of {len(rows)} scenarios pass, {len(rows) - passed} fail.")
+    judged = [row for row in rows if row[0] not in not_judged]
+    passed = sum(row[3] == "pass" for row in judged)
+    print(f"\n{passed} of {len(judged)} scenarios pass, {len(judged) - passed} fail.", end="")
+    print(f" {len(rows) - len(judged)} not judged (extensions)." if len(judged) < len(rows) else "")
     if problems:
         print("\nConformance problems:", file=sys.stderr)
         for problem in problems:
