@@ -199,6 +199,13 @@ impl Connection {
         ));
     }
 
+    /// Serves every request in the 2026-07-28 era (an HTTP request whose
+    /// headers said so), whatever its `_meta` claims.
+    #[cfg(feature = "http")]
+    pub(crate) fn serve_modern(&mut self) {
+        self.modern_only = true;
+    }
+
     /// Cancels every call in flight (the session ended).
     #[cfg(feature = "http")]
     pub(crate) fn abort_all(&mut self) {

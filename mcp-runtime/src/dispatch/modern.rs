@@ -28,6 +28,7 @@ use super::connection::{Connection, Request, method_not_found};
 use super::core::ServerCore;
 use super::reply::{Answer, Replies};
 use crate::context::{ClientInfo, LogLevel, SessionShared};
+use crate::jsonrpc::call_params::Checked;
 use crate::jsonrpc::{self, ErrorObject, INVALID_PARAMS, RequestId, UNSUPPORTED_PROTOCOL_VERSION};
 use crate::outbox::Outbox;
 use crate::protocol::cache::CacheHint;
@@ -65,11 +66,19 @@ struct WithMeta<'a> {
 /// The `_meta` of a request, unparsed: from the params of a `tools/call`
 /// read with its envelope, or from its params.
 pub(super) fn meta_of<'r>(request: &'r Request<'_, '_>) -> Option<&'r RawValue> {
-    match &request.call {
+    meta_in(request.params, request.call.as_ref())
+}
+
+/// [`meta_of`] for a message's `params` and its `tools/call` params read
+/// with the envelope, if they were.
+pub(crate) fn meta_in<'r>(
+    params: Option<&'r RawValue>,
+    call: Option<&'r Checked<'_>>,
+) -> Option<&'r RawValue> {
+    match call {
         Some(Ok(call)) => call.meta,
         Some(Err(_)) => None,
-        None => request
-            .params
+        None => params
             .and_then(|raw| serde_json::from_str::<WithMeta<'_>>(raw.get()).ok())
             .and_then(|p| p.meta),
     }

@@ -29,13 +29,13 @@ use crate::protocol::version::ProtocolVersion;
 
 // Names ready-made: looked up by `&str`, a name is parsed and lowercased
 // on every lookup.
-const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
-const PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
+pub(super) const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
+pub(super) const PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
 const LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
 
 /// Bytes a request's output has room for before its queue grows: most
 /// replies fit.
-const REPLY_ROOM: usize = 1024;
+pub(super) const REPLY_ROOM: usize = 1024;
 
 /// The version assumed for a request that names none and has no session.
 const DEFAULT_VERSION: ProtocolVersion = ProtocolVersion::V2025_03_26;
@@ -48,24 +48,24 @@ pub(crate) struct Endpoint {
     pub(crate) access: Access,
     pub(crate) sessions: Arc<Sessions>,
     /// Stream numbers of stateless requests, unique per server.
-    stateless_streams: AtomicU64,
+    pub(super) stateless_streams: AtomicU64,
     replay_events: usize,
     shutting_down: AtomicBool,
     /// The output of stateless connections, where nothing goes.
-    discard: Outbox,
+    pub(super) discard: Outbox,
 }
 
 /// What a POST brings besides its body: who sent it (with
 /// `Server::auth` (feature `auth`)) and its HTTP extensions (for the
 /// layers of [`Server::layer`](crate::Server::layer)).
-struct Sender {
+pub(super) struct Sender {
     identity: Option<Arc<Identity>>,
     extensions: axum::http::Extensions,
 }
 
 impl Sender {
     /// Makes the connection dispatch the POST's messages as this sender's.
-    fn hand_to(self, connection: &mut Connection) {
+    pub(super) fn hand_to(self, connection: &mut Connection) {
         connection.set_identity(self.identity);
         connection.set_extensions(self.extensions);
     }
@@ -73,7 +73,7 @@ impl Sender {
 
 /// What the client's `Accept` header allows.
 #[derive(Clone, Copy)]
-struct Accepts {
+pub(super) struct Accepts {
     json: bool,
     sse: bool,
 }
@@ -235,8 +235,10 @@ impl Endpoint {
             Line::Single(Message::Request { method, .. }) => method == "initialize",
             _ => false,
         };
+        let modern = super::modern::is_modern(headers, &line);
         let version = match header_version(headers) {
             Ok(version) => version,
+            Err(_) if modern => None,
             Err(response) => return *response,
         };
         if let Err(refused) = self
@@ -244,6 +246,11 @@ impl Endpoint {
             .authorize(&self.core, &line, sender.identity.as_deref())
         {
             return *refused;
+        }
+        if modern {
+            return self
+                .post_modern(line, body.len(), headers, accepts, sender)
+                .await;
         }
         if self.stateless {
             return self
@@ -416,13 +423,13 @@ impl Endpoint {
     /// A new stream for a POST's replies, read from the start: until the
     /// POST is answered, nothing its request reports is dropped (a stream
     /// nobody reads keeps only its newest events).
-    fn request_stream(&self, number: u64) -> ReaderGuard {
+    pub(super) fn request_stream(&self, number: u64) -> ReaderGuard {
         EventStream::new(number, self.replay_events).attach()
     }
 
     /// The answer to a POST, from what its messages produced: 202 for none,
     /// plain JSON for a lone response, an SSE stream otherwise.
-    async fn respond(
+    pub(super) async fn respond(
         &self,
         reader: ReaderGuard,
         accepts: Accepts,
@@ -441,6 +448,10 @@ impl Endpoint {
             let mut events = first;
             loop {
                 if let Some((_, line)) = events.iter().find(|(_, line)| is_response(line)) {
+                    if version.is_modern() {
+                        let status = super::modern::status_of(line);
+                        return json_response_with(status, line.clone());
+                    }
                     return json_response(line.clone());
                 }
                 let cursor = events.last().map_or(0, |e| e.0);
@@ -467,6 +478,16 @@ impl Endpoint {
     }
 
     fn get(&self, headers: &HeaderMap, identity: Option<&Identity>) -> Response<Body> {
+        let modern = !headers.contains_key(&SESSION_ID)
+            && headers.get(&PROTOCOL_VERSION).is_some_and(|v| {
+                ProtocolVersion::parse_legacy(v.to_str().unwrap_or_default().trim()).is_none()
+            });
+        if modern {
+            return method_not_allowed(
+                "Method Not Allowed: protocol 2026-07-28 has no GET stream; POST subscriptions/listen to hear of changes",
+                "POST",
+            );
+        }
         if self.stateless {
             return method_not_allowed(
                 "Method Not Allowed: this server is stateless and has no stream to GET",
@@ -621,7 +642,7 @@ fn parse_event_id(id: &str) -> Option<(u64, u64)> {
 }
 
 /// 202: what was posted needs no answer (or its request was cancelled).
-fn accepted() -> Response<Body> {
+pub(super) fn accepted() -> Response<Body> {
     Response::builder()
         .status(StatusCode::ACCEPTED)
         .body(Body::empty())
@@ -634,6 +655,11 @@ fn json_response(line: Bytes) -> Response<Body> {
     } else {
         StatusCode::OK
     };
+    json_response_with(status, line)
+}
+
+/// `line` as a plain JSON answer with `status`.
+pub(super) fn json_response_with(status: StatusCode, line: Bytes) -> Response<Body> {
     Response::builder()
         .status(status)
         .header(CONTENT_TYPE, HeaderValue::from_static("application/json"))

@@ -21,6 +21,7 @@ mod config;
 mod endpoint;
 mod guard;
 mod listener;
+mod modern;
 mod session;
 mod sse;
 mod stream;
