@@ -504,11 +504,15 @@ async fn test_input_required_result_multi_round(ctx: Context) -> Result<String, 
 /// Asks for a confirmation; its retry with a changed state is refused.
 #[tool]
 async fn test_input_required_result_tampered_state(ctx: Context) -> Result<String, String> {
-    ctx.input_key("confirm")
+    match ctx
+        .input_key("confirm")
         .elicit::<Ok_>("Please confirm")
         .await
-        .map_err(|e| e.to_string())?;
-    Ok("confirmed".into())
+        .map_err(|e| e.to_string())?
+    {
+        Elicited::Accepted(Ok_ { ok: true }) => Ok("confirmed".into()),
+        _ => Ok("not confirmed".into()),
+    }
 }
 
 /// Asks in whatever way the client can answer: the user when it declared

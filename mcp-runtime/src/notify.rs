@@ -6,19 +6,131 @@
 //! Every initialized session registers its output with the server's hub:
 //! on stdio the connection's stdout, on HTTP the session's GET stream. The
 //! hub holds them weakly, so a session that ends simply stops receiving.
+//!
+//! The 2026-07-28 era has no sessions: a client opens a subscription
+//! (`subscriptions/listen`) naming what it wants to hear of, and hears
+//! only that, each notification tagged with the subscription's id. The
+//! hub holds subscriptions weakly too: the connection serving the listen
+//! request owns it, and a stream the client closed ends it.
 
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
-use serde_json::json;
+use serde_json::{Value, json};
 
 use crate::context::{LogLevel, SessionShared};
-use crate::jsonrpc;
-use crate::outbox::WeakOutbox;
+use crate::jsonrpc::{self, RequestId};
+use crate::outbox::{Outbox, WeakOutbox};
 
 /// The sessions to tell, shared by the server and its [`Notifier`]s.
 #[derive(Default)]
 pub(crate) struct Hub {
     sessions: Mutex<Vec<Listener>>,
+    subscriptions: Mutex<Vec<Weak<Subscription>>>,
+}
+
+/// The `_meta` key that tags a notification with its subscription.
+const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
+
+/// What a 2026-07-28 subscription hears of (`notifications` of
+/// `subscriptions/listen`, as acknowledged).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Filter {
+    pub(crate) tools: bool,
+    pub(crate) prompts: bool,
+    pub(crate) resources: bool,
+    pub(crate) uris: HashSet<String>,
+}
+
+impl Filter {
+    /// Whether a notification `method` with `params` is one this filter
+    /// asked for.
+    fn wants(&self, method: &str, params: &Value) -> bool {
+        match method {
+            "notifications/tools/list_changed" => self.tools,
+            "notifications/prompts/list_changed" => self.prompts,
+            "notifications/resources/list_changed" => self.resources,
+            "notifications/resources/updated" => params
+                .get("uri")
+                .and_then(Value::as_str)
+                .is_some_and(|uri| self.uris.contains(uri)),
+            _ => false,
+        }
+    }
+
+    /// The `notifications` object of the acknowledgement.
+    pub(crate) fn to_json(&self) -> Value {
+        let mut notifications = serde_json::Map::new();
+        for (key, on) in [
+            ("toolsListChanged", self.tools),
+            ("promptsListChanged", self.prompts),
+            ("resourcesListChanged", self.resources),
+        ] {
+            if on {
+                notifications.insert(key.into(), Value::Bool(true));
+            }
+        }
+        if !self.uris.is_empty() {
+            let mut uris: Vec<&String> = self.uris.iter().collect();
+            uris.sort();
+            notifications.insert("resourceSubscriptions".into(), json!(uris));
+        }
+        Value::Object(notifications)
+    }
+}
+
+/// One open `subscriptions/listen`: where its notifications go, and what
+/// it hears of.
+pub(crate) struct Subscription {
+    /// The id of the listen request, which tags its notifications.
+    pub(crate) id: RequestId,
+    pub(crate) filter: Filter,
+    /// The listen request's stream (held: the stream ends when the
+    /// subscription does).
+    out: Outbox,
+    ended: AtomicBool,
+}
+
+impl Subscription {
+    /// Writes `method` with `params` tagged with this subscription's id.
+    fn send(&self, method: &str, params: &Value) -> bool {
+        let mut params = params.clone();
+        if let Value::Object(map) = &mut params {
+            let meta = map.entry("_meta").or_insert_with(|| json!({}));
+            meta[SUBSCRIPTION_ID] = serde_json::from_str(self.id.as_json()).unwrap_or(Value::Null);
+        }
+        let mut line = Vec::new();
+        jsonrpc::write_notification(&mut line, method, &params);
+        line.push(b'\n');
+        self.out.try_send(&line)
+    }
+
+    /// Ends the subscription gracefully: its listen request is answered
+    /// (a result naming the subscription), which closes its stream.
+    pub(crate) fn end(&self) {
+        if self.ended.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let id_value: Value = serde_json::from_str(self.id.as_json()).unwrap_or(Value::Null);
+        let result = json!({
+            "resultType": "complete",
+            "_meta": { SUBSCRIPTION_ID: id_value },
+        });
+        let mut line = Vec::new();
+        jsonrpc::write_result(&mut line, &self.id, &result);
+        line.push(b'\n');
+        let _ = self.out.try_send(&line);
+    }
+
+    /// Stops it without an answer (the client cancelled it).
+    pub(crate) fn cancel(&self) {
+        self.ended.store(true, Ordering::Release);
+    }
+
+    fn is_live(&self) -> bool {
+        !self.ended.load(Ordering::Acquire) && !self.out.is_closed()
+    }
 }
 
 struct Listener {
@@ -39,12 +151,64 @@ impl Hub {
         }
     }
 
-    /// Sends `method` with `params` to every live session `to` selects;
-    /// returns how many it was sent to.
-    fn send(
+    /// Opens a subscription on `out` (a listen request's stream) and
+    /// acknowledges it there: the acknowledgement is its first message.
+    pub(crate) fn subscribe(
+        &self,
+        id: RequestId,
+        filter: Filter,
+        out: Outbox,
+    ) -> Arc<Subscription> {
+        let subscription = Arc::new(Subscription {
+            id,
+            filter,
+            out,
+            ended: AtomicBool::new(false),
+        });
+        let ack = json!({ "notifications": subscription.filter.to_json() });
+        subscription.send("notifications/subscriptions/acknowledged", &ack);
+        if let Ok(mut subscriptions) = self.subscriptions.lock() {
+            subscriptions.retain(|s| s.upgrade().is_some_and(|s| s.is_live()));
+            subscriptions.push(Arc::downgrade(&subscription));
+        }
+        subscription
+    }
+
+    /// Ends every open subscription gracefully (shutdown).
+    pub(crate) fn end_subscriptions(&self) {
+        let Ok(mut subscriptions) = self.subscriptions.lock() else {
+            return;
+        };
+        for subscription in subscriptions.drain(..).filter_map(|s| s.upgrade()) {
+            subscription.end();
+        }
+    }
+
+    /// Sends `method` with `params` to every live subscription that asked
+    /// for it; returns how many it was sent to.
+    fn send_to_subscriptions(&self, method: &str, params: &Value) -> usize {
+        let Ok(mut subscriptions) = self.subscriptions.lock() else {
+            return 0;
+        };
+        subscriptions.retain(|s| s.upgrade().is_some_and(|s| s.is_live()));
+        subscriptions
+            .iter()
+            .filter_map(Weak::upgrade)
+            .filter(|s| s.filter.wants(method, params) && s.send(method, params))
+            .count()
+    }
+
+    /// Sends `method` with `params` to every live session `to` selects,
+    /// and to every subscription that asked for it; returns how many it
+    /// was sent to.
+    fn send(&self, method: &str, params: &Value, to: impl Fn(&SessionShared) -> bool) -> usize {
+        self.send_to_sessions(method, params, to) + self.send_to_subscriptions(method, params)
+    }
+
+    fn send_to_sessions(
         &self,
         method: &str,
-        params: &serde_json::Value,
+        params: &Value,
         to: impl Fn(&SessionShared) -> bool,
     ) -> usize {
         let mut line = Vec::new();

@@ -54,6 +54,9 @@ pub(crate) struct Connection {
     /// Every request is of the 2026-07-28 era (an HTTP request whose
     /// headers said so), whatever its `_meta` claims.
     pub(super) modern_only: bool,
+    /// The 2026-07-28 subscriptions this connection's listen requests
+    /// opened: they last as long as it does.
+    pub(super) listens: super::listen::Listens,
     /// The session's span, from `initialize` until the connection is dropped.
     session_span: tracing::Span,
 }
@@ -86,6 +89,7 @@ impl Connection {
             extensions: http::Extensions::new(),
             http: false,
             modern_only: false,
+            listens: Vec::new(),
             session_span: tracing::Span::none(),
         }
     }
@@ -120,6 +124,7 @@ impl Connection {
     /// The input ended: calls in flight get the grace period to finish and
     /// answer, then are dropped.
     pub(crate) async fn finish(mut self) {
+        self.end_listens();
         self.calls.finish(self.core.limits.shutdown_grace).await;
     }
 
@@ -550,7 +555,7 @@ impl Connection {
         self.session = Some(session);
     }
 
-    fn handle_notification(&self, method: &str, params: Option<&RawValue>) {
+    fn handle_notification(&mut self, method: &str, params: Option<&RawValue>) {
         match method {
             "notifications/cancelled" => {
                 // The id as sent: parsed into a `Value`, an integer beyond
@@ -565,8 +570,11 @@ impl Connection {
                 else {
                     return;
                 };
-                if self.calls.cancel(&jsonrpc::canonical_id(request_id.get())) {
+                let key = jsonrpc::canonical_id(request_id.get());
+                if self.calls.cancel(&key) {
                     tracing::debug!(request_id = %request_id, "call cancelled by the client");
+                } else if self.unlisten(&key) {
+                    tracing::debug!(request_id = %request_id, "subscription cancelled by the client");
                 }
             }
             "notifications/initialized" => tracing::debug!("client sent notifications/initialized"),

@@ -11,6 +11,7 @@ mod connection;
 mod core;
 mod incoming;
 mod layered;
+mod listen;
 mod live;
 mod modern;
 mod pages;

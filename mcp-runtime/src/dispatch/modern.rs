@@ -41,7 +41,6 @@ pub(crate) const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapa
 pub(crate) const CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
 pub(crate) const LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 pub(crate) const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
-pub(crate) const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
 
 /// The methods of the legacy era that this one removed.
 pub(crate) fn removed(method: &str) -> bool {
@@ -236,6 +235,9 @@ impl Connection {
         }
         if removed(method) || !self.core.served.serves(method) {
             return Err(method_not_found(method));
+        }
+        if method == "subscriptions/listen" {
+            return self.listen(request.id, request.params, out);
         }
         let round = self.round_of(&request)?.map(Arc::new);
         let session = session_for(&self.core, meta, round);

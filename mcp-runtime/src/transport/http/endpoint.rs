@@ -572,6 +572,8 @@ impl Endpoint {
     /// `grace`, then end every session.
     pub(crate) async fn shutdown(&self, grace: Duration) {
         self.shutting_down.store(true, Ordering::Release);
+        // Open subscriptions (2026-07-28) are answered, which ends them.
+        self.core.hub.end_subscriptions();
         let sessions = self.sessions.all();
         for session in &sessions {
             session.standalone.close();
