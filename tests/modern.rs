@@ -13,8 +13,8 @@ use common::asking::within;
 use mcp_runtime::serde_json::{Value, json};
 use mcp_runtime::testing::{RpcError, TestClient};
 use mcp_runtime::{
-    CacheHint, CacheHints, CacheScope, Context, Elicit, Elicited, LogLevel, Notifier, Server,
-    StateKeys, prompt, resource, tool,
+    CacheHint, CacheHints, CacheScope, Context, Elicit, ElicitationId, Elicited, LogLevel,
+    Notifier, Server, StateKeys, UrlElicitation, prompt, resource, tool,
 };
 
 /// Echoes `text`.
@@ -69,6 +69,17 @@ async fn needs_sampling(ctx: Context) -> Result<String, String> {
         .await
         .map_err(|e| e.to_string())?;
     Ok(sampled.text().unwrap_or_default().to_owned())
+}
+
+/// Needs its user to sign in on a page first.
+#[tool]
+async fn needs_sign_in(ctx: Context) -> Result<String, String> {
+    let page = UrlElicitation::new(
+        &ElicitationId::new(),
+        "Sign in to Example",
+        "https://example.com/sign-in",
+    );
+    Err(ctx.url_elicitation_required([page]))
 }
 
 /// A prompt that asks for a topic first.
@@ -411,6 +422,37 @@ async fn a_capability_the_request_did_not_declare_is_named() {
     params["_meta"] = meta(json!({"sampling": {}}));
     let asked = ask(&mut client, "tools/call", params).await.unwrap();
     assert_eq!(asked["resultType"], "input_required");
+}
+
+#[tokio::test]
+async fn pages_to_open_are_questions_not_an_error() {
+    let mut client = client().await;
+    let mut params = json!({"name": "needs_sign_in", "arguments": {}});
+    params["_meta"] = meta(json!({"elicitation": {"url": {}}}));
+    let asked = ask(&mut client, "tools/call", params).await.unwrap();
+    assert_eq!(asked["resultType"], "input_required", "{asked}");
+    let request = asked["inputRequests"]
+        .as_object()
+        .unwrap()
+        .values()
+        .next()
+        .unwrap();
+    assert_eq!(
+        request["params"],
+        json!({"mode": "url", "message": "Sign in to Example", "url": "https://example.com/sign-in"}),
+        "no elicitationId in this era"
+    );
+    // A client without URL mode gets the pages named in an isError result.
+    let mut params = json!({"name": "needs_sign_in", "arguments": {}});
+    params["_meta"] = meta(json!({"elicitation": {}}));
+    let result = ask(&mut client, "tools/call", params).await.unwrap();
+    assert_eq!(result["isError"], true);
+    assert!(
+        result["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("https://example.com/sign-in")
+    );
 }
 
 #[tokio::test]

@@ -318,7 +318,11 @@ fn the_legacy_era_is_served_beside_it() {
     let server = HttpServer::start(Server::new("modern-http", "1.0.0"));
     let mut legacy = Client::new(server.addr);
     legacy.initialize("2025-11-25");
-    let listed = legacy.request("tools/list", json!({})).replies().pop().unwrap();
+    let listed = legacy
+        .request("tools/list", json!({}))
+        .replies()
+        .pop()
+        .unwrap();
     assert!(listed["result"]["tools"].is_array(), "{listed}");
     assert!(listed["result"].get("resultType").is_none());
     let mut reply = post(

@@ -329,6 +329,11 @@ impl Context {
         error
     }
 
+    /// The key of this handle's questions ([`Context::input_key`]), if named.
+    pub(crate) fn question_key(&self) -> Option<&str> {
+        self.key.as_deref()
+    }
+
     pub(crate) fn request(&self) -> Option<&RequestScope> {
         match &*self.inner {
             ContextInner::Request(request) => Some(request),
@@ -533,7 +538,7 @@ impl Context {
         if let Some(replay) = &request.replay {
             // Answered in advance, or raised: the run then stops here and
             // is dropped by `Replay::run`.
-            return match replay.answer(method, &params, self.key.as_deref()) {
+            return match replay.answer(method, &params, self.question_key()) {
                 Some(answer) => Ok(answer),
                 None => std::future::pending().await,
             };

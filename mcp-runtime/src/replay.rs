@@ -100,6 +100,14 @@ impl Replay {
         None
     }
 
+    /// The questions raised so far without answers, taken.
+    pub(crate) fn take_raised(&self) -> Vec<Question> {
+        self.raised
+            .lock()
+            .map(|mut raised| std::mem::take(&mut *raised))
+            .unwrap_or_default()
+    }
+
     /// Waits until the run raised a question without an answer.
     async fn first_raised(&self) -> Vec<Question> {
         loop {

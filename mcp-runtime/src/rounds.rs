@@ -102,15 +102,22 @@ impl Round {
     /// stopped at questions, an interim value (the answer is then written
     /// by [`Round::write_input_required`]).
     pub(crate) async fn drive<R: Interim>(self: Arc<Self>, call: impl Future<Output = R>) -> R {
-        match self.replay.run(call).await {
-            Run::Done(result) => result,
-            Run::NeedsInput(questions) => {
-                if let Ok(mut raised) = self.raised.lock() {
-                    *raised = Some(questions);
+        let questions = match self.replay.run(call).await {
+            // A call may raise questions and end without waiting for their
+            // answers (`Context::url_elicitation_required`).
+            Run::Done(result) => {
+                let raised = self.replay.take_raised();
+                if raised.is_empty() {
+                    return result;
                 }
-                R::interim()
+                raised
             }
+            Run::NeedsInput(questions) => questions,
+        };
+        if let Ok(mut raised) = self.raised.lock() {
+            *raised = Some(questions);
         }
+        R::interim()
     }
 
     /// The questions the run stopped at, once.

@@ -278,6 +278,19 @@ impl Context {
             && sendable
             && !pages.is_empty()
             && takes_urls(&request.session)
+            && let Some(replay) = &request.replay
+        {
+            // 2026-07-28 has no -32042: the pages are questions of the
+            // call's `input_required` answer, and the client sends the
+            // call again once its user has been to them.
+            for page in &pages {
+                let params = json!({"mode": "url", "message": page.message, "url": page.url});
+                let _ = replay.answer("elicitation/create", &params, self.question_key());
+            }
+        } else if let Some(request) = self.request()
+            && sendable
+            && !pages.is_empty()
+            && takes_urls(&request.session)
             && let Ok(mut required) = request.required.lock()
         {
             let data = json!({"elicitations": pages.iter().map(UrlElicitation::to_json).collect::<Vec<_>>()});
