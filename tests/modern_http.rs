@@ -36,6 +36,25 @@ async fn confirmed(ctx: Context) -> Result<String, String> {
     }
 }
 
+/// Set when a `lingering` call is dropped before it ends.
+static DROPPED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Reports progress, then waits a long time (unless dropped).
+#[tool]
+async fn lingering(ctx: Context) -> &'static str {
+    struct Guard;
+    impl Drop for Guard {
+        fn drop(&mut self) {
+            DROPPED.store(true, std::sync::atomic::Ordering::SeqCst);
+        }
+    }
+    let guard = Guard;
+    ctx.progress(1.0, None, None);
+    tokio::time::sleep(std::time::Duration::from_secs(60)).await;
+    std::mem::forget(guard);
+    "done"
+}
+
 const MODERN: &str = "2026-07-28";
 
 fn meta() -> Value {
@@ -310,6 +329,34 @@ fn a_closed_subscription_stream_hears_nothing_more() {
             "the subscription outlived its stream"
         );
         std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn closing_the_response_stream_cancels_the_request() {
+    let server = HttpServer::start(Server::new("modern-http", "1.0.0"));
+    let mut call = json!({"name": "lingering", "arguments": {}});
+    call["_meta"] = meta();
+    call["_meta"]["progressToken"] = json!("p");
+    let body =
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": call}).to_string();
+    let mut stream = post(
+        server.addr,
+        "tools/call",
+        Some("lingering"),
+        &[],
+        body.as_bytes(),
+    );
+    let (_, progress) = stream.next_event().expect("the progress report");
+    assert!(progress.contains("notifications/progress"), "{progress}");
+    drop(stream);
+    let deadline = std::time::Instant::now() + common::http::TIMEOUT;
+    while !DROPPED.load(std::sync::atomic::Ordering::SeqCst) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the call outlived its stream"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }
 
