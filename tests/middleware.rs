@@ -343,6 +343,41 @@ async fn results_through_layers_are_the_plain_ones() {
 }
 
 #[tokio::test]
+async fn modern_requests_through_layers_get_the_plain_answers() {
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}
+    });
+    let requests = [
+        ("server/discover", json!({})),
+        ("tools/list", json!({})),
+        (
+            "tools/call",
+            json!({"name": "echo", "arguments": {"text": "hi"}}),
+        ),
+        ("tools/call", json!({"name": "nope", "arguments": {}})),
+        ("ping", json!({})),
+        (
+            "prompts/get",
+            json!({"name": "summarize", "arguments": {"topic": "rust"}}),
+        ),
+    ];
+    let (plain, _) = probed();
+    let (layered, _) = probed();
+    let mut plain = TestClient::start(plain).unwrap();
+    let mut layered =
+        TestClient::start(layered.layer(tower::layer::util::Identity::new())).unwrap();
+    for (method, mut params) in requests {
+        params["_meta"] = meta.clone();
+        let answer = plain.request(method, params.clone()).await;
+        if let Ok(result) = &answer {
+            assert_eq!(result["resultType"], "complete", "{method}: {result}");
+        }
+        assert_eq!(layered.request(method, params).await, answer, "{method}");
+    }
+}
+
+#[tokio::test]
 async fn the_example_refuses_destructive_tools_without_the_admin_scope() {
     let mut anonymous = TestClient::connect(example::server()).await.unwrap();
     let alice = Some(Identity::new("alice").with_scopes(["notes:read"]));
