@@ -542,7 +542,8 @@ struct PromptContext {
     context: String,
 }
 
-/// A prompt that asks the user for context first (key `user_context`).
+/// A prompt that asks the user for the context to use first.
+// Its question's key is `user_context`.
 #[prompt]
 async fn test_input_required_result_prompt(ctx: Context) -> Result<String, String> {
     match ctx

@@ -59,6 +59,14 @@ async fn every_fixture_the_scenarios_call_is_listed() {
             "test_embedded_resource",
             "test_error_handling",
             "test_image_content",
+            "test_input_required_result_capabilities",
+            "test_input_required_result_elicitation",
+            "test_input_required_result_list_roots",
+            "test_input_required_result_multi_round",
+            "test_input_required_result_multiple_inputs",
+            "test_input_required_result_request_state",
+            "test_input_required_result_sampling",
+            "test_input_required_result_tampered_state",
             "test_logging_tool",
             "test_missing_capability",
             "test_multiple_content_types",
@@ -595,6 +603,10 @@ async fn the_prompts_are_listed_with_their_arguments() {
     assert_eq!(
         list,
         json!({"prompts": [
+            {
+                "name": "test_input_required_result_prompt",
+                "description": "A prompt that asks the user for the context to use first."
+            },
             {
                 "name": "test_prompt_with_arguments",
                 "title": "Prompt With Arguments",
