@@ -319,9 +319,10 @@ impl Endpoint {
             }
         };
         let body = Mirrored::of(method, params, call);
-        let schema = (body.method == "tools/call")
-            .then(|| body.name.as_deref())
-            .flatten()
+        let schema = body
+            .name
+            .as_deref()
+            .filter(|_| body.method == "tools/call")
             .and_then(|name| {
                 let snapshot = self.core.live.load();
                 snapshot
