@@ -97,12 +97,14 @@ def check_modern_request(request: dict[str, Any]) -> None:
     Check.expect(isinstance(meta.get(CLIENT_CAPABILITIES), dict), f"{request['method']}: no clientCapabilities in _meta")
 
 
-def check_rounds(wire: Wire, tool: str, asked: str) -> None:
-    """In 2026-07-28, the first call of `tool` was answered `input_required`
-    with one `asked` request, and its retry carried the answer and the
-    state, and was answered `complete`."""
+def check_rounds(wire: Wire, tool: str, asked: str, count: int) -> dict[str, Any]:
+    """In 2026-07-28, the last call of `tool` (the `count`th on the wire
+    with its retries) was answered `input_required` with one `asked`
+    request, and its retry carried the answer and the state, and was
+    answered `complete`. Returns the answers the retry carried."""
     calls = requests(wire, "tools/call", tool)
-    Check.equal(len(calls), 2, f"tools/call {tool} on the wire (the call and its retry)")
+    Check.equal(len(calls), count, f"tools/call {tool} on the wire (each call and its retry)")
+    calls = calls[-2:]
     first, retry = (result_of(wire, call) for call in calls)
     Check.equal(first.get("resultType"), "input_required", "resultType of the first answer")
     input_requests = first.get("inputRequests") or {}
@@ -113,6 +115,7 @@ def check_rounds(wire: Wire, tool: str, asked: str) -> None:
     Check.equal(params.get("requestState"), first["requestState"], "requestState sent back")
     check_modern_request(calls[1])
     Check.equal(retry.get("resultType"), "complete", "resultType of the retry's answer")
+    return params["inputResponses"]
 
 
 async def drive(check: Check, label: str, client: Client, user: User, wire: Wire, era: str) -> None:
@@ -134,7 +137,17 @@ async def drive(check: Check, label: str, client: Client, user: User, wire: Wire
         check.equal(done, {"city": "Paris", "subscribed": True, "level": "emergency"}, "result")
         check.equal([e.message for e in user.elicitations], ["Send severe-weather alerts for Paris, France?"], "asked")
         if era == MODERN:
-            check_rounds(wire, "subscribe_alerts", "elicitation/create")
+            (answer,) = check_rounds(wire, "subscribe_alerts", "elicitation/create", 2).values()
+            check.equal(answer.get("action"), "accept", "the answer sent back")
+
+    with check.step(f"{label}: subscribe_alerts again: the user declines, nothing is subscribed"):
+        user.answer = None
+        done = structured(await client.call_tool("subscribe_alerts", {"city": "Cairo"}))
+        check.equal(done, {"city": "Cairo", "subscribed": False, "level": None}, "result")
+        check.equal(len(user.elicitations), 2, "questions asked")
+        if era == MODERN:
+            (answer,) = check_rounds(wire, "subscribe_alerts", "elicitation/create", 4).values()
+            check.equal(answer.get("action"), "decline", "the answer sent back")
 
     with check.step(f"{label}: summarize_forecast asks the client's model (sampling)"):
         summary = structured(await client.call_tool("summarize_forecast", {"city": "Tokyo", "days": 2}))
@@ -146,7 +159,8 @@ async def drive(check: Check, label: str, client: Client, user: User, wire: Wire
         check.equal(len(user.samplings), 1, "samplings")
         check.expect("The forecast for Tokyo, Japan" in str(user.samplings[0].messages[0].content), "sampling prompt")
         if era == MODERN:
-            check_rounds(wire, "summarize_forecast", "sampling/createMessage")
+            (answer,) = check_rounds(wire, "summarize_forecast", "sampling/createMessage", 2).values()
+            check.equal(answer.get("model"), MODEL, "the answer sent back")
 
 
 async def sent_methods(wire: Wire, count: int) -> list[str | None]:
