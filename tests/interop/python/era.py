@@ -3,7 +3,8 @@ the example serves it: the Python SDK's `mcp.Client` in `mode="auto"` (its
 default) probes `server/discover` and then speaks 2026-07-28, with no
 `initialize`; forced to `mode="legacy"` it initializes at 2025-11-25. Both
 over stdio and over Streamable HTTP, against the same binary, and both
-list the tools, call one, and answer the two tools that ask the client
+list the tools, call one, read a resource, get a prompt, and answer the
+two tools that ask the client
 (`subscribe_alerts` elicits a confirmation, `summarize_forecast` samples
 the client's model): in 2026-07-28 as `input_required` results retried
 with `inputResponses`, in 2025-11-25 as requests to the client.
@@ -131,6 +132,17 @@ async def drive(check: Check, label: str, client: Client, user: User, wire: Wire
     with check.step(f"{label}: tools/call get_forecast"):
         forecast = structured(await client.call_tool("get_forecast", {"city": "Cairo", "days": 2}))
         check.equal((forecast["city"], len(forecast["days"])), ("Cairo", 2), "city and days")
+
+    with check.step(f"{label}: resources/read of a city and prompts/get plan_trip"):
+        read = await client.read_resource("weather://cities/Nairobi")
+        check.equal([str(c.uri) for c in read.contents], ["weather://cities/Nairobi"], "contents")
+        prompt = await client.get_prompt("plan_trip", {"city": "Nairobi", "days": "5"})
+        check.equal([m.role for m in prompt.messages], ["user", "user"], "prompt messages")
+        if era == MODERN:
+            for method in ("resources/read", "prompts/get"):
+                (request,) = requests(wire, method)
+                check_modern_request(request)
+                check.equal(result_of(wire, request).get("resultType"), "complete", f"{method}: resultType")
 
     with check.step(f"{label}: subscribe_alerts asks the user (elicitation), who confirms"):
         done = structured(await client.call_tool("subscribe_alerts", {"city": "paris"}))

@@ -2,8 +2,9 @@
 with the weather example: with `--protocol-era auto` it probes
 `server/discover` and speaks 2026-07-28 (no `initialize`), over stdio and
 over Streamable HTTP; with `--protocol-era legacy` it initializes at
-2025-11-25 against the same binary. (Without the option, ad-hoc runs are
-legacy: inspector.py checks those.)
+2025-11-25 against the same binary. On stdio, the resource and prompt
+steps of inspector.py run in 2026-07-28 too. (Without the option, ad-hoc
+runs are legacy: inspector.py checks those.)
 
 The era is checked on the wire: stdio servers run under
 tests/interop/record, HTTP ones behind the recording proxy of wire.py.
@@ -23,7 +24,7 @@ import anyio
 
 from era import CLIENT_CAPABILITIES, LEGACY, MODERN, PROTOCOL_VERSION
 from harness import ROOT, WEATHER, Check, HttpServer, Server, main, relative
-from inspector import OK, last_line, parse
+from inspector import OK, check_primitives, inspector, last_line, parse
 from weather import WEATHER_TOOLS
 from wire import WireRecorder
 
@@ -96,6 +97,22 @@ async def the_inspector_negotiates_over_stdio(check: Check) -> None:
                     check.equal(answer.get("resultType"), "complete", f"{method}: resultType")
 
 
+async def the_inspector_reads_resources_and_prompts_in_2026(check: Check) -> None:
+    """The resources, resource template and prompt steps of inspector.py,
+    with --protocol-era auto on stdio; each run checked to be 2026-07-28."""
+
+    def run(name: str, *args: str, expect_exit: int = OK) -> tuple[Any, Any]:
+        out = inspector(check, f"auto-{name}", "--protocol-era", "auto", *args, expect_exit=expect_exit)
+        # What inspector() ran went through tests/interop/record in this directory.
+        sent = Server(f"inspector/auto-{name}", WEATHER).sent()
+        methods = [m.get("method") for m in sent]
+        check.equal(methods[:1], ["server/discover"], "the first message")
+        check.expect("initialize" not in methods, f"the CLI sent initialize: {methods}")
+        return out
+
+    check_primitives(check, run, "stdio, --protocol-era auto: ")
+
+
 async def the_inspector_negotiates_over_http(check: Check) -> None:
     async with HttpServer("inspector-era/http", WEATHER) as server:
         for era, option in ((MODERN, "auto"), (LEGACY, "legacy")):
@@ -131,4 +148,11 @@ async def the_inspector_negotiates_over_http(check: Check) -> None:
 
 
 if __name__ == "__main__":
-    main("inspector-era", [the_inspector_negotiates_over_stdio, the_inspector_negotiates_over_http])
+    main(
+        "inspector-era",
+        [
+            the_inspector_negotiates_over_stdio,
+            the_inspector_reads_resources_and_prompts_in_2026,
+            the_inspector_negotiates_over_http,
+        ],
+    )
