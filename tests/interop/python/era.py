@@ -4,10 +4,10 @@ default) probes `server/discover` and then speaks 2026-07-28, with no
 `initialize`; forced to `mode="legacy"` it initializes at 2025-11-25. Both
 over stdio and over Streamable HTTP, against the same binary, and both
 list the tools, call one, read a resource, get a prompt, and answer the
-two tools that ask the client
-(`subscribe_alerts` elicits a confirmation, `summarize_forecast` samples
-the client's model): in 2026-07-28 as `input_required` results retried
-with `inputResponses`, in 2025-11-25 as requests to the client.
+two tools that ask the client (`subscribe_alerts` elicits a confirmation,
+`summarize_forecast` samples the client's model): in 2026-07-28 as
+`input_required` results retried with `inputResponses`, in 2025-11-25 as
+requests to the client.
 
 The era is checked on the wire, not only by what the client says: stdio
 sessions run under tests/interop/record, HTTP ones through the recording
