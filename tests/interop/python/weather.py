@@ -13,13 +13,12 @@ from typing import Any
 import anyio
 import mcp.types as types
 from harness import PROGRESS, WEATHER, Check, Server, main
-from mcp import Client, ClientSession, MCPError
+from mcp import ClientSession, MCPError
 from mcp.client.stdio import stdio_client
 
 LEGACY_VERSIONS = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"]
 WEATHER_TOOLS = ["current_conditions", "get_forecast", "search_cities", "subscribe_alerts", "summarize_forecast"]
 INVALID_PARAMS = -32602
-METHOD_NOT_FOUND = -32601
 
 
 def text_of(result: types.CallToolResult) -> str:
@@ -274,29 +273,6 @@ async def each_protocol_version_gets_results_shaped_for_it(check: Check) -> None
             server.check_clean_exit(check)
 
 
-async def the_automatic_client_falls_back_to_initialize_at_once(check: Check) -> None:
-    server = Server("python/client-auto", WEATHER)
-    started = time.monotonic()
-    # mode="auto" is the default: server/discover first, initialize if refused.
-    async with Client(server.params) as client:
-        connected = time.monotonic() - started
-        with check.step(f"mcp.Client auto mode: connected in {connected:.2f}s (its discover timeout is 10s)"):
-            check.expect(connected < 5, f"connecting took {connected:.1f}s: the discover probe waited for its timeout")
-            check.equal(client.protocol_version, "2025-11-25", "negotiated version")
-            first = await server.sent_methods(3)
-            check.equal(first, ["server/discover", "initialize", "notifications/initialized"], "first messages")
-            refusal = await server.response(server.request_id("server/discover"))
-            check.equal(refusal.get("error", {}).get("code"), METHOD_NOT_FOUND, f"answer to server/discover: {refusal}")
-
-        with check.step("mcp.Client auto mode: tools/list and tools/call"):
-            listed = await client.list_tools()
-            check.equal([tool.name for tool in listed.tools], WEATHER_TOOLS, "tool names")
-            found = structured(await client.call_tool("search_cities", {"query": "japan"}))
-            check.equal([city["name"] for city in found["result"]], ["Tokyo"], "cities in Japan")
-    with check.step("mcp.Client auto mode: close, exit 0"):
-        server.check_clean_exit(check)
-
-
 if __name__ == "__main__":
     main(
         "python",
@@ -305,6 +281,5 @@ if __name__ == "__main__":
             progress_arrives_for_each_forecast_day,
             a_cancelled_call_gets_no_result,
             each_protocol_version_gets_results_shaped_for_it,
-            the_automatic_client_falls_back_to_initialize_at_once,
         ],
     )

@@ -10,13 +10,12 @@ Run by tests/interop/run with the pinned SDK (`mcp` 2.3.0):
 
 from __future__ import annotations
 
-import time
 import urllib.error
 import urllib.request
 
 import mcp.types as types
 from harness import WEATHER, Check, HttpServer, main
-from mcp import Client, ClientSession, MCPError
+from mcp import ClientSession, MCPError
 from mcp.client.streamable_http import streamable_http_client
 from weather import INVALID_PARAMS, WEATHER_TOOLS, structured, tool_error
 
@@ -77,27 +76,6 @@ async def the_weather_server_works_over_http(check: Check) -> None:
             await server.stop(check)
 
 
-async def the_automatic_client_connects_over_http_at_once(check: Check) -> None:
-    async with HttpServer("python-http/client-auto", WEATHER) as server:
-        started = time.monotonic()
-        # A URL makes mcp.Client use streamable HTTP; mode="auto" (the
-        # default) probes with server/discover, and initializes if refused.
-        async with Client(server.url) as client:
-            connected = time.monotonic() - started
-            with check.step(f"mcp.Client(url) auto mode: connected in {connected:.2f}s, at 2025-11-25"):
-                check.expect(connected < 5, f"connecting took {connected:.1f}s: the discover probe waited")
-                check.equal(client.protocol_version, "2025-11-25", "negotiated version")
-
-            with check.step("mcp.Client(url): tools/list and tools/call"):
-                listed = await client.list_tools()
-                check.equal([tool.name for tool in listed.tools], WEATHER_TOOLS, "tool names")
-                found = structured(await client.call_tool("search_cities", {"query": "japan"}))
-                check.equal([city["name"] for city in found["result"]], ["Tokyo"], "cities in Japan")
-
-        with check.step("mcp.Client(url): SIGTERM, exit 0"):
-            await server.stop(check)
-
-
 async def the_stateless_server_serves_without_a_session(check: Check) -> None:
     async with HttpServer("python-http/stateless", WEATHER, "--stateless") as server:
         async with streamable_http_client(server.url) as (read, write):
@@ -131,7 +109,6 @@ if __name__ == "__main__":
         "python-http",
         [
             the_weather_server_works_over_http,
-            the_automatic_client_connects_over_http_at_once,
             the_stateless_server_serves_without_a_session,
         ],
     )

@@ -24,7 +24,10 @@ mkdirSync(dir, { recursive: true });
 const transport = new StdioClientTransport({ command: RECORD, args: [dir, WEATHER], cwd: ROOT, stderr: "inherit" });
 const client = new Client({ name: "interop-typescript", version: "1.0.0" });
 
-await step("initialize: server info, tools capability, instructions", async () => {
+// The TypeScript SDK 1.32 knows only the initialize-based era (2025-11-25
+// and before): it must keep working against a server that also serves
+// 2026-07-28.
+await step("initialize (no server/discover): 2025-11-25, server info, tools capability, instructions", async () => {
   expect(existsSync(WEATHER), `${WEATHER} does not exist: tests/interop/run builds it first`);
   await client.connect(transport);
   equal(client.getServerVersion()?.name, "weather", "serverInfo.name");
@@ -32,6 +35,8 @@ await step("initialize: server info, tools capability, instructions", async () =
   expect(client.getInstructions()?.includes("search_cities"), `instructions: ${client.getInstructions()}`);
   const answer = readFileSync(join(dir, "out.jsonl"), "utf8").split("\n")[0];
   equal(JSON.parse(answer).result.protocolVersion, "2025-11-25", "protocolVersion");
+  const sent = readFileSync(join(dir, "in.jsonl"), "utf8").split("\n")[0];
+  equal(JSON.parse(sent).method, "initialize", "the first message");
 });
 
 await step("tools/list: the five tools, each with a title, schemas and annotations", async () => {
