@@ -86,6 +86,16 @@ impl StateKeys {
         self
     }
 
+    /// These keys in place of ours, with our expiry: the keys an operator
+    /// gives in the environment replace the code's, not its `ttl`.
+    pub(crate) fn rekeyed(&self, current: Vec<u8>, previous: Option<Vec<u8>>) -> StateKeys {
+        StateKeys {
+            current,
+            previous: previous.into_iter().collect(),
+            ttl: self.ttl,
+        }
+    }
+
     /// A random key, for one process.
     pub(crate) fn random() -> StateKeys {
         let mut secret = [0u8; 32];

@@ -275,6 +275,11 @@ impl Server {
         self
     }
 
+    /// The keys set by [`Server::request_state_keys`], or the random one.
+    pub(crate) fn state_keys(&self) -> &crate::StateKeys {
+        &self.limits.state_keys
+    }
+
     /// How long a request to the client ([`Context::send_request`](crate::Context::send_request):
     /// a question to the user, a completion from its model, its roots)
     /// waits for the answer before the call gets
