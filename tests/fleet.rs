@@ -2,7 +2,9 @@
 //! round-robin load balancer (no stickiness), serving one 2026-07-28
 //! client whose requests land on different instances, an `input_required`
 //! round trip included. What makes it work is the key the instances share
-//! (`MCP_STATE_KEY`): with a key each, the retry is refused.
+//! (`MCP_STATE_KEY`): with a key each, the retry is refused. A client of
+//! the initialize-based era, whose session lives in one instance, needs
+//! sticky routing instead.
 //!
 //! nginx runs in the foreground on a free loopback port, from a config,
 //! pid file, logs and temp dirs of its own in a temp dir; its access log
@@ -26,6 +28,7 @@ use common::fleet::{
     Instance, MODERN, answer_subscribe, ask_to_subscribe, assert_state_refused, assert_subscribed,
     request,
 };
+use common::http;
 use serde_json::{Value, json};
 
 /// How long nginx may take to start listening, or to stop, or to log.
@@ -70,10 +73,23 @@ struct Nginx {
     dir: PathBuf,
 }
 
+/// How nginx picks an instance.
+#[derive(Clone, Copy)]
+enum Balance {
+    /// nginx's default: each request to the next instance.
+    RoundRobin,
+    /// Every request of a client address to the same instance.
+    Sticky,
+}
+
 /// nginx's config: everything it writes is under `dir`, nothing under
 /// /etc or /var is read or written.
-fn config(dir: &Path, listen: SocketAddr, upstreams: &[SocketAddr]) -> String {
+fn config(dir: &Path, listen: SocketAddr, upstreams: &[SocketAddr], balance: Balance) -> String {
     let dir = dir.display();
+    let balance = match balance {
+        Balance::RoundRobin => "",
+        Balance::Sticky => "        hash $remote_addr consistent;\n",
+    };
     let servers: String = upstreams
         .iter()
         .map(|addr| format!("        server {addr};\n"))
@@ -95,7 +111,8 @@ http {{
     log_format fleet '$http_x_fleet_step $upstream_addr $status';
     access_log {dir}/access.log fleet;
     upstream weather {{
-{servers}    }}
+{balance}{servers}        keepalive 16;
+    }}
     server {{
         listen {listen};
         location /mcp {{
@@ -118,7 +135,7 @@ fn free_port() -> u16 {
 }
 
 impl Nginx {
-    fn start(upstreams: &[SocketAddr]) -> Nginx {
+    fn start(upstreams: &[SocketAddr], balance: Balance) -> Nginx {
         static STARTED: AtomicUsize = AtomicUsize::new(0);
         let mut dir = std::env::temp_dir().join(format!(
             "mcp-fleet-{}-{}",
@@ -132,8 +149,11 @@ impl Nginx {
         let mut failures = String::new();
         for _ in 0..3 {
             let addr: SocketAddr = ([127, 0, 0, 1], free_port()).into();
-            fs::write(dir.join("nginx.conf"), config(&dir, addr, upstreams))
-                .expect("write nginx.conf");
+            fs::write(
+                dir.join("nginx.conf"),
+                config(&dir, addr, upstreams, balance),
+            )
+            .expect("write nginx.conf");
             let stderr = fs::File::create(dir.join("stderr")).expect("create nginx's stderr");
             let child = Command::new(nginx_binary())
                 .arg("-p")
@@ -250,13 +270,13 @@ impl Drop for Nginx {
 
 /// Three weather instances, `keys[i]` the `MCP_STATE_KEY` of the i-th,
 /// behind nginx.
-fn fleet(keys: [&str; 3]) -> (Vec<Instance>, Nginx) {
+fn fleet(keys: [&str; 3], balance: Balance) -> (Vec<Instance>, Nginx) {
     let instances: Vec<Instance> = keys
         .iter()
         .map(|key| Instance::start(&[("MCP_STATE_KEY", key)]))
         .collect();
     let addrs: Vec<SocketAddr> = instances.iter().map(|instance| instance.addr).collect();
-    let nginx = Nginx::start(&addrs);
+    let nginx = Nginx::start(&addrs, balance);
     (instances, nginx)
 }
 
@@ -270,7 +290,7 @@ fn through(nginx: &Nginx, step: &str, method: &str, params: Value) -> Value {
 
 #[test]
 fn a_fleet_sharing_its_state_key_serves_a_client_whatever_instance_each_request_lands_on() {
-    let (instances, nginx) = fleet([KEY; 3]);
+    let (instances, nginx) = fleet([KEY; 3], Balance::RoundRobin);
 
     let discovered = through(&nginx, "discover", "server/discover", json!({}));
     assert!(
@@ -342,7 +362,7 @@ fn a_fleet_sharing_its_state_key_serves_a_client_whatever_instance_each_request_
 
 #[test]
 fn a_fleet_whose_instances_have_keys_of_their_own_refuses_the_answer() {
-    let (_instances, nginx) = fleet(OTHER_KEYS);
+    let (_instances, nginx) = fleet(OTHER_KEYS, Balance::RoundRobin);
 
     let (question, state) = ask_to_subscribe(nginx.addr, "Paris", &[(STEP, "ask")]);
     let (status, response) =
@@ -361,4 +381,40 @@ fn a_fleet_whose_instances_have_keys_of_their_own_refuses_the_answer() {
     let (status, response) = answer_subscribe(asked, "Paris", &question, &state, &[]);
     assert_eq!(status, 200, "{response}");
     assert_subscribed(&response, "Paris");
+}
+
+/// A client of the initialize-based era (2025-11-25 and before) has a
+/// session, which lives in the instance that answered `initialize`: round
+/// robin sends its next request elsewhere, where the session is unknown
+/// (404). Sticky routing (here by client address) keeps it on one
+/// instance.
+#[test]
+fn legacy_sessions_need_a_sticky_balancer() {
+    let (_instances, round_robin) = fleet([KEY; 3], Balance::RoundRobin);
+    let mut client = http::Client::new(round_robin.addr);
+    let reply = client.post(&json!({
+        "jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                   "clientInfo": {"name": "fleet-test", "version": "0"}}
+    }));
+    assert_eq!(reply.status, 200, "initialize");
+    client.session = reply.header("mcp-session-id").map(str::to_owned);
+    client.version = Some("2025-11-25".to_owned());
+    assert!(client.session.is_some(), "a session id");
+    let reply = client.post(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    assert_eq!(
+        reply.status, 404,
+        "the session is unknown on the next instance"
+    );
+
+    let (_instances, sticky) = fleet([KEY; 3], Balance::Sticky);
+    let mut client = http::Client::new(sticky.addr);
+    client.initialize("2025-11-25");
+    for _ in 0..3 {
+        let listed = client.call("tools/list", json!({}));
+        assert!(listed["result"]["tools"].is_array(), "{listed}");
+    }
+    let served = sticky.served(5);
+    let instances: BTreeSet<SocketAddr> = served.iter().map(|(_, upstream, _)| *upstream).collect();
+    assert_eq!(instances.len(), 1, "{served:?}");
 }

@@ -29,7 +29,10 @@ type HmacSha256 = Hmac<Sha256>;
 ///
 /// Without keys from [`Server::request_state_keys`](crate::Server::request_state_keys),
 /// a server makes a random key at start-up: enough for one process, not
-/// for a fleet.
+/// for a fleet. A binary served by [`Server::run`](crate::Server::run)
+/// also takes them from the environment, without code: `MCP_STATE_KEY`
+/// (the current key) and `MCP_STATE_KEY_PREVIOUS` (the one being
+/// retired), which win over the keys set in code.
 ///
 /// ```
 /// use std::time::Duration;
