@@ -242,7 +242,10 @@ fn keys_from_env(server: Server) -> Server {
                 "requestState is signed with the key in {}",
                 state_key::CURRENT
             );
-            let keys = server.state_keys().rekeyed(keys.current, keys.previous);
+            let keys = server
+                .limits
+                .state_keys
+                .rekeyed(keys.current, keys.previous);
             server.request_state_keys(keys)
         }
         Err(error) => fail(&error),

@@ -42,7 +42,8 @@ pub struct Server {
     notifier: Option<Notifier>,
     /// Taken by [`Server::handle`].
     handle: Option<ServerHandle>,
-    limits: Limits,
+    /// Read by `run`, whose `MCP_STATE_KEY` keeps the keys' `ttl`.
+    pub(crate) limits: Limits,
     /// Given to [`Server::layer`].
     layers: Layers,
     #[cfg(feature = "http")]
@@ -274,11 +275,6 @@ impl Server {
     pub fn request_state_keys(mut self, keys: crate::StateKeys) -> Self {
         self.limits.state_keys = std::sync::Arc::new(keys);
         self
-    }
-
-    /// The keys set by [`Server::request_state_keys`], or the random one.
-    pub(crate) fn state_keys(&self) -> &crate::StateKeys {
-        &self.limits.state_keys
     }
 
     /// How long a request to the client ([`Context::send_request`](crate::Context::send_request):
