@@ -279,3 +279,105 @@ fn the_log_goes_to_stderr_at_info_unless_rust_log_says_otherwise() {
     assert_eq!(quiet.stderr, "");
     assert_eq!(quiet.stdout, "");
 }
+
+/// Two keys of 32 bytes or more, as an operator would make them.
+const KEY: &str = "8d0f6c1b2e9a47d3b5c4e1f0a9b8c7d6";
+const NEW_KEY: &str = "f3e2d1c0b9a8f7e6d5c4b3a2f1e0d9c8b7a6";
+
+#[test]
+fn a_state_key_that_cannot_be_used_stops_the_server_with_exit_status_1() {
+    let binary = common::weather_binary();
+    for (env, message) in [
+        (
+            vec![("MCP_STATE_KEY", "too short")],
+            "error: cannot start the MCP server: MCP_STATE_KEY is 9 bytes long, and a key \
+             that signs requestState needs at least 32; make one with `openssl rand -hex 32` \
+             and give every instance the same\n",
+        ),
+        (
+            vec![("MCP_STATE_KEY", "")],
+            "error: cannot start the MCP server: MCP_STATE_KEY is 0 bytes long",
+        ),
+        (
+            vec![("MCP_STATE_KEY", KEY), ("MCP_STATE_KEY_PREVIOUS", "old")],
+            "error: cannot start the MCP server: MCP_STATE_KEY_PREVIOUS is 3 bytes long",
+        ),
+        (
+            vec![("MCP_STATE_KEY_PREVIOUS", KEY)],
+            "error: cannot start the MCP server: MCP_STATE_KEY_PREVIOUS is set but \
+             MCP_STATE_KEY is not",
+        ),
+    ] {
+        // On stdio and over HTTP alike, before anything is served.
+        for args in [&[][..], &["--http", "127.0.0.1:0"][..]] {
+            let run = run_with_env(&binary, args, &env);
+            assert_eq!(
+                run.status.code(),
+                Some(1),
+                "{env:?} {args:?}: {}",
+                run.stderr
+            );
+            assert_eq!(run.stdout, "");
+            // One line, and nothing served.
+            assert!(
+                run.stderr.starts_with(message) && run.stderr.lines().count() == 1,
+                "{env:?} {args:?}: {}",
+                run.stderr
+            );
+        }
+    }
+    // What only prints needs no key.
+    let help = run_with_env(&binary, &["--help"], &[("MCP_STATE_KEY", "short")]);
+    assert_eq!(help.status.code(), Some(0), "{}", help.stderr);
+    assert!(
+        help.stdout.contains("\n  MCP_STATE_KEY   "),
+        "{}",
+        help.stdout
+    );
+}
+
+#[test]
+fn instances_given_the_same_state_key_accept_each_others_request_state() {
+    use common::fleet::{
+        Instance, answer_subscribe, ask_to_subscribe, assert_state_refused, assert_subscribed,
+    };
+
+    let asking = Instance::start(&[("MCP_STATE_KEY", KEY)]);
+    assert!(
+        asking
+            .log()
+            .contains("requestState is signed with the key in MCP_STATE_KEY"),
+        "{}",
+        asking.log()
+    );
+    // The key is never logged.
+    assert!(!asking.log().contains(KEY), "{}", asking.log());
+    let same_key = Instance::start(&[("MCP_STATE_KEY", &format!("{KEY}\n"))]);
+    let rotated = Instance::start(&[("MCP_STATE_KEY", NEW_KEY), ("MCP_STATE_KEY_PREVIOUS", KEY)]);
+    let random_key = Instance::start(&[]);
+    let other_key = Instance::start(&[("MCP_STATE_KEY", NEW_KEY)]);
+
+    let (question, state) = ask_to_subscribe(asking.addr, "Paris", &[]);
+    for (instance, accepts) in [
+        (&same_key, true),
+        (&rotated, true),
+        (&random_key, false),
+        (&other_key, false),
+    ] {
+        let (status, response) = answer_subscribe(instance.addr, "Paris", &question, &state, &[]);
+        if accepts {
+            assert_eq!(status, 200, "{response}");
+            assert_subscribed(&response, "Paris");
+        } else {
+            assert_eq!(status, 400, "{response}");
+            assert_state_refused(&response);
+        }
+    }
+    // After the rotation, states are signed with the new key: an instance
+    // that still has only the old one refuses them.
+    let (question, state) = ask_to_subscribe(rotated.addr, "Tokyo", &[]);
+    let (_, response) = answer_subscribe(other_key.addr, "Tokyo", &question, &state, &[]);
+    assert_subscribed(&response, "Tokyo");
+    let (_, response) = answer_subscribe(same_key.addr, "Tokyo", &question, &state, &[]);
+    assert_state_refused(&response);
+}

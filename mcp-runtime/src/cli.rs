@@ -5,6 +5,7 @@
 mod args;
 #[cfg(feature = "stderr-log")]
 pub(crate) mod log;
+mod state_key;
 
 use std::ffi::OsString;
 use std::io::Write;
@@ -45,6 +46,16 @@ impl Server {
     /// `--http=ADDR` works too. Without the `http` cargo feature (on by
     /// default), `--http` says the binary was built without HTTP support.
     ///
+    /// Instances of a fleet behind one load balancer must share the key
+    /// that signs the `requestState` of 2026-07-28 `input_required`
+    /// answers (see [`StateKeys`](crate::StateKeys)); `run` reads it from
+    /// the environment, so that an operator gives it without code:
+    ///
+    /// | Variable | What it does |
+    /// | --- | --- |
+    /// | `MCP_STATE_KEY` | the key that signs and checks `requestState`: 32 bytes or more (`openssl rand -hex 32` makes one), whitespace at either end left out; it replaces the random key a server makes at start-up, and the keys of [`Server::request_state_keys`] too (their `ttl` stays) |
+    /// | `MCP_STATE_KEY_PREVIOUS` | a key being retired: states it signed are still accepted, new ones are signed with `MCP_STATE_KEY`; needs `MCP_STATE_KEY` |
+    ///
     /// Unless `main` installed a `tracing` subscriber first, `run` installs
     /// one that writes to stderr, filtered by `RUST_LOG` (default `info`;
     /// a level, and `target=level` pairs such as `mcp_runtime=debug,info`).
@@ -63,7 +74,9 @@ impl Server {
     /// - arguments it does not accept: one line on stderr naming the
     ///   problem and pointing to `--help`; exit status 2;
     /// - a server that cannot start (a tool set that cannot be served, see
-    ///   [`RegistryError`]; an address that cannot be bound) or fails while
+    ///   [`RegistryError`]; an address that cannot be bound; a key in
+    ///   `MCP_STATE_KEY` or `MCP_STATE_KEY_PREVIOUS` that is shorter than
+    ///   32 bytes, or `MCP_STATE_KEY_PREVIOUS` alone) or fails while
     ///   serving: `error: ` and the sentence on stderr; exit status 1.
     ///
     /// Otherwise it returns `Ok(())` once the client has gone (stdio) or
@@ -130,7 +143,8 @@ impl Server {
             }
             Command::Stdio => {
                 let _log = install_log(&mut self);
-                if let Err(error) = self.serve_stdio().await {
+                let server = keys_from_env(self);
+                if let Err(error) = server.serve_stdio().await {
                     fail(&error);
                 }
                 Ok(())
@@ -142,7 +156,12 @@ impl Server {
                 auth,
             } => {
                 let _log = install_log(&mut self);
-                let server = if stateless { self.stateless() } else { self };
+                let server = keys_from_env(self);
+                let server = if stateless {
+                    server.stateless()
+                } else {
+                    server
+                };
                 #[cfg(feature = "auth")]
                 let server = match auth {
                     Some(args) => {
@@ -210,6 +229,28 @@ fn install_log(server: &mut Server) -> log::Guard {
 
 #[cfg(not(feature = "stderr-log"))]
 fn install_log(_: &mut Server) -> impl Sized + use<> {}
+
+/// The server with the `requestState` keys of `MCP_STATE_KEY` and
+/// `MCP_STATE_KEY_PREVIOUS`, when they are set; exits 1 when they cannot
+/// be used.
+fn keys_from_env(server: Server) -> Server {
+    match state_key::from_env(|name| std::env::var_os(name)) {
+        Ok(None) => server,
+        Ok(Some(keys)) => {
+            tracing::info!(
+                previous = keys.previous.is_some(),
+                "requestState is signed with the key in {}",
+                state_key::CURRENT
+            );
+            let keys = server
+                .limits
+                .state_keys
+                .rekeyed(keys.current, keys.previous);
+            server.request_state_keys(keys)
+        }
+        Err(error) => fail(&error),
+    }
+}
 
 /// Reports a command line that cannot be obeyed, and exits 2.
 fn usage_error(error: &UsageError) -> ! {
@@ -365,6 +406,21 @@ fn usage_text(name: &str, version: &str, program: &str, exe: &str) -> String {
             .map(|(left, right)| (left.to_owned(), right))
             .collect(),
     );
+    let environment = column(vec![
+        (
+            state_key::CURRENT.to_owned(),
+            "The key that signs the requestState of answers\n\
+             that ask the client, 32 bytes or more (make one\n\
+             with `openssl rand -hex 32`); give every instance\n\
+             behind one load balancer the same. Default: a\n\
+             random key, which only this process accepts",
+        ),
+        (
+            state_key::PREVIOUS.to_owned(),
+            "While rotating: the key being retired, whose\n\
+             states are still accepted",
+        ),
+    ]);
     let examples = column(
         examples
             .into_iter()
@@ -377,6 +433,7 @@ fn usage_text(name: &str, version: &str, program: &str, exe: &str) -> String {
          With no option it serves MCP on stdin and stdout, to a client that starts it\n\
          (Claude Desktop, an IDE, the MCP Inspector).\n\n\
          Options:\n{options}\n\
+         Environment:\n{environment}\n\
          Examples:\n{examples}\n\
          Connect the MCP Inspector (npx brings the Node 22 it needs):\n  \
          {INSPECTOR} --cli --method tools/list -- {exe}\n"
@@ -490,6 +547,13 @@ mod tests {
                 "{option}\n{text}"
             );
         }
+        for variable in ["MCP_STATE_KEY", "MCP_STATE_KEY_PREVIOUS"] {
+            assert!(
+                text.contains(&format!("\n  {variable}   ")),
+                "{variable}\n{text}"
+            );
+        }
+        assert!(text.contains("\nEnvironment:\n  MCP_STATE_KEY "), "{text}");
         assert!(text.contains("\n  weather   "), "{text}");
         assert!(text.contains("\n  weather --list-tools "), "{text}");
         assert!(

@@ -29,7 +29,10 @@ type HmacSha256 = Hmac<Sha256>;
 ///
 /// Without keys from [`Server::request_state_keys`](crate::Server::request_state_keys),
 /// a server makes a random key at start-up: enough for one process, not
-/// for a fleet.
+/// for a fleet. A binary served by [`Server::run`](crate::Server::run)
+/// also takes them from the environment, without code: `MCP_STATE_KEY`
+/// (the current key) and `MCP_STATE_KEY_PREVIOUS` (the one being
+/// retired), which win over the keys set in code.
 ///
 /// ```
 /// use std::time::Duration;
@@ -84,6 +87,16 @@ impl StateKeys {
     pub fn ttl(mut self, ttl: Duration) -> StateKeys {
         self.ttl = ttl;
         self
+    }
+
+    /// These keys in place of ours, with our expiry: the keys an operator
+    /// gives in the environment replace the code's, not its `ttl`.
+    pub(crate) fn rekeyed(&self, current: Vec<u8>, previous: Option<Vec<u8>>) -> StateKeys {
+        StateKeys {
+            current,
+            previous: previous.into_iter().collect(),
+            ttl: self.ttl,
+        }
     }
 
     /// A random key, for one process.

@@ -42,7 +42,8 @@ pub struct Server {
     notifier: Option<Notifier>,
     /// Taken by [`Server::handle`].
     handle: Option<ServerHandle>,
-    limits: Limits,
+    /// Read by `run`, whose `MCP_STATE_KEY` keeps the keys' `ttl`.
+    pub(crate) limits: Limits,
     /// Given to [`Server::layer`].
     layers: Layers,
     #[cfg(feature = "http")]
@@ -269,7 +270,8 @@ impl Server {
     /// The keys that sign the `requestState` of 2026-07-28 `input_required`
     /// answers (default: a random key made at start-up, which only this
     /// process accepts). Instances behind one load balancer need the same
-    /// keys; see [`StateKeys`](crate::StateKeys).
+    /// keys; see [`StateKeys`](crate::StateKeys). [`Server::run`] replaces
+    /// them with `MCP_STATE_KEY` when the environment sets it.
     pub fn request_state_keys(mut self, keys: crate::StateKeys) -> Self {
         self.limits.state_keys = std::sync::Arc::new(keys);
         self

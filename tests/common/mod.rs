@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod asking;
+pub mod fleet;
 pub mod http;
 pub mod oidc;
 pub mod upstreams;
