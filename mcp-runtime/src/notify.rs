@@ -175,6 +175,7 @@ impl Hub {
     }
 
     /// Ends every open subscription gracefully (shutdown).
+    #[cfg(feature = "http")]
     pub(crate) fn end_subscriptions(&self) {
         let Ok(mut subscriptions) = self.subscriptions.lock() else {
             return;

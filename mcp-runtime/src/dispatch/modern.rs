@@ -101,14 +101,6 @@ pub(crate) fn claims_modern(method: &str, meta: Option<&RawValue>) -> bool {
     serde_json::from_str::<Version<'_>>(meta.get()).is_ok_and(|m| m.version.is_some())
 }
 
-/// The protocol version a request's `_meta` names, as text, if any.
-pub(crate) fn declared_version(meta: Option<&RawValue>) -> Option<String> {
-    let meta: Map<String, Value> = serde_json::from_str(meta?.get()).ok()?;
-    meta.get(PROTOCOL_VERSION)
-        .and_then(Value::as_str)
-        .map(str::to_owned)
-}
-
 /// What a request of this era says of itself in `_meta`.
 pub(crate) struct RequestMeta {
     pub(crate) client: ClientInfo,

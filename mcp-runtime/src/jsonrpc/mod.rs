@@ -11,9 +11,11 @@ mod parse;
 pub(crate) mod text;
 mod write;
 
+#[cfg(feature = "http")]
+pub(crate) use self::error::HEADER_MISMATCH;
 pub(crate) use self::error::{
-    ErrorObject, HEADER_MISMATCH, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST,
-    METHOD_NOT_FOUND, PARSE_ERROR, RESOURCE_NOT_FOUND, UNSUPPORTED_PROTOCOL_VERSION,
+    ErrorObject, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR,
+    RESOURCE_NOT_FOUND, UNSUPPORTED_PROTOCOL_VERSION,
 };
 pub use self::id::RequestId;
 pub(crate) use self::id::canonical_id;
