@@ -322,7 +322,7 @@ fn caching_table(runs: &[Run]) -> String {
         "\nWhat honouring `ttlMs` saves, per client, at {calls:.0} tool calls a minute. A stateless \
          client has no session to tell it when its copy of the server's description or tool list \
          went stale; without the hints, the careful one fetches both before each call. With them it \
-         fetches each once per `ttlMs` ({p}'s defaults, read off the answers). CPU is {p}'s server CPU \
+         fetches each once per `ttlMs` ({p}: its defaults, read off the answers). CPU is the server CPU of {p} \
          per request one at a time, from the table above; bytes are the answers' sizes.\n\n\
          | request | ttlMs | fetched per minute: before each call → per ttlMs | requests avoided per minute | server CPU saved per minute | bytes saved per minute |\n\
          | --- | --- | --- | --- | --- | --- |\n",
