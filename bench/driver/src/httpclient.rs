@@ -56,8 +56,12 @@ pub struct HttpConn {
     pub body: Vec<u8>,
     /// The `Mcp-Session-Id` sent with every request (stateful servers).
     pub session: Option<String>,
-    /// The `MCP-Protocol-Version` sent once initialized.
+    /// The `MCP-Protocol-Version` sent once initialized (with every
+    /// request, in the 2026-07-28 era).
     pub protocol: Option<String>,
+    /// More header lines sent with every request (each ending in CRLF):
+    /// `Mcp-Method` and `Mcp-Name` in the 2026-07-28 era.
+    extra_headers: Vec<u8>,
     next_id: u64,
     /// Connections opened again after the server closed one.
     pub reconnects: u64,
@@ -143,6 +147,7 @@ impl HttpConn {
             body: Vec::with_capacity(4096),
             session: None,
             protocol: None,
+            extra_headers: Vec::new(),
             next_id: 1,
             reconnects: 0,
         })
@@ -178,6 +183,7 @@ impl HttpConn {
             w.extend_from_slice(version.as_bytes());
             w.extend_from_slice(b"\r\n");
         }
+        w.extend_from_slice(&self.extra_headers);
         w.extend_from_slice(b"Content-Length: ");
         w.extend_from_slice(self.jbuf.len().to_string().as_bytes());
         w.extend_from_slice(b"\r\n\r\n");
@@ -474,6 +480,21 @@ impl HttpConn {
         self.notify("notifications/initialized").await
     }
 
+    /// Speaks the 2026-07-28 era from now on: no session, and every request
+    /// with `MCP-Protocol-Version: version`, `Mcp-Method: method` and, when
+    /// given, `Mcp-Name: name` (the requests' `_meta` is in their template).
+    pub fn modern(&mut self, version: &str, method: &str, name: Option<&str>) {
+        self.session = None;
+        self.protocol = Some(version.to_string());
+        self.extra_headers.clear();
+        for (header, value) in [("Mcp-Method", Some(method)), ("Mcp-Name", name)] {
+            if let Some(value) = value {
+                self.extra_headers
+                    .extend_from_slice(format!("{header}: {value}\r\n").as_bytes());
+            }
+        }
+    }
+
     /// Closes the connection (the session stays, on a stateful server).
     pub fn close(&mut self) {
         self.stream = None;
@@ -490,6 +511,21 @@ pub async fn first_initialize(
     limit: Duration,
     alive: impl Fn() -> bool,
 ) -> Result<HttpConn, Error> {
+    let mut conn = first_connect(addr, limit, alive).await?;
+    match tokio::time::timeout(limit, conn.initialize(initialize, stateful)).await {
+        Ok(Ok(())) => Ok(conn),
+        Ok(Err(e)) => Err(e),
+        Err(_) => Err(format!("initialize unanswered after {limit:?}")),
+    }
+}
+
+/// Connects to `addr` until something accepts, or `limit` passes, or
+/// `alive` says the server is gone.
+pub async fn first_connect(
+    addr: SocketAddr,
+    limit: Duration,
+    alive: impl Fn() -> bool,
+) -> Result<HttpConn, Error> {
     let deadline = tokio::time::Instant::now() + limit;
     loop {
         if !alive() {
@@ -498,14 +534,10 @@ pub async fn first_initialize(
         if tokio::time::Instant::now() >= deadline {
             return Err(format!("no answer on {addr} within {limit:?}"));
         }
-        if let Ok(Ok(mut conn)) =
+        if let Ok(Ok(conn)) =
             tokio::time::timeout(Duration::from_secs(1), HttpConn::connect(addr)).await
         {
-            return match tokio::time::timeout(limit, conn.initialize(initialize, stateful)).await {
-                Ok(Ok(())) => Ok(conn),
-                Ok(Err(e)) => Err(e),
-                Err(_) => Err(format!("initialize unanswered after {limit:?}")),
-            };
+            return Ok(conn);
         }
         tokio::time::sleep(Duration::from_millis(1)).await;
     }

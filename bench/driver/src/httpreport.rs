@@ -47,7 +47,7 @@ fn collect<T>(
                 Err(mine
                     .iter()
                     .find_map(|i| error_of(i).cloned())
-                    .unwrap_or_else(|| "not run".into()))
+                    .unwrap_or_else(|| "—".into()))
             } else {
                 Ok(values)
             };

@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use crate::httpclient::{HttpConn, first_initialize};
+use crate::httpclient::{HttpConn, first_connect, first_initialize};
 use crate::load::{Error, PROTOCOL_VERSION, Template, preview};
 use crate::process::{Server, Watchdog, self_cpu_ns, self_run_delay_ns};
 use crate::workloads::{self, Workload};
@@ -34,6 +34,9 @@ pub struct HttpPeer {
     pub bin: String,
     /// Arguments after `--http ADDR`.
     pub args: Vec<String>,
+    /// Serves the 2026-07-28 era; the modern workloads are not run against
+    /// the others.
+    pub modern: bool,
 }
 
 /// The HTTP peers the driver knows, in the report's order. `rmcp` is
@@ -43,17 +46,23 @@ pub struct HttpPeer {
 /// forwarding: an HTTP front (`ours-gateway`) mounting ours' stdio server,
 /// run only when asked for.
 pub fn known_peers() -> Vec<HttpPeer> {
-    let peer = |name: &str, bin: &str, args: &[&str]| HttpPeer {
+    let peer = |name: &str, bin: &str, args: &[&str], modern: bool| HttpPeer {
         name: name.into(),
         bin: bin.into(),
         args: args.iter().map(|a| a.to_string()).collect(),
+        modern,
     };
     vec![
-        peer("ours", "ours-http", &[]),
-        peer("rmcp", "rmcp-http", &[]),
-        peer("rmcp-nodelay", "rmcp-http", &["--nodelay"]),
-        peer("floor", "floor-http", &[]),
-        peer("gateway", "ours-gateway", &["--upstream", "ours-basic"]),
+        peer("ours", "ours-http", &[], true),
+        peer("rmcp", "rmcp-http", &[], true),
+        peer("rmcp-nodelay", "rmcp-http", &["--nodelay"], true),
+        peer("floor", "floor-http", &[], false),
+        peer(
+            "gateway",
+            "ours-gateway",
+            &["--upstream", "ours-basic"],
+            false,
+        ),
     ]
 }
 
@@ -349,13 +358,29 @@ fn load_run(
     let initialize = initialize_template();
     // A front's upstream, spawned before the front listens.
     let mut upstream: Option<i32> = None;
+    // A client of the 2026-07-28 era has no handshake: it sends its calls
+    // with the era's headers from the start.
+    let modern = |conn: &mut HttpConn| {
+        conn.modern(
+            workloads::MODERN_VERSION,
+            workload.method,
+            workload.mcp_name.as_deref(),
+        )
+    };
     let measured = runtime.block_on(async {
-        let mut first =
+        let mut first = if workload.modern() {
+            let mut conn = first_connect(addr, Duration::from_secs(20), || server.alive()).await?;
+            modern(&mut conn);
+            conn
+        } else {
             first_initialize(addr, &initialize, stateful, Duration::from_secs(20), || {
                 server.alive()
             })
-            .await?;
-        run.ttfr_ms = Some(server.spawned_at.elapsed().as_secs_f64() * 1e3);
+            .await?
+        };
+        if !workload.modern() {
+            run.ttfr_ms = Some(server.spawned_at.elapsed().as_secs_f64() * 1e3);
+        }
         upstream = server.children().first().copied();
         let upstream_cpu = || {
             upstream.map(|pid| {
@@ -366,6 +391,9 @@ fn load_run(
             })
         };
         let (_, result) = first.call_value(&template).await?;
+        if workload.modern() {
+            run.ttfr_ms = Some(server.spawned_at.elapsed().as_secs_f64() * 1e3);
+        }
         if result.get("isError") == Some(&serde_json::Value::Bool(true)) {
             return Err(format!(
                 "isError: {}",
@@ -379,7 +407,11 @@ fn load_run(
         for n in counts {
             while idle.len() < n {
                 let mut conn = HttpConn::connect(addr).await?;
-                conn.initialize(&initialize, stateful).await?;
+                if workload.modern() {
+                    modern(&mut conn);
+                } else {
+                    conn.initialize(&initialize, stateful).await?;
+                }
                 idle.push(conn);
             }
             let clients: Vec<HttpConn> = idle.drain(..n).collect();
@@ -638,7 +670,11 @@ pub fn run(options: &Options) -> std::io::Result<()> {
     for round in 1..=options.rounds {
         for workload in &workloads {
             for mode in &options.modes {
-                for peer in &options.peers {
+                for peer in options
+                    .peers
+                    .iter()
+                    .filter(|p| p.modern || !workload.modern())
+                {
                     let run = load_run(&runtime, options, peer, mode, workload, round);
                     eprintln!(
                         "[{:>4.0}s] round {round}/{}  {:<7} {:<9} {:<5}  {}",

@@ -140,6 +140,8 @@ pub struct Conn {
     line: Vec<u8>,
     next_id: u64,
     pub notifications: u64,
+    /// The size of the last response [`Conn::call_value`] read, in bytes.
+    pub last_response_bytes: usize,
 }
 
 /// The outcome of a pipelined phase.
@@ -156,6 +158,7 @@ impl Conn {
             line: Vec::with_capacity(256 * 1024),
             next_id: 1,
             notifications: 0,
+            last_response_bytes: 0,
         }
     }
 
@@ -191,6 +194,7 @@ impl Conn {
                     preview(line, 300)
                 ));
             }
+            self.last_response_bytes = line.len();
             if let Some(error) = value.get("error") {
                 return Err(format!("request {id} failed: {error}"));
             }

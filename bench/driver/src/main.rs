@@ -15,6 +15,7 @@ mod httpclient;
 mod httpreport;
 mod httpsuite;
 mod load;
+mod modern;
 mod process;
 mod report;
 mod suite;

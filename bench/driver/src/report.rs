@@ -94,10 +94,12 @@ fn collect<'a>(
                 .filter_map(&pick)
                 .collect();
             let entry = if values.is_empty() {
+                // A peer not run for this workload (the modern workloads
+                // run only against peers that serve that era): "—".
                 Err(mine
                     .filter_map(|r| r.error.clone())
                     .next()
-                    .unwrap_or_else(|| "not run".into()))
+                    .unwrap_or_else(|| "—".into()))
             } else {
                 Ok(values)
             };
@@ -515,6 +517,7 @@ pub fn report(dir: &Path) -> String {
     if let Some(http) = &http {
         out.push_str(&http.render());
     }
+    out.push_str(&crate::modern::render_section(dir));
     out.push_str(&crate::forward::render_section(dir));
     out
 }

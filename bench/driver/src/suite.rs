@@ -18,6 +18,9 @@ pub struct Peer {
     pub name: String,
     basic: (String, Vec<String>),
     many: (String, Vec<String>),
+    /// Serves the 2026-07-28 era (requests without `initialize`); the
+    /// modern workloads are not run against the others.
+    pub modern: bool,
 }
 
 /// The peers the driver knows. `rmcp-pipes` is rmcp served over
@@ -26,21 +29,23 @@ pub struct Peer {
 /// a framework but ours forwarding: a stdio front (`ours-chain`) mounting
 /// ours' server, run only when asked for (see [`FRONTS`]).
 pub fn known_peers() -> Vec<Peer> {
-    let plain = |name: &str| Peer {
+    let plain = |name: &str, modern: bool| Peer {
         name: name.into(),
         basic: (format!("{name}-basic"), vec![]),
         many: (format!("{name}-many"), vec![]),
+        modern,
     };
     vec![
-        plain("ours"),
-        plain("rmcp"),
+        plain("ours", true),
+        plain("rmcp", true),
         Peer {
             name: "rmcp-pipes".into(),
             basic: ("rmcp-basic".into(), vec!["--pipes".into()]),
             many: ("rmcp-many".into(), vec!["--pipes".into()]),
+            modern: true,
         },
-        plain("flymcp"),
-        plain("floor"),
+        plain("flymcp", false),
+        plain("floor", false),
         Peer {
             name: "chain".into(),
             basic: (
@@ -51,6 +56,7 @@ pub fn known_peers() -> Vec<Peer> {
                 "ours-chain".into(),
                 vec!["--upstream".into(), "ours-many".into()],
             ),
+            modern: false,
         },
     ]
 }
@@ -126,10 +132,36 @@ pub struct Run {
     /// The 1-minute load average when the run started (the machine's other
     /// work competes with the server and the driver).
     pub load1: Option<f64>,
+    /// The size of the first checked response, in bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response_bytes: Option<u64>,
+    /// The `ttlMs` of the first checked result, when it had one (a modern
+    /// list or `server/discover`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttl_ms: Option<u64>,
 }
 
 fn scale(count: u64, quick: bool) -> u64 {
     if quick { (count / 5).max(5) } else { count }
+}
+
+/// `initialize` (protocol [`PROTOCOL_VERSION`]) and
+/// `notifications/initialized`: the legacy era's start.
+fn handshake(conn: &mut Conn) -> Result<(), String> {
+    let initialize = Template::new(
+        "initialize",
+        &json!({
+            "protocolVersion": PROTOCOL_VERSION,
+            "capabilities": {},
+            "clientInfo": { "name": "mcp-bench-driver", "version": env!("CARGO_PKG_VERSION") }
+        })
+        .to_string(),
+    );
+    let init = conn.call_value(&initialize)?;
+    if init.get("protocolVersion").and_then(|v| v.as_str()) != Some(PROTOCOL_VERSION) {
+        return Err(format!("initialize negotiated something else: {init}"));
+    }
+    conn.notify("notifications/initialized")
 }
 
 fn run_one(
@@ -181,26 +213,21 @@ fn run_one(
     // A front's upstream, spawned before the front answers `initialize`.
     let mut upstream: Option<i32> = None;
     let measured = (|| -> Result<(), String> {
-        let initialize = Template::new(
-            "initialize",
-            &json!({
-                "protocolVersion": PROTOCOL_VERSION,
-                "capabilities": {},
-                "clientInfo": { "name": "mcp-bench-driver", "version": env!("CARGO_PKG_VERSION") }
-            })
-            .to_string(),
-        );
-        let init = conn.call_value(&initialize)?;
-        run.init_ms = Some(server.spawned_at.elapsed().as_secs_f64() * 1e3);
-        if init.get("protocolVersion").and_then(|v| v.as_str()) != Some(PROTOCOL_VERSION) {
-            return Err(format!("initialize negotiated something else: {init}"));
+        if !workload.modern() {
+            handshake(&mut conn)?;
+            run.init_ms = Some(server.spawned_at.elapsed().as_secs_f64() * 1e3);
         }
-        conn.notify("notifications/initialized")?;
         upstream = server.children().first().copied();
         let upstream_cpu = || upstream.map(crate::process::cpu_ns_of);
 
         let [warm, seq, pipe] = workload.counts.map(|c| scale(c, options.quick));
         let first = conn.call_value(template)?;
+        run.response_bytes = Some(conn.last_response_bytes as u64);
+        run.ttl_ms = first.get("ttlMs").and_then(serde_json::Value::as_u64);
+        if workload.modern() {
+            // No handshake: the first answer is the start-up figure.
+            run.init_ms = Some(server.spawned_at.elapsed().as_secs_f64() * 1e3);
+        }
         if first.get("isError") == Some(&serde_json::Value::Bool(true)) {
             return Err(format!(
                 "isError: {}",
@@ -309,10 +336,15 @@ fn brief(run: &Run) -> String {
 
 /// Runs every round, appending one JSON line per run to `runs.jsonl`.
 pub fn run(options: &Options) -> std::io::Result<()> {
-    let workloads: Vec<Workload> = workloads::all()
-        .into_iter()
-        .filter(|w| options.workloads.is_empty() || options.workloads.iter().any(|n| n == w.name))
-        .collect();
+    // By default the legacy workloads; the modern ones when named.
+    let workloads: Vec<Workload> = if options.workloads.is_empty() {
+        workloads::legacy()
+    } else {
+        workloads::all()
+            .into_iter()
+            .filter(|w| options.workloads.iter().any(|n| n == w.name))
+            .collect()
+    };
     std::fs::create_dir_all(&options.out_dir)?;
     let path = options.out_dir.join("runs.jsonl");
     let mut out = std::fs::OpenOptions::new()
@@ -323,7 +355,11 @@ pub fn run(options: &Options) -> std::io::Result<()> {
     for round in 1..=options.rounds {
         for workload in &workloads {
             let template = Template::new(workload.method, &workload.params);
-            for peer in &options.peers {
+            for peer in options
+                .peers
+                .iter()
+                .filter(|p| p.modern || !workload.modern())
+            {
                 let run = run_one(options, peer, workload, &template, round);
                 eprintln!(
                     "[{:>4.0}s] round {round}/{}  {:<8} {:<10} {}",
