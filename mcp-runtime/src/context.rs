@@ -293,6 +293,7 @@ impl Context {
     ///     name: String,
     /// }
     ///
+    /// /// Greets the user by name, asking for it first.
     /// #[tool]
     /// async fn greet(ctx: Context) -> Result<String, String> {
     ///     let asked = ctx.input_key("user_name").elicit::<Name>("Your name?").await;

@@ -26,9 +26,37 @@ pub(crate) struct Round {
     /// Every answer so far (those of the state and those just sent).
     answers: Map<String, Value>,
     /// What the state is bound to (see [`binding`]).
-    binding: String,
+    binding: Binding,
     keys: Arc<StateKeys>,
     raised: Mutex<Option<Vec<Question>>>,
+}
+
+/// What a round's state is bound to: known when a state came with the
+/// request (it was checked against it), else worked out only if the call
+/// asks (most calls never do, and the digest of their arguments is not
+/// free).
+enum Binding {
+    Known(String),
+    Later {
+        method: String,
+        name: String,
+        arguments: Value,
+        caller: Option<String>,
+    },
+}
+
+impl Binding {
+    fn digest(&self) -> String {
+        match self {
+            Binding::Known(digest) => digest.clone(),
+            Binding::Later {
+                method,
+                name,
+                arguments,
+                caller,
+            } => binding(method, name, arguments, caller.as_deref()),
+        }
+    }
 }
 
 /// What a request that may ask says about its round.
@@ -52,15 +80,24 @@ impl Round {
     /// expired or misplaced one is -32602) and its `inputResponses` read
     /// (each must be an object; keys that answer nothing are ignored).
     pub(crate) fn of(asked: &Asked<'_>, keys: &Arc<StateKeys>) -> Result<Round, ErrorObject> {
-        let binding = binding(asked.method, asked.name, asked.arguments, asked.caller);
-        let mut answers = match asked
+        let later = || Binding::Later {
+            method: asked.method.to_owned(),
+            name: asked.name.to_owned(),
+            arguments: asked.arguments.clone(),
+            caller: asked.caller.map(str::to_owned),
+        };
+        let (mut answers, binding) = match asked
             .request_state
             .map(|raw| serde_json::from_str(raw.get()))
         {
-            None | Some(Ok(Value::Null)) => Map::new(),
-            Some(Ok(Value::String(state))) => keys
-                .open(&state, &binding)
-                .map_err(|why| invalid(format!("`requestState` was refused: {why}")))?,
+            None | Some(Ok(Value::Null)) => (Map::new(), later()),
+            Some(Ok(Value::String(state))) => {
+                let bound = binding(asked.method, asked.name, asked.arguments, asked.caller);
+                let answers = keys
+                    .open(&state, &bound)
+                    .map_err(|why| invalid(format!("`requestState` was refused: {why}")))?;
+                (answers, Binding::Known(bound))
+            }
             Some(_) => return Err(invalid("`requestState` must be a string".into())),
         };
         match asked
@@ -143,7 +180,7 @@ impl Round {
         let result = serde_json::json!({
             "resultType": "input_required",
             "inputRequests": requests,
-            "requestState": self.keys.seal(&self.binding, &self.answers),
+            "requestState": self.keys.seal(&self.binding.digest(), &self.answers),
         });
         jsonrpc::write_result(out, id, &result);
     }

@@ -38,7 +38,6 @@ use crate::rounds::{Asked, Round};
 /// The `_meta` keys of this era.
 pub(crate) const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 pub(crate) const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
-pub(crate) const CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
 pub(crate) const LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 pub(crate) const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 
@@ -140,48 +139,79 @@ pub(crate) fn unsupported_version(requested: &str) -> ErrorObject {
     .with_data(json!({ "supported": supported_versions(), "requested": requested }))
 }
 
+/// The fields of a request's `_meta` this era defines, unparsed.
+#[derive(Deserialize)]
+struct Declared<'a> {
+    #[serde(rename = "io.modelcontextprotocol/protocolVersion", borrow, default)]
+    version: Option<&'a RawValue>,
+    #[serde(rename = "io.modelcontextprotocol/clientCapabilities", borrow, default)]
+    capabilities: Option<&'a RawValue>,
+    #[serde(rename = "io.modelcontextprotocol/clientInfo", borrow, default)]
+    info: Option<&'a RawValue>,
+    #[serde(rename = "io.modelcontextprotocol/logLevel", borrow, default)]
+    log_level: Option<&'a RawValue>,
+}
+
+/// `clientInfo`, as far as the server reads it.
+#[derive(Deserialize, Default)]
+struct Info {
+    #[serde(default)]
+    name: String,
+    #[serde(default)]
+    version: String,
+}
+
 /// Reads and checks the `_meta` of a request of this era (see
-/// [`meta_of`]), before its method is looked at.
+/// [`meta_of`]), before its method is looked at. Only the fields this era
+/// defines are read, each once.
 pub(crate) fn read_meta(meta: Option<&RawValue>) -> Result<RequestMeta, ErrorObject> {
-    let Some(Ok(meta)) = meta.map(|raw| serde_json::from_str::<Map<String, Value>>(raw.get()))
-    else {
-        return Err(invalid("`_meta` is missing"));
+    let Some(Ok(declared)) = meta.map(|raw| serde_json::from_str::<Declared<'_>>(raw.get())) else {
+        return Err(invalid("`_meta` is missing or not an object"));
     };
-    let Some(version) = meta.get(PROTOCOL_VERSION).and_then(Value::as_str) else {
+    let version = declared
+        .version
+        .and_then(|raw| serde_json::from_str::<std::borrow::Cow<'_, str>>(raw.get()).ok());
+    let Some(version) = version else {
         return Err(invalid(&format!("`_meta` has no \"{PROTOCOL_VERSION}\"")));
     };
-    let Some(capabilities @ Value::Object(_)) = meta.get(CLIENT_CAPABILITIES) else {
-        return Err(invalid(&format!(
-            "`_meta` has no \"{CLIENT_CAPABILITIES}\""
-        )));
+    let capabilities = match declared.capabilities.map(RawValue::get) {
+        Some("{}") => Value::Object(Map::new()),
+        Some(text) if text.starts_with('{') => serde_json::from_str(text).unwrap_or_default(),
+        _ => {
+            return Err(invalid(&format!(
+                "`_meta` has no \"{CLIENT_CAPABILITIES}\""
+            )));
+        }
     };
-    if ProtocolVersion::parse(version) != Some(ProtocolVersion::MODERN) {
-        return Err(unsupported_version(version));
+    if ProtocolVersion::parse(&version) != Some(ProtocolVersion::MODERN) {
+        return Err(unsupported_version(&version));
     }
-    let info = meta.get(CLIENT_INFO);
-    let text = |key: &str| {
-        info.and_then(|i| i.get(key))
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_owned()
-    };
-    let log_level = match meta.get(LOG_LEVEL) {
-        None | Some(Value::Null) => None,
-        Some(level) => Some(level.as_str().and_then(LogLevel::parse).ok_or_else(|| {
-            ErrorObject::new(
-                INVALID_PARAMS,
-                format!(
-                    "Invalid params: unknown \"{LOG_LEVEL}\" {level}; expected one of debug, info, \
-                     notice, warning, error, critical, alert, emergency"
-                ),
-            )
-        })?),
+    let info: Info = declared
+        .info
+        .and_then(|raw| serde_json::from_str(raw.get()).ok())
+        .unwrap_or_default();
+    let log_level = match declared.log_level.map(RawValue::get) {
+        None | Some("null") => None,
+        Some(level) => Some(
+            serde_json::from_str::<std::borrow::Cow<'_, str>>(level)
+                .ok()
+                .and_then(|name| LogLevel::parse(&name))
+                .ok_or_else(|| {
+                    ErrorObject::new(
+                        INVALID_PARAMS,
+                        format!(
+                            "Invalid params: unknown \"{LOG_LEVEL}\" {level}; expected one of \
+                             debug, info, notice, warning, error, critical, alert, emergency"
+                        ),
+                    )
+                })?,
+        ),
     };
     Ok(RequestMeta {
         client: ClientInfo {
-            name: text("name"),
-            version: text("version"),
-            capabilities: capabilities.clone(),
+            name: info.name,
+            version: info.version,
+            capabilities,
         },
         log_level,
     })
@@ -393,18 +423,30 @@ pub(crate) fn tail(core: &ServerCore, session: &SessionShared, method: &str) -> 
 }
 
 /// Adds `tail`'s fields to the response to `id` written in `out` since
-/// `start`, when it is a result (an error stays as it is).
+/// `start`, when it is a result (an error stays as it is). In place: the
+/// response ends with the result's `}` and its own.
 pub(crate) fn finish(out: &mut Vec<u8>, start: usize, id: &RequestId, tail: &str) {
     let Some(result_at) = jsonrpc::result_offset(&out[start..], id) else {
         return;
     };
-    // The response ends with the result's `}` and its own.
     if !out.ends_with(b"}}") {
         return;
     }
-    let result = out.split_off(start + result_at);
-    splice(out, &result[..result.len() - 1], tail);
-    out.push(b'}');
+    let result = start + result_at;
+    let end = out.len() - 2;
+    let empty = end == result + 1;
+    let tail = if has_meta(&out[result..end]) {
+        tail.split_once(",\"_meta\":")
+            .map_or(tail, |(fields, _)| fields)
+    } else {
+        tail
+    };
+    out.truncate(end);
+    if !empty {
+        out.push(b',');
+    }
+    out.extend_from_slice(tail.as_bytes());
+    out.extend_from_slice(b"}}");
 }
 
 #[cfg(test)]
