@@ -568,6 +568,13 @@ async fn test_reconnection() -> &'static str {
      reconnected after stream closure."
 }
 
+/// Tests a parameter mirrored into an HTTP header (SEP-2243): over HTTP in
+/// the 2026-07-28 era, `region` must also arrive as `Mcp-Param-Region`.
+#[tool(read_only, idempotent)]
+async fn test_custom_header(#[header("Region")] region: String) -> String {
+    format!("Region: {region}")
+}
+
 /// The input schema the `json-schema-2020-12` scenario looks for: `$schema`,
 /// `$defs` holding an `$anchor`, `allOf`/`anyOf` and
 /// `additionalProperties: false`, kept as written in `tools/list`.

@@ -53,6 +53,7 @@ async fn every_fixture_the_scenarios_call_is_listed() {
             "json_schema_2020_12_tool",
             "list_roots",
             "test_audio_content",
+            "test_custom_header",
             "test_elicitation",
             "test_elicitation_sep1034_defaults",
             "test_elicitation_sep1330_enums",
@@ -88,6 +89,23 @@ async fn every_fixture_the_scenarios_call_is_listed() {
         );
         assert_eq!(tool["inputSchema"]["type"], "object", "{tool}");
     }
+}
+
+#[tokio::test]
+async fn custom_header_marks_a_string_parameter_and_echoes_it() {
+    let mut client = client().await;
+    let tools = client.list_tools().await.unwrap();
+    let tool = tools.iter().find(|t| t["name"] == "test_custom_header");
+    // `http-custom-header-server-validation` looks for this mark.
+    assert_eq!(
+        tool.unwrap()["inputSchema"]["properties"]["region"],
+        json!({"type": "string", "x-mcp-header": "Region"})
+    );
+    let result = client
+        .call_tool("test_custom_header", json!({"region": "=?base64?SGVsbG8="}))
+        .await
+        .unwrap();
+    assert_eq!(result["content"][0]["text"], "Region: =?base64?SGVsbG8=");
 }
 
 #[tokio::test]

@@ -15,6 +15,13 @@
 //! without spaces, `"` or `\`, none listed twice) and lands in the
 //! definition's `scopes` field; nothing is listed to clients, and the
 //! runtime's HTTP authorization is what refuses a token without them.
+//!
+//! A `#[tool]` parameter may carry `#[header("Name")]`: its property in
+//! the input schema gets `"x-mcp-header": "Name"`, so 2026-07-28 clients
+//! over HTTP mirror it into `Mcp-Param-Name`. The name is checked here as
+//! an RFC 9110 token, unique among the tool's parameters ignoring case;
+//! the parameter's type is checked with `HeaderParam` (a string, an integer,
+//! a bool, or an `Option` of one). `#[resource]` and `#[prompt]` refuse it.
 
 mod common;
 mod elicit;
@@ -26,6 +33,8 @@ use proc_macro::TokenStream;
 
 /// Turns an `async fn` (or a plain `fn`) into a registered MCP tool.
 ///
+/// Parameters may carry `///` docs, `#[serde(..)]`, `#[schemars(..)]` and
+/// `#[header("Name")]` (mirrored into the HTTP header `Mcp-Param-Name`).
 /// See the `mcp_runtime::tool` documentation for the full reference.
 #[proc_macro_attribute]
 pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {

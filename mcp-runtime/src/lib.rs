@@ -73,7 +73,7 @@ pub mod __fuzz;
 // into a private or hidden module; the generated code still goes through
 // `__private`.
 #[doc(hidden)]
-pub use __private::{DeserializeAndJsonSchema, tool_future_must_be_send};
+pub use __private::{DeserializeAndJsonSchema, HeaderParam, tool_future_must_be_send};
 #[doc(hidden)]
 pub use context::{Inject, SharedState};
 #[doc(hidden)]
@@ -174,6 +174,7 @@ pub use serde_json;
 /// | `Option<T>` or `#[serde(default)]` | an optional property |
 /// | `#[serde(..)]`, `#[schemars(..)]` on a parameter | forwarded (rename, default, range, length, pattern, flatten) |
 /// | `ctx: Context`, `db: State<Db>` | nothing: injected |
+/// | `#[header("Region")]` on a parameter | `"x-mcp-header": "Region"` on its property: over HTTP (2026-07-28), a call repeats the value in `Mcp-Param-Region` |
 /// | `-> T` with `T: Serialize + JsonSchema` | `outputSchema` and `structuredContent` |
 /// | `-> String`, `Content`, `Vec<Content>`, `CallToolResult`, `()` | content, no `outputSchema` |
 /// | `-> Result<T, E>` with `E: Display` | `Err(e)` becomes `isError: true` with `e`'s text |
@@ -187,6 +188,29 @@ pub use serde_json;
 /// (printable ASCII without spaces, `"` or `\`), none listed twice; at run
 /// time [`Tool::scopes`] gives them. The same key works on [`resource`] and
 /// [`prompt`].
+///
+/// `#[header("Name")]` mirrors a parameter into the HTTP header
+/// `Mcp-Param-Name` (MCP 2026-07-28, `x-mcp-header`), so that load
+/// balancers and gateways can route on it without reading the body:
+///
+/// ```
+/// # use mcp_runtime::tool;
+/// /// Execute SQL in a region.
+/// #[tool]
+/// async fn execute_sql(#[header("Region")] region: String, query: String) -> String {
+///     format!("{query} in {region}")
+/// }
+/// ```
+///
+/// The client sends `Mcp-Param-Region: us-west1` (or `=?base64?…?=` for a
+/// value a header cannot carry as it is) with each 2026-07-28 `tools/call`
+/// over HTTP; the server refuses one whose header is missing or differs
+/// from the argument with 400 and -32020 (an argument left out, or `None`,
+/// needs no header). Checked at compile time: the name is an HTTP token
+/// (letters, digits, ``!#$%&'*+-.^_`|~``), no two parameters share one
+/// (ignoring case), and the parameter is a `String`, an integer, a `bool`,
+/// or an `Option` of one (not a float, a list or a struct). Other
+/// transports and earlier protocol versions ignore it.
 ///
 /// A plain `fn` is accepted too and runs on Tokio's blocking pool.
 pub use mcp_macros::tool;

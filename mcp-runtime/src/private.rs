@@ -85,6 +85,34 @@ impl<T: serde::de::DeserializeOwned + schemars::JsonSchema> DeserializeAndJsonSc
     };
 }
 
+/// A type a `#[header("Name")]` parameter can have: one whose value a
+/// header can carry (a string, an integer, a bool), or an `Option` of one
+/// (`None`: no header). MCP forbids mirroring numbers that are not integers
+/// and anything structured. `#[tool]` names `<T as HeaderParam>::MIRRORED`
+/// at the parameter's type, so a type without it is reported there.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be mirrored into an HTTP header",
+    label = "a #[header] parameter must be a `String`, an integer or a `bool`, or an `Option` of one",
+    note = "MCP mirrors only strings, integers and booleans into `Mcp-Param-*` headers: not floats, arrays or objects"
+)]
+pub trait HeaderParam {
+    /// Named by the expansion; its value is of no interest.
+    const MIRRORED: () = ();
+}
+
+macro_rules! header_params {
+    ($($ty:ty),*) => {
+        $(impl HeaderParam for $ty {})*
+    };
+}
+
+header_params!(
+    String, bool, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize
+);
+
+#[diagnostic::do_not_recommend]
+impl<T: HeaderParam> HeaderParam for Option<T> {}
+
 /// The operations a parameter newtype delegates to its parameter type.
 pub struct ParamVTable<T> {
     parse: fn(serde_json::Value) -> Result<T, serde_json::Error>,

@@ -5,6 +5,7 @@
 pub mod call;
 pub mod docs;
 pub mod errors;
+pub mod header;
 pub mod keys;
 pub mod params;
 pub mod scopes;

@@ -1,7 +1,7 @@
 //! The annotated function and its parameters, as every attribute reads
 //! them: the signature checks, the split into arguments (given by the
 //! client) and injected values (`Context`, `State<T>`), each parameter's
-//! docs, and `#[complete(path)]`.
+//! docs, `#[complete(path)]` and `#[header("Name")]`.
 //!
 //! The three attributes differ only in what they say about a problem, so
 //! each passes its own [`Rules`]: the reasons and fixes in the messages.
@@ -10,6 +10,7 @@ use syn::{Attribute, FnArg, Ident, ItemFn, Pat, Type};
 
 use super::docs::{split_arguments_section, take_docs};
 use super::errors::Errors;
+use super::header::{check_unique, parse_header};
 use super::types::{borrowed_hint, find_impl_trait, find_reference, is_injected};
 
 /// What one attribute says about the problems [`parse_fn`] finds: each
@@ -37,6 +38,9 @@ pub struct Rules {
     /// `None`: `#[complete(path)]` is accepted on arguments.
     /// `Some(message)`: it is refused with this message.
     pub complete: Option<&'static str>,
+    /// `None`: `#[header("Name")]` is accepted on arguments.
+    /// `Some(message)`: it is refused with this message.
+    pub header: Option<&'static str>,
 }
 
 /// What a parameter is: an argument the client sends, or a value the runtime injects.
@@ -56,6 +60,9 @@ pub struct Param {
     pub description: Option<String>,
     /// The completion function of `#[complete(path)]`.
     pub complete: Option<syn::Path>,
+    /// The header name of `#[header("Name")]`: the argument is mirrored
+    /// into `Mcp-Param-Name`.
+    pub header: Option<syn::LitStr>,
 }
 
 impl Param {
@@ -148,6 +155,7 @@ pub fn parse_fn(mut item: ItemFn, rules: &Rules, errors: &mut Errors) -> Annotat
             }
         }
     }
+    check_unique(&params, errors);
     for (name, _) in &argument_docs {
         if !params.iter().any(|p| p.ident == name) {
             errors.spanned(
@@ -191,6 +199,7 @@ fn parse_param(
     let (doc, _) = take_docs(&pat_type.attrs, true);
     let mut forwarded = Vec::new();
     let mut complete = Vec::new();
+    let mut header = Vec::new();
     let mut kept = Vec::new();
     for attr in pat_type.attrs.drain(..) {
         let path = attr.path();
@@ -211,6 +220,8 @@ fn parse_param(
             );
         } else if path.is_ident("complete") {
             complete.push(attr);
+        } else if path.is_ident("header") {
+            header.push(attr);
         } else {
             kept.push(attr);
         }
@@ -246,6 +257,7 @@ fn parse_param(
         ParamKind::Argument
     };
     let complete = parse_complete(&complete, kind, rules, errors);
+    let header = parse_header(&header, kind, rules, errors);
     let ident = ident?;
     if !type_ok {
         return None;
@@ -274,6 +286,7 @@ fn parse_param(
         forwarded,
         description,
         complete,
+        header,
     })
 }
 

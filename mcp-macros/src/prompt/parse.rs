@@ -24,6 +24,9 @@ pub const RULES: Rules = Rules {
         "#[prompt] arguments are parsed from text with `FromStr` (or `Deserialize` for a unit-only enum), so #[serde] and #[schemars] on a parameter have no effect; put them on the type",
     ),
     complete: None,
+    header: Some(
+        "#[header] applies to #[tool] parameters: only a tool call's arguments are mirrored into HTTP headers",
+    ),
 };
 
 /// The parsed arguments of `#[prompt(...)]`: only the shared keys.

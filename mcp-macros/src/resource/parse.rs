@@ -37,6 +37,9 @@ pub const RULES: Rules = Rules {
         "#[resource] parameters are parsed from the URI's text with `FromStr` (or `Deserialize` for a unit-only enum), so #[serde] and #[schemars] on a parameter have no effect; put them on the type",
     ),
     complete: None,
+    header: Some(
+        "#[header] applies to #[tool] parameters: only a tool call's arguments are mirrored into HTTP headers",
+    ),
 };
 
 /// The parsed arguments of `#[resource(...)]`.

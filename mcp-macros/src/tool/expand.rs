@@ -81,10 +81,15 @@ fn generate(args: &ToolArgs, tool: &AnnotatedFn, name: &str, description: &str) 
     let mut newtypes = Vec::new();
     let mut fields = Vec::new();
     let mut unwrap = Vec::new();
+    let mut header_checks = Vec::new();
     for param in &arguments {
         let ident = &param.ident;
         let binding = param.binding();
-        let attrs = &param.forwarded;
+        let mut attrs = param.forwarded.clone();
+        if let Some(header) = &param.header {
+            attrs.push(syn::parse_quote!(#[schemars(extend("x-mcp-header" = #header))]));
+            header_checks.push(header_check(param));
+        }
         let doc = param.description.as_ref().map(|d| quote!(#[doc = #d]));
         let serde = serde_field_options(param);
         if serde.custom_deserializer {
@@ -152,6 +157,7 @@ fn generate(args: &ToolArgs, tool: &AnnotatedFn, name: &str, description: &str) 
         #[doc(hidden)]
         const _: () = {
             #(#newtypes)*
+            #(#header_checks)*
 
             #[allow(non_camel_case_types)]
             #[derive(#rt::serde::Deserialize, #rt::schemars::JsonSchema)]
@@ -256,6 +262,16 @@ fn serde_field_options(param: &Param) -> SerdeFieldOptions {
         });
     }
     options
+}
+
+/// Requires a `#[header]` parameter's type to be a string, an integer or
+/// a bool (or an `Option` of one), spanned at the type: the error sits
+/// there, with `HeaderParam`'s text.
+fn header_check(param: &Param) -> TokenStream {
+    let rt = rt();
+    let ty = &param.ty;
+    let check = quote_spanned!(ty.span()=> <#ty as #rt::HeaderParam>::MIRRORED);
+    quote!(const _: () = #check;)
 }
 
 /// A newtype around one parameter type whose `Deserialize` and `JsonSchema`

@@ -42,6 +42,7 @@ pub const RULES: Rules = Rules {
     complete: Some(
         "#[complete] applies to #[prompt] arguments and #[resource] template variables, not to #[tool] parameters: MCP completes only those",
     ),
+    header: None,
 };
 
 /// A hint flag such as `read_only` or `destructive = false`.

@@ -1,9 +1,11 @@
 //! JSON Schemas: generating them from Rust types and shaping them for real
-//! clients (`generate`), and checking arguments against them (`validator`,
-//! wrapped for tool calls by `arguments`).
+//! clients (`generate`), checking arguments against them (`validator`,
+//! wrapped for tool calls by `arguments`), and checking their `x-mcp-header`
+//! marks (`headers`).
 
 pub(crate) mod arguments;
 pub(crate) mod generate;
+pub(crate) mod headers;
 pub(crate) mod validator;
 
 use serde_json::{Map, Value};

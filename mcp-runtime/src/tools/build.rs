@@ -13,6 +13,7 @@ use crate::registry::catalog::Keyed;
 use crate::registry::error::{Primitive, RegistryError, check_state};
 use crate::schema::arguments::ArgumentValidator;
 use crate::schema::generate as schema;
+use crate::schema::headers;
 use crate::tools::def::{Handler, Tool, ToolDef};
 use crate::tools::dynamic::DynamicTool;
 
@@ -68,6 +69,7 @@ pub(crate) fn build_static(def: &'static ToolDef, state: &StateMap) -> Result<To
     let raw_input = (def.input_schema)(&mut schema::input_generator());
     let (input_schema, checked_input) =
         schema::finish_inputs(raw_input).map_err(|r| invalid("input", r))?;
+    headers::check(&input_schema).map_err(|r| invalid("input", r))?;
     let (output_schema, wrap_output) = match (def.output_schema)(&mut schema::output_generator()) {
         Some(schema) => {
             let (schema, wrap) = schema::finish_output(schema).map_err(|r| invalid("output", r))?;
@@ -116,6 +118,15 @@ pub(crate) fn build_dynamic(tool: &DynamicTool) -> Result<Tool, RegistryError> {
     }
     let input_schema =
         schema::check_dynamic_input(&tool.input_schema).map_err(|r| invalid("input", r))?;
+    match headers::check(&input_schema) {
+        Ok(()) => {}
+        // Not ours to fix: served as the upstream server lists it.
+        Err(reason) if tool.checked_upstream => tracing::warn!(
+            tool = %tool.name,
+            "its input schema has an invalid x-mcp-header ({reason}); clients will not use it"
+        ),
+        Err(reason) => return Err(invalid("input", reason)),
+    }
     let output_schema = match &tool.output_schema {
         Some(Value::Object(map)) if map.get("type") == Some(&Value::from("object")) => {
             Some(map.clone())

@@ -1,0 +1,215 @@
+//! The `x-mcp-header` marks of a tool's input schema (MCP 2026-07-28): a
+//! property so marked is mirrored by clients into `Mcp-Param-{Name}`.
+//! Clients drop a tool whose marks break the rules, so a server checks
+//! them before serving it: each mark is a string that is an HTTP token
+//! (RFC 9110 `tchar`s), unique ignoring case, on a string, integer or
+//! boolean property reachable from the root through `properties` keys
+//! alone (not through `items`, `allOf`, `$ref`, `$defs`...).
+
+use serde_json::{Map, Value};
+
+const MARK: &str = "x-mcp-header";
+
+/// Keywords whose values are data, not schemas: nothing in them is a mark.
+const DATA: &[&str] = &["enum", "const", "default", "examples"];
+
+/// Checks every `x-mcp-header` mark of `schema`; the error says which and
+/// why.
+pub(crate) fn check(schema: &Map<String, Value>) -> Result<(), String> {
+    let mut seen = Vec::new();
+    walk(schema, &mut String::new(), Reach::Root, &mut seen)
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Reach {
+    Root,
+    /// A property reached from the root through `properties` keys alone.
+    Property,
+    Elsewhere,
+}
+
+/// `seen`: the marks found so far, lowercased, with where each is.
+fn walk(
+    schema: &Map<String, Value>,
+    at: &mut String,
+    reach: Reach,
+    seen: &mut Vec<(String, String)>,
+) -> Result<(), String> {
+    if let Some(mark) = schema.get(MARK) {
+        check_mark(schema, mark, at, reach, seen)?;
+    }
+    for (key, value) in schema {
+        if key == MARK || DATA.contains(&key.as_str()) {
+            continue;
+        }
+        let len = at.len();
+        at.push('/');
+        at.push_str(key);
+        if key == "properties"
+            && let Value::Object(properties) = value
+        {
+            let next = match reach {
+                Reach::Elsewhere => Reach::Elsewhere,
+                _ => Reach::Property,
+            };
+            for (name, property) in properties {
+                if let Value::Object(property) = property {
+                    let len = at.len();
+                    at.push('/');
+                    at.push_str(name);
+                    walk(property, at, next, seen)?;
+                    at.truncate(len);
+                }
+            }
+        } else {
+            elsewhere(value, at, seen)?;
+        }
+        at.truncate(len);
+    }
+    Ok(())
+}
+
+/// Every schema inside a keyword other than `properties`.
+fn elsewhere(
+    value: &Value,
+    at: &mut String,
+    seen: &mut Vec<(String, String)>,
+) -> Result<(), String> {
+    match value {
+        Value::Object(map) => walk(map, at, Reach::Elsewhere, seen),
+        Value::Array(items) => {
+            for (index, item) in items.iter().enumerate() {
+                let len = at.len();
+                at.push_str(&format!("/{index}"));
+                elsewhere(item, at, seen)?;
+                at.truncate(len);
+            }
+            Ok(())
+        }
+        _ => Ok(()),
+    }
+}
+
+fn check_mark(
+    schema: &Map<String, Value>,
+    mark: &Value,
+    at: &str,
+    reach: Reach,
+    seen: &mut Vec<(String, String)>,
+) -> Result<(), String> {
+    let at = if at.is_empty() { "the root" } else { at };
+    if reach != Reach::Property {
+        return Err(format!(
+            "the `{MARK}` at {at} is not on a property reachable from the root through \
+             `properties` alone"
+        ));
+    }
+    let Value::String(name) = mark else {
+        return Err(format!("the `{MARK}` at {at} is not a string"));
+    };
+    if name.is_empty()
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c))
+    {
+        return Err(format!(
+            "the `{MARK}` {name:?} at {at} is not an HTTP token (ASCII letters, digits and \
+             any of !#$%&'*+-.^_`|~)"
+        ));
+    }
+    let primitive = |t: &Value| matches!(t.as_str(), Some("string" | "integer" | "boolean"));
+    let typed = match schema.get("type") {
+        Some(Value::Array(types)) => {
+            let mut not_null = types.iter().filter(|t| t.as_str() != Some("null"));
+            not_null.next().is_some_and(primitive) && not_null.next().is_none()
+        }
+        Some(one) => primitive(one),
+        None => false,
+    };
+    if !typed {
+        return Err(format!(
+            "the `{MARK}` {name:?} at {at} marks a property whose `type` is not \"string\", \
+             \"integer\" or \"boolean\""
+        ));
+    }
+    let lower = name.to_ascii_lowercase();
+    if let Some((_, first)) = seen.iter().find(|(other, _)| *other == lower) {
+        return Err(format!(
+            "the `{MARK}` {name:?} at {at} names the same header as the one at {first} \
+             (header names are case-insensitive)"
+        ));
+    }
+    seen.push((lower, at.to_owned()));
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn checked(schema: Value) -> Result<(), String> {
+        check(schema.as_object().unwrap())
+    }
+
+    #[test]
+    fn marks_on_reachable_primitive_properties_pass() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "region": {"type": "string", "x-mcp-header": "Region"},
+                "limit": {"type": ["integer", "null"], "x-mcp-header": "Limit"},
+                "where": {
+                    "type": "object",
+                    "properties": {"dry": {"type": "boolean", "x-mcp-header": "Dry-Run"}}
+                },
+                "choice": {"enum": [{"x-mcp-header": "data, not a mark"}]}
+            }
+        });
+        assert_eq!(checked(schema), Ok(()));
+    }
+
+    #[test]
+    fn marks_that_break_the_rules_are_refused() {
+        let one = |property: Value| {
+            checked(json!({"type": "object", "properties": {"p": property}})).unwrap_err()
+        };
+        assert!(one(json!({"type": "string", "x-mcp-header": ""})).contains("HTTP token"));
+        assert!(one(json!({"type": "string", "x-mcp-header": "a b"})).contains("HTTP token"));
+        assert!(one(json!({"type": "string", "x-mcp-header": 7})).contains("not a string"));
+        assert!(one(json!({"type": "number", "x-mcp-header": "N"})).contains("`type`"));
+        assert!(one(json!({"type": "array", "x-mcp-header": "N"})).contains("`type`"));
+        assert!(one(json!({"x-mcp-header": "N"})).contains("`type`"));
+        let under_items = one(json!({
+            "type": "array",
+            "items": {"type": "string", "x-mcp-header": "Item"}
+        }));
+        assert!(under_items.contains("/properties/p/items"), "{under_items}");
+        let under_any_of = checked(json!({
+            "type": "object",
+            "anyOf": [{"properties": {"q": {"type": "string", "x-mcp-header": "Q"}}}]
+        }))
+        .unwrap_err();
+        assert!(
+            under_any_of.contains("/anyOf/0/properties/q"),
+            "{under_any_of}"
+        );
+        let in_defs = checked(json!({
+            "type": "object",
+            "$defs": {"d": {"type": "string", "x-mcp-header": "D"}}
+        }));
+        assert!(in_defs.is_err());
+        let on_root = checked(json!({"type": "object", "x-mcp-header": "Root"})).unwrap_err();
+        assert!(on_root.contains("the root"), "{on_root}");
+        let twice = checked(json!({
+            "type": "object",
+            "properties": {
+                "a": {"type": "string", "x-mcp-header": "Region"},
+                "b": {"type": "string", "x-mcp-header": "REGION"}
+            }
+        }))
+        .unwrap_err();
+        assert!(twice.contains("/properties/a"), "{twice}");
+    }
+}
