@@ -98,7 +98,9 @@ fn every_row_of_the_error_table() {
         &mut server,
         r#"{"jsonrpc":"2.0","id":2,"method":"server/discover"}"#,
     );
-    assert_error(&reply, &json!(2), -32601);
+    // Before `initialize`, discover is a 2026-07-28 request, without the
+    // `_meta` that era requires.
+    assert_error(&reply, &json!(2), -32602);
     server.assert_alive("p0");
     server.initialize("2025-06-18");
     let reply = server.request(

