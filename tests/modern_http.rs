@@ -266,17 +266,24 @@ fn an_input_required_round_trip_needs_no_session() {
     assert_eq!(done["result"]["content"][0]["text"], "yes", "{done}");
 }
 
-#[test]
-fn a_subscription_is_a_stream_that_stays_open_until_the_server_ends_it() {
+/// A server whose lists may change, and a subscription to its tool list
+/// opened by the listen request `id`.
+fn subscribed(id: i64) -> (HttpServer, Notifier, Reply) {
     let mut server = Server::new("modern-http", "1.0.0");
-    let notifier: Notifier = server.notifier();
+    let notifier = server.notifier();
     let server = HttpServer::start(server);
     let listen = body(
-        9,
+        id,
         "subscriptions/listen",
         json!({"notifications": {"toolsListChanged": true}}),
     );
-    let mut stream = post(server.addr, "subscriptions/listen", None, &[], &listen);
+    let stream = post(server.addr, "subscriptions/listen", None, &[], &listen);
+    (server, notifier, stream)
+}
+
+#[test]
+fn a_subscription_is_a_stream_that_stays_open_until_the_server_ends_it() {
+    let (server, notifier, mut stream) = subscribed(9);
     assert_eq!(stream.status, 200);
     assert!(stream.content_type().starts_with("text/event-stream"));
     assert_eq!(stream.header("x-accel-buffering"), Some("no"));
@@ -309,15 +316,7 @@ fn a_subscription_is_a_stream_that_stays_open_until_the_server_ends_it() {
 
 #[test]
 fn a_closed_subscription_stream_hears_nothing_more() {
-    let mut server = Server::new("modern-http", "1.0.0");
-    let notifier: Notifier = server.notifier();
-    let server = HttpServer::start(server);
-    let listen = body(
-        1,
-        "subscriptions/listen",
-        json!({"notifications": {"toolsListChanged": true}}),
-    );
-    let mut stream = post(server.addr, "subscriptions/listen", None, &[], &listen);
+    let (_server, notifier, mut stream) = subscribed(1);
     stream.next_event().unwrap();
     drop(stream);
     // The server notices the closed connection when it next writes, or
