@@ -575,14 +575,12 @@ async fn test_custom_header(#[header("Region")] region: String) -> String {
     format!("Region: {region}")
 }
 
-/// The input schema the `json-schema-2020-12` scenario looks for: `$schema`,
-/// `$defs` holding an `$anchor`, `allOf`/`anyOf` and
-/// `additionalProperties: false`, kept as written in `tools/list`.
-///
-/// The scenario's own fixture also has `if`/`then`/`else`, which the
-/// argument validator does not implement and so refuses at start-up (it
-/// will not serve a schema it cannot enforce). Protocol 2025-11-25 does not
-/// require those keywords to survive, and the scenario skips that check.
+/// The input schema of the `json-schema-2020-12` scenario, as its fixture
+/// has it: `$schema`, `$defs` holding an `$anchor`, `allOf`/`anyOf`,
+/// `if`/`then`/`else` and `additionalProperties: false`, all kept as written
+/// in `tools/list` (SEP-1613, SEP-2106) and all enforced on the arguments:
+/// a phone or an email, and the phone if `contactMethod` is `"phone"`, else
+/// the email.
 pub fn json_schema_2020_12_input() -> Value {
     json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -605,6 +603,12 @@ pub fn json_schema_2020_12_input() -> Value {
             "email": {"type": "string"}
         },
         "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+        "if": {
+            "properties": {"contactMethod": {"const": "phone"}},
+            "required": ["contactMethod"]
+        },
+        "then": {"required": ["phone"]},
+        "else": {"required": ["email"]},
         "additionalProperties": false
     })
 }

@@ -357,6 +357,12 @@ async fn json_schema_2020_12_keywords_are_listed_as_written() {
     assert_eq!(schema["$defs"]["address"]["$anchor"], "addressDef");
     assert_eq!(schema["additionalProperties"], false);
     assert!(schema["allOf"][0]["anyOf"].is_array());
+    assert_eq!(
+        schema["if"],
+        json!({"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]})
+    );
+    assert_eq!(schema["then"], json!({"required": ["phone"]}));
+    assert_eq!(schema["else"], json!({"required": ["email"]}));
 }
 
 #[tokio::test]
@@ -394,33 +400,47 @@ async fn json_schema_2020_12_arguments_are_enforced() {
     }
 }
 
-/// The scenario's own fixture also has `if`/`then`/`else`, which the
-/// argument validator does not implement, so the runtime refuses it rather
-/// than serve a schema it would not enforce. When this starts to pass,
-/// serve the scenario's schema whole (`json_schema_2020_12_input`).
-#[test]
-fn the_scenarios_conditional_keywords_are_refused_until_the_validator_has_them() {
-    let mut schema = conformance::json_schema_2020_12_input();
-    let object = schema.as_object_mut().unwrap();
-    object.insert(
-        "if".into(),
-        json!({"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]}),
-    );
-    object.insert("then".into(), json!({"required": ["phone"]}));
-    object.insert("else".into(), json!({"required": ["email"]}));
-    let tool = mcp_runtime::DynamicTool::new(
-        "json_schema_2020_12_tool",
-        "Tool with JSON Schema 2020-12 features",
-        schema,
-        |_, _| async { "" },
-    );
-    let error = mcp_runtime::Server::new("s", "1")
-        .include_tools(["json_schema_2020_12_tool"])
-        .tool(tool)
-        .registry()
-        .unwrap_err()
-        .to_string();
-    assert!(error.contains("`if`"), "{error}");
+/// The `if`/`then`/`else` of the schema: a phone when `contactMethod` is
+/// `"phone"`, else an email; each refusal says which member is missing.
+#[tokio::test]
+async fn json_schema_2020_12_conditional_is_enforced() {
+    let mut client = client().await;
+    for arguments in [
+        json!({"contactMethod": "phone", "phone": "555"}),
+        json!({"contactMethod": "email", "email": "ada@example.com"}),
+        json!({"email": "ada@example.com"}),
+    ] {
+        let result = client
+            .call_tool("json_schema_2020_12_tool", arguments.clone())
+            .await
+            .unwrap();
+        assert_eq!(result["isError"], false, "{arguments}: {result}");
+    }
+    for (arguments, missing) in [
+        // The `then`: `contactMethod` is "phone", so the phone is required.
+        (
+            json!({"contactMethod": "phone", "email": "ada@example.com"}),
+            "phone",
+        ),
+        // The `else`: a phone alone is enough for the `anyOf`, not for it.
+        (json!({"phone": "555"}), "email"),
+        (json!({"contactMethod": "email", "phone": "555"}), "email"),
+    ] {
+        let refused = client
+            .call_tool("json_schema_2020_12_tool", arguments.clone())
+            .await
+            .unwrap();
+        assert_eq!(refused["isError"], true, "{arguments}: {refused}");
+        assert_eq!(
+            refused["content"][0]["text"],
+            format!(
+                "Invalid arguments for tool `json_schema_2020_12_tool`:\n\
+                 - `/{missing}`: missing required argument `{missing}`\n\
+                 Correct the arguments and call the tool again."
+            ),
+            "{arguments}"
+        );
+    }
 }
 
 // ---- Resources --------------------------------------------------------------

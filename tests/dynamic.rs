@@ -517,7 +517,7 @@ fn unusable_schemas_are_refused() {
         .tool(DynamicTool::new(
             "s",
             "S.",
-            json!({"type": "object", "properties": {"n": {"if": {"type": "integer"}}}}),
+            json!({"type": "object", "properties": {"n": {"contains": {"type": "integer"}}}}),
             |_, _| async {},
         ))
         .registry()
@@ -528,7 +528,8 @@ fn unusable_schemas_are_refused() {
     );
     assert!(
         error.to_string().contains(
-            "has an unusable input schema: the keyword `if` (at `/properties/n/if`) is not supported"
+            "has an unusable input schema: the keyword `contains` (at `/properties/n/contains`) \
+             is not supported"
         ),
         "{error}"
     );

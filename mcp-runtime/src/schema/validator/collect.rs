@@ -187,6 +187,25 @@ impl Schema {
                 }
             }
             Check::Ref(node) => self.collect(*node, value, path, errors),
+            // No error of its own: the errors of the branch that applies
+            // (as `jsonschema` reports them).
+            Check::If {
+                condition,
+                then,
+                otherwise,
+            } => {
+                if then.is_none() && otherwise.is_none() {
+                    return;
+                }
+                let branch = if self.valid(*condition, value) {
+                    then
+                } else {
+                    otherwise
+                };
+                if let Some(n) = branch {
+                    self.collect(*n, value, path, errors);
+                }
+            }
             Check::Unevaluated { schema, owner } => {
                 let Value::Object(o) = value else { return };
                 let Some(marks) = self.unevaluated(*schema, *owner, value, o) else {

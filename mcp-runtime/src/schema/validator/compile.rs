@@ -1,6 +1,8 @@
 //! Compiling a schema document into the graph: each subschema once, by its
 //! location (so `$ref`s to it share it, and recursive ones end), `$ref`s
-//! inside the document resolved, and loops that would never end refused.
+//! inside the document resolved (JSON pointers, and `$anchor` names: the
+//! whole document is one resource, as `$id` is only allowed at its root),
+//! and loops that would never end refused.
 //! What each keyword becomes is in `keywords`.
 
 use std::collections::HashMap;
@@ -13,11 +15,14 @@ use super::pointer::{join, percent_decode, shown};
 impl Schema {
     /// Compiles `schema`; `Err` says what is wrong or unsupported, and where.
     pub(crate) fn compile(schema: &Value) -> Result<Schema, String> {
+        let mut anchors = HashMap::new();
+        find_anchors(schema, "", &mut anchors)?;
         let mut compiler = Compiler {
             root: schema,
             nodes: Vec::new(),
             at: HashMap::new(),
             locations: Vec::new(),
+            anchors,
         };
         let root = compiler.compile(schema, "")?;
         compiler.check_loops()?;
@@ -35,6 +40,8 @@ pub(super) struct Compiler<'s> {
     at: HashMap<String, NodeId>,
     /// The location of each node, for messages.
     locations: Vec<String>,
+    /// The location of the subschema of each `$anchor`.
+    anchors: HashMap<String, String>,
 }
 
 impl<'s> Compiler<'s> {
@@ -104,14 +111,19 @@ impl<'s> Compiler<'s> {
         let unsupported = || {
             format!(
                 "{}: the reference {reference:?} is not supported; only references \
-                 inside the schema (`#` or `#/...`) are",
+                 inside the schema (`#`, `#/...` or `#` and an `$anchor`) are",
                 shown(location)
             )
         };
         let fragment = reference.strip_prefix('#').ok_or_else(unsupported)?;
-        let pointer = percent_decode(fragment).ok_or_else(unsupported)?;
+        let mut pointer = percent_decode(fragment).ok_or_else(unsupported)?;
         if !pointer.is_empty() && !pointer.starts_with('/') {
-            return Err(unsupported());
+            pointer = self.anchors.get(&pointer).cloned().ok_or_else(|| {
+                format!(
+                    "{}: the reference {reference:?} names no `$anchor` of the schema",
+                    shown(location)
+                )
+            })?;
         }
         if let Some(&id) = self.at.get(&pointer) {
             return Ok(id);
@@ -159,8 +171,8 @@ impl<'s> Compiler<'s> {
                         1 => {
                             return Err(format!(
                                 "the schema at {} refers back to itself without going into \
-                                 the value (through `$ref`, `allOf`, `anyOf`, `oneOf` or `not`), \
-                                 so validation would never end",
+                                 the value (through `$ref`, `allOf`, `anyOf`, `oneOf`, `not`, \
+                                 `if`, `then` or `else`), so validation would never end",
                                 shown(&self.locations[child])
                             ));
                         }
@@ -176,6 +188,74 @@ impl<'s> Compiler<'s> {
     }
 }
 
+/// The keywords whose value is a subschema, a list of them, or a map of
+/// them: where `$anchor`s are looked for.
+const ONE: &[&str] = &[
+    "items",
+    "additionalProperties",
+    "unevaluatedProperties",
+    "not",
+    "if",
+    "then",
+    "else",
+];
+const LIST: &[&str] = &["allOf", "anyOf", "oneOf", "prefixItems"];
+const MAP: &[&str] = &["properties", "patternProperties", "$defs", "definitions"];
+
+/// Records the location of the subschema of each `$anchor` in `schema`
+/// (found at `location`), refusing invalid and repeated names.
+fn find_anchors(
+    schema: &Value,
+    location: &str,
+    anchors: &mut HashMap<String, String>,
+) -> Result<(), String> {
+    let Value::Object(map) = schema else {
+        return Ok(());
+    };
+    if let Some(Value::String(name)) = map.get("$anchor") {
+        let mut chars = name.chars();
+        let valid = chars
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_'));
+        let here = join(location, "$anchor");
+        if !valid {
+            return Err(format!(
+                "{}: {name:?} is not an anchor name (a letter or `_`, then letters, digits, \
+                 `-`, `.` or `_`)",
+                shown(&here)
+            ));
+        }
+        if let Some(other) = anchors.insert(name.clone(), location.to_owned()) {
+            return Err(format!(
+                "{}: the anchor {name:?} is also defined at {}",
+                shown(&here),
+                shown(&join(&other, "$anchor"))
+            ));
+        }
+    }
+    for (keyword, value) in map {
+        let at = join(location, keyword);
+        let keyword = keyword.as_str();
+        if ONE.contains(&keyword) {
+            find_anchors(value, &at, anchors)?;
+        } else if LIST.contains(&keyword) {
+            if let Value::Array(list) = value {
+                for (i, sub) in list.iter().enumerate() {
+                    find_anchors(sub, &join(&at, &i.to_string()), anchors)?;
+                }
+            }
+        } else if MAP.contains(&keyword)
+            && let Value::Object(subs) = value
+        {
+            for (name, sub) in subs {
+                find_anchors(sub, &join(&at, name), anchors)?;
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The subschemas a node applies to the same value.
 fn in_place(node: &Node) -> Vec<NodeId> {
     let mut out = Vec::new();
@@ -185,6 +265,14 @@ fn in_place(node: &Node) -> Vec<NodeId> {
                 out.extend(list.iter().copied());
             }
             Check::Not(n, _) | Check::Ref(n) => out.push(*n),
+            Check::If {
+                condition,
+                then,
+                otherwise,
+            } => {
+                out.push(*condition);
+                out.extend(then.iter().chain(otherwise).copied());
+            }
             _ => {}
         }
     }

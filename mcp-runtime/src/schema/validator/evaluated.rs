@@ -35,10 +35,32 @@ impl Marks {
 }
 
 impl Schema {
+    /// The subschemas of an `if` whose annotations count for `value`: the
+    /// `if` and the `then` if the `if` holds, else the `else`. As in
+    /// `jsonschema`, the `then` or `else` counts whether or not it holds:
+    /// if it does not, the value is invalid anyway, and its errors say what
+    /// is wrong with the members it names rather than calling them
+    /// unevaluated.
+    fn conditional(
+        &self,
+        condition: NodeId,
+        then: Option<NodeId>,
+        otherwise: Option<NodeId>,
+        value: &Value,
+    ) -> impl Iterator<Item = NodeId> {
+        let (first, second) = if self.valid(condition, value) {
+            (Some(condition), then)
+        } else {
+            (otherwise, None)
+        };
+        first.into_iter().chain(second)
+    }
+
     /// Adds to `names` the member names that the schema `id` declares (in
     /// `properties`) for the object `value`: itself, and the subschemas
     /// whose annotations `unevaluatedProperties` counts (`$ref` targets,
-    /// valid `allOf` and `anyOf` branches, the one valid `oneOf` branch).
+    /// valid `allOf` and `anyOf` branches, the one valid `oneOf` branch,
+    /// those of an `if`: see [`Schema::conditional`]).
     pub(super) fn declare<'a>(&'a self, id: NodeId, value: &Value, names: &mut Vec<&'a str>) {
         let node = &self.nodes[id];
         for name in &node.eval.names {
@@ -49,6 +71,15 @@ impl Schema {
         for check in &node.checks {
             match check {
                 Check::Ref(target) => self.declare(*target, value, names),
+                Check::If {
+                    condition,
+                    then,
+                    otherwise,
+                } => {
+                    for n in self.conditional(*condition, *then, *otherwise, value) {
+                        self.declare(n, value, names);
+                    }
+                }
                 Check::AllOf(list) | Check::AnyOf(list) => {
                     for n in list {
                         if self.valid(*n, value) {
@@ -71,7 +102,8 @@ impl Schema {
     /// `marks` (the semantics of `jsonschema`: `properties` and
     /// `patternProperties` names, everything under `additionalProperties`,
     /// what a nested `unevaluatedProperties` accepts, and what `$ref`s, valid
-    /// `allOf` and `anyOf` branches and the one valid `oneOf` branch evaluate).
+    /// `allOf` and `anyOf` branches, the one valid `oneOf` branch and the
+    /// applying branches of an `if` evaluate).
     fn mark(
         &self,
         owner: NodeId,
@@ -100,6 +132,15 @@ impl Schema {
         for check in &node.checks {
             match check {
                 Check::Ref(target) => self.mark(*target, value, object, marks, false),
+                Check::If {
+                    condition,
+                    then,
+                    otherwise,
+                } => {
+                    for n in self.conditional(*condition, *then, *otherwise, value) {
+                        self.mark(n, value, object, marks, false);
+                    }
+                }
                 Check::AllOf(list) | Check::AnyOf(list) => {
                     for n in list {
                         if self.valid(*n, value) {

@@ -112,6 +112,14 @@ pub(super) enum Check {
     AnyOf(Vec<NodeId>),
     OneOf(Vec<NodeId>),
     Not(NodeId, Value),
+    /// `if`, with the `then` and `else` beside it (each may be absent; with
+    /// neither, the check only matters to `unevaluatedProperties`, which
+    /// counts what a valid `if` evaluates).
+    If {
+        condition: NodeId,
+        then: Option<NodeId>,
+        otherwise: Option<NodeId>,
+    },
     Ref(NodeId),
     /// `unevaluatedProperties`, in the schema `owner`.
     Unevaluated {

@@ -16,9 +16,6 @@ const UNSUPPORTED: &[&str] = &[
     "$dynamicAnchor",
     "$recursiveRef",
     "$recursiveAnchor",
-    "if",
-    "then",
-    "else",
     "dependentSchemas",
     "dependentRequired",
     "dependencies",
@@ -321,6 +318,23 @@ impl<'s> Compiler<'s> {
                     let not = self.compile(value, at)?;
                     node.checks.push(Check::Not(not, value.clone()));
                 }
+                "if" => {
+                    let condition = self.compile(value, at)?;
+                    let mut branch = |keyword: &str| match map.member(keyword) {
+                        Some(sub) => self.compile(sub, &join(location, keyword)).map(Some),
+                        None => Ok(None),
+                    };
+                    let then = branch("then")?;
+                    let otherwise = branch("else")?;
+                    node.checks.push(Check::If {
+                        condition,
+                        then,
+                        otherwise,
+                    });
+                }
+                // Without an `if`, they have no effect (and are not compiled);
+                // with one, they are compiled with it.
+                "then" | "else" => {}
                 "$ref" => {
                     let Value::String(reference) = value else {
                         return Err(format!("{} must be a string", shown(at)));
@@ -399,6 +413,7 @@ fn priority(check: &Check, array_shape: bool) -> u8 {
         Check::AnyOf(_) => 51,
         Check::OneOf(_) => 52,
         Check::Not(..) => 53,
+        Check::If { .. } => 54,
         Check::Unevaluated { .. } => 60,
         Check::Ref(_) => 70,
     }

@@ -45,4 +45,6 @@ pub(crate) use error::{Error, ErrorKind};
 pub(crate) use graph::Schema;
 
 #[cfg(test)]
+mod differential;
+#[cfg(test)]
 mod tests;

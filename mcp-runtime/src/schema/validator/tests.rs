@@ -1,10 +1,8 @@
 //! Tests of the validator: each keyword, paths, every error collected,
-//! `unevaluatedProperties`, recursive `$ref`s, big integers, refused
-//! schemas; and a differential property test against the `jsonschema`
-//! crate (the validator the runtime used before), comparing verdicts and
-//! the argument-error text built from the errors.
+//! `unevaluatedProperties`, `if`/`then`/`else`, `$anchor`s, recursive
+//! `$ref`s, big integers, refused schemas. (The comparison with the
+//! `jsonschema` crate is in `differential`.)
 
-use proptest::prelude::*;
 use serde_json::{Value, json};
 
 use super::Schema;
@@ -356,6 +354,138 @@ fn unevaluated_properties_see_through_one_of() {
 }
 
 #[test]
+fn if_then_else() {
+    let schema = json!({
+        "if": {"properties": {"kind": {"const": "n"}}, "required": ["kind"]},
+        "then": {"properties": {"v": {"type": "integer"}}, "required": ["v"]},
+        "else": {"properties": {"v": {"type": "string"}}}
+    });
+    assert!(errors(schema.clone(), json!({"kind": "n", "v": 1})).is_empty());
+    assert!(errors(schema.clone(), json!({"kind": "s", "v": "x"})).is_empty());
+    assert!(errors(schema.clone(), json!({"v": "x"})).is_empty());
+    // The branch that applies reports its own errors, with their paths.
+    assert_eq!(
+        errors(schema.clone(), json!({"kind": "n", "v": "x"})),
+        [("/v".into(), r#""x" is not of type "integer""#.into())]
+    );
+    assert_eq!(
+        one(schema.clone(), json!({"kind": "n"})),
+        r#""v" is a required property"#
+    );
+    assert_eq!(
+        errors(schema, json!({"kind": "s", "v": 1})),
+        [("/v".into(), r#"1 is not of type "string""#.into())]
+    );
+    // Either branch alone; `then` and `else` without `if` do nothing.
+    let then = json!({"if": {"minimum": 0}, "then": {"multipleOf": 2}});
+    assert!(errors(then.clone(), json!(-3)).is_empty());
+    assert_eq!(one(then, json!(3)), "3 is not a multiple of 2");
+    let otherwise = json!({"if": {"minimum": 0}, "else": {"multipleOf": 2}});
+    assert!(errors(otherwise.clone(), json!(3)).is_empty());
+    assert_eq!(one(otherwise, json!(-3)), "-3 is not a multiple of 2");
+    assert!(errors(json!({"if": false}), json!(1)).is_empty());
+    assert!(errors(json!({"then": false, "else": false}), json!(1)).is_empty());
+    // Boolean branches.
+    let booleans = json!({"if": {"type": "string"}, "then": true, "else": false});
+    assert!(errors(booleans.clone(), json!("s")).is_empty());
+    assert_eq!(one(booleans, json!(1)), "False schema does not allow 1");
+    // After `not`, before `unevaluatedProperties`, as `jsonschema` reports.
+    assert_eq!(
+        errors(
+            json!({"else": {"maximum": 0}, "not": {"const": 3}, "if": false, "minimum": 5}),
+            json!(3)
+        ),
+        [
+            ("".into(), "3 is less than the minimum of 5".into()),
+            ("".into(), "{\"const\":3} is not allowed for 3".into()),
+            ("".into(), "3 is greater than the maximum of 0".into()),
+        ]
+    );
+}
+
+#[test]
+fn unevaluated_properties_see_through_if_then_else() {
+    let schema = json!({
+        "type": "object",
+        "if": {"properties": {"kind": {"const": "a"}}, "required": ["kind"]},
+        "then": {"properties": {"x": {"type": "integer"}}},
+        "else": {"properties": {"y": true}},
+        "unevaluatedProperties": false
+    });
+    // `kind` is evaluated by the `if` when it holds, `x` by the `then`.
+    assert!(errors(schema.clone(), json!({"kind": "a", "x": 1})).is_empty());
+    assert!(errors(schema.clone(), json!({"y": 1})).is_empty());
+    assert_eq!(
+        one(schema.clone(), json!({"kind": "a", "y": 1})),
+        "Unevaluated properties are not allowed ('y' was unexpected)"
+    );
+    // The `if` fails: what it names is not evaluated, the `else` applies.
+    assert_eq!(
+        one(schema.clone(), json!({"kind": "b", "x": 1, "y": 2})),
+        "Unevaluated properties are not allowed ('kind', 'x' were unexpected)"
+    );
+    // A `then` that fails still counts what it names (as `jsonschema`
+    // has it): its own error says what is wrong with `x`.
+    assert_eq!(
+        errors(schema.clone(), json!({"kind": "a", "x": "s"})),
+        [("/x".into(), r#""s" is not of type "integer""#.into())]
+    );
+    // An `if` alone evaluates what it names when it holds.
+    let alone = json!({
+        "if": {"properties": {"a": {"type": "string"}}},
+        "unevaluatedProperties": false
+    });
+    assert!(errors(alone.clone(), json!({"a": "s"})).is_empty());
+    assert_eq!(
+        one(alone, json!({"a": 1})),
+        "Unevaluated properties are not allowed ('a' was unexpected)"
+    );
+    // The names the applying branches declare are the valid arguments.
+    let tool = ArgumentValidator::new(schema.as_object().unwrap()).unwrap();
+    assert_eq!(
+        tool.validate("t", &json!({"kind": "a", "z": 1}))
+            .unwrap_err(),
+        "Invalid arguments for tool `t`:\n\
+         - unknown argument `z` (valid arguments: `kind`, `x`)\n\
+         Correct the arguments and call the tool again."
+    );
+}
+
+#[test]
+fn anchors() {
+    let schema = json!({
+        "$defs": {"address": {"$anchor": "addressDef", "type": "object",
+                              "properties": {"city": {"type": "string"}}}},
+        "properties": {
+            "home": {"$ref": "#addressDef"},
+            "work": {"$ref": "#/$defs/address"},
+            "list": {"items": {"$anchor": "item", "type": "integer"}},
+            "more": {"$ref": "#item"}
+        }
+    });
+    assert!(errors(schema.clone(), json!({"home": {"city": "c"}, "more": 1})).is_empty());
+    assert_eq!(
+        errors(
+            schema,
+            json!({"home": {"city": 1}, "work": {"city": 2}, "list": [3, "x"], "more": "y"})
+        ),
+        [
+            ("/home/city".into(), r#"1 is not of type "string""#.into()),
+            ("/work/city".into(), r#"2 is not of type "string""#.into()),
+            ("/list/1".into(), r#""x" is not of type "integer""#.into()),
+            ("/more".into(), r#""y" is not of type "integer""#.into()),
+        ]
+    );
+    // An anchor at the root, recursively.
+    let tree = json!({"$anchor": "node", "properties": {"kids": {"items": {"$ref": "#node"}}},
+                      "required": ["v"]});
+    assert_eq!(
+        one(tree, json!({"v": 1, "kids": [{"kids": []}]})),
+        r#""v" is a required property"#
+    );
+}
+
+#[test]
 fn recursive_references() {
     let schema = json!({
         "type": "object",
@@ -402,10 +532,6 @@ fn recursive_references() {
 fn unsupported_and_invalid_schemas_are_refused_with_their_location() {
     for (schema, expected) in [
         (
-            json!({"properties": {"a": {"if": {}}}}),
-            "`if` (at `/properties/a/if`)",
-        ),
-        (
             json!({"$dynamicRef": "#x"}),
             "`$dynamicRef` (at `/$dynamicRef`)",
         ),
@@ -416,7 +542,10 @@ fn unsupported_and_invalid_schemas_are_refused_with_their_location() {
         ),
         (json!({"contains": {}}), "`contains`"),
         (json!({"propertyNames": {}}), "`propertyNames`"),
-        (json!({"$defs": {"x": {"then": {}}}}), "`/$defs/x/then`"),
+        (
+            json!({"$defs": {"x": {"if": {"dependentRequired": {}}}}}),
+            "`/$defs/x/if/dependentRequired`",
+        ),
     ] {
         let error = refused(schema);
         assert!(error.contains(expected), "{error}");
@@ -425,7 +554,19 @@ fn unsupported_and_invalid_schemas_are_refused_with_their_location() {
     for (schema, expected) in [
         (json!({"$ref": "other.json#/x"}), "`/$ref`"),
         (json!({"$ref": "#/$defs/missing"}), "points to nothing"),
-        (json!({"$ref": "#anchor"}), "not supported"),
+        (json!({"$ref": "#anchor"}), "names no `$anchor`"),
+        (
+            json!({"$defs": {"a": {"$anchor": "1a"}}}),
+            "`/$defs/a/$anchor`: \"1a\" is not an anchor name",
+        ),
+        (
+            json!({"$anchor": "a", "properties": {"x": {"$anchor": "a"}}}),
+            "also defined at `/$anchor`",
+        ),
+        (
+            json!({"if": {"$ref": "#"}, "then": {}}),
+            "refers back to itself",
+        ),
         (json!({"pattern": "(["}), "not a valid regular expression"),
         (
             json!({"patternProperties": {"*": {}}}),
@@ -470,580 +611,6 @@ fn a_valid_value_needs_no_allocation_for_its_verdict() {
     let schema = compile(json!({"type": "object", "properties": {"a": {"type": "integer"}}}));
     assert!(schema.is_valid(&json!({"a": 1})));
     assert!(schema.errors(&json!({"a": 1})).is_empty());
-}
-
-// ---------------------------------------------------------------------------
-// Differential test against `jsonschema`.
-
-/// The argument validation as it was with `jsonschema` (the previous
-/// `arguments.rs`), to compare the full text; given the schema without a
-/// quirk of `jsonschema` (see [`no_true_branches`]), and with the errors of
-/// a schema in `unevaluatedProperties` (see [`Oracle::errors`]).
-mod oracle {
-    use jsonschema::error::ValidationErrorKind;
-    use jsonschema::{ValidationError, ValidatorMap};
-    use serde_json::{Map, Value};
-
-    pub struct Oracle {
-        validator: jsonschema::Validator,
-        /// Every subschema, by `#`-pointer.
-        subschemas: ValidatorMap,
-        schema: Value,
-        names: Vec<String>,
-    }
-
-    /// Replaces each `true` in a `oneOf` by `{}`, the same schema.
-    ///
-    /// For `unevaluatedProperties`, the members that a `oneOf` evaluates
-    /// are those its one valid branch evaluates, if exactly one is valid
-    /// (the rule of `jsonschema` and of the validator; JSON Schema 2020-12
-    /// drops the annotations of a keyword that fails, as `oneOf` does with
-    /// two valid branches). But `jsonschema` 0.60 leaves boolean branches
-    /// out when it counts the valid ones: with `"oneOf": [true, X]` and
-    /// both valid, it takes what `X` evaluates, and does not report members
-    /// that the validator (and `jsonschema` itself, given `{}` for `true`)
-    /// reports as unevaluated. Verdicts are the same either way (the
-    /// `oneOf` fails); only the list of errors differs.
-    fn no_true_branches(schema: &mut Value) {
-        let Value::Object(map) = schema else { return };
-        for (keyword, value) in map.iter_mut() {
-            match (keyword.as_str(), value) {
-                ("properties" | "patternProperties" | "$defs", Value::Object(subs)) => {
-                    subs.values_mut().for_each(no_true_branches);
-                }
-                ("allOf" | "anyOf" | "oneOf" | "prefixItems", Value::Array(list)) => {
-                    for sub in list {
-                        if keyword == "oneOf" && *sub == Value::Bool(true) {
-                            *sub = Value::Object(Map::new());
-                        }
-                        no_true_branches(sub);
-                    }
-                }
-                // Not under `not`: its error shows its schema as written
-                // (and it reports nothing from inside, where the quirk
-                // would show).
-                ("items" | "additionalProperties" | "unevaluatedProperties", sub) => {
-                    no_true_branches(sub);
-                }
-                _ => {}
-            }
-        }
-    }
-
-    fn escape(name: &str) -> String {
-        name.replace('~', "~0").replace('/', "~1")
-    }
-
-    /// `valid`: `None` if the tool takes no arguments.
-    fn unknown_arguments(unexpected: &[String], valid: Option<&[String]>) -> String {
-        let listed = unexpected
-            .iter()
-            .map(|n| format!("`{n}`"))
-            .collect::<Vec<_>>()
-            .join(", ");
-        let noun = if unexpected.len() == 1 { "" } else { "s" };
-        match valid {
-            None => format!("unknown argument{noun} {listed} (this tool takes no arguments)"),
-            Some([]) => format!("unknown argument{noun} {listed}"),
-            Some(names) => format!(
-                "unknown argument{noun} {listed} (valid arguments: {})",
-                names
-                    .iter()
-                    .map(|n| format!("`{n}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        }
-    }
-
-    impl Oracle {
-        pub fn new(schema: &Map<String, Value>) -> Result<Self, String> {
-            let mut schema = Value::Object(schema.clone());
-            no_true_branches(&mut schema);
-            let options = jsonschema::options().with_draft(jsonschema::Draft::Draft202012);
-            let validator = options.build(&schema).map_err(|e| e.to_string())?;
-            let subschemas = options.build_map(&schema).map_err(|e| e.to_string())?;
-            let names = schema
-                .get("properties")
-                .and_then(Value::as_object)
-                .map(|p| p.keys().cloned().collect())
-                .unwrap_or_default();
-            Ok(Oracle {
-                validator,
-                subschemas,
-                schema,
-                names,
-            })
-        }
-
-        pub fn is_valid(&self, value: &Value) -> bool {
-            self.validator.is_valid(value)
-        }
-
-        /// The errors of `jsonschema`, as `(instance path, error)`, except
-        /// that members that a schema in `unevaluatedProperties` rejects
-        /// get the errors of that schema, at their path (as `jsonschema`
-        /// does for `additionalProperties`), rather than one error naming
-        /// them "unexpected": they are allowed, with another value. The
-        /// third member is, for `unevaluatedProperties`, its location.
-        fn errors<'v>(&'v self, value: &'v Value) -> Vec<(String, ValidationError<'v>, String)> {
-            let mut out = Vec::new();
-            self.collect(&self.validator, "", value, "", &mut out);
-            out
-        }
-
-        fn collect<'v>(
-            &'v self,
-            validator: &'v jsonschema::Validator,
-            schema: &str,
-            value: &'v Value,
-            base: &str,
-            out: &mut Vec<(String, ValidationError<'v>, String)>,
-        ) {
-            for error in validator.iter_errors(value) {
-                let local = error.instance_path().as_str().to_owned();
-                let path = format!("{base}{local}");
-                let keyword = match error.kind() {
-                    ValidationErrorKind::UnevaluatedProperties { .. } => {
-                        self.location(schema, error.evaluation_path().as_str())
-                    }
-                    _ => String::new(),
-                };
-                let rejected = match error.kind() {
-                    ValidationErrorKind::UnevaluatedProperties { unexpected }
-                        if self.schema.pointer(&keyword) != Some(&Value::Bool(false)) =>
-                    {
-                        unexpected.clone()
-                    }
-                    _ => {
-                        out.push((path, error, keyword));
-                        continue;
-                    }
-                };
-                let subschema = self
-                    .subschemas
-                    .get(&format!("#{keyword}"))
-                    .unwrap_or_else(|| panic!("no subschema at {keyword}"));
-                let object = value
-                    .pointer(&local)
-                    .and_then(Value::as_object)
-                    .expect("the error is about an object");
-                for name in rejected {
-                    let at = format!("{path}/{}", escape(&name));
-                    self.collect(subschema, &keyword, &object[&name], &at, out);
-                }
-            }
-        }
-
-        /// The pointer in the schema of the keyword at `evaluation` (a path
-        /// through `$ref`s) from the subschema at `schema`. (The
-        /// `schema_path` of an error is relative to the subschema validated
-        /// against, unless it went through a `$ref`.)
-        fn location(&self, schema: &str, evaluation: &str) -> String {
-            let mut at = schema.to_owned();
-            for token in evaluation.split('/').skip(1) {
-                if token == "$ref" {
-                    let reference = self.schema.pointer(&at).and_then(|s| s["$ref"].as_str());
-                    at = reference.expect("a local $ref")[1..].to_owned();
-                } else {
-                    at.push('/');
-                    at.push_str(token);
-                }
-            }
-            at
-        }
-
-        pub fn validate(&self, tool: &str, arguments: &Value) -> Result<(), String> {
-            if self.validator.is_valid(arguments) {
-                return Ok(());
-            }
-            let mut problems: Vec<(usize, String)> = self
-                .errors(arguments)
-                .iter()
-                .map(|(path, error, keyword)| {
-                    let path = path.as_str();
-                    let kind = error.kind();
-                    let text = if path.is_empty()
-                        && matches!(kind, ValidationErrorKind::FalseSchema)
-                        && error.schema_path().as_str() == "/additionalProperties"
-                    {
-                        let unexpected: Vec<String> = arguments
-                            .as_object()
-                            .map(|map| {
-                                map.keys()
-                                    .filter(|k| !self.names.contains(k))
-                                    .cloned()
-                                    .collect()
-                            })
-                            .unwrap_or_default();
-                        unknown_arguments(&unexpected, None)
-                    } else if let ("", ValidationErrorKind::UnevaluatedProperties { unexpected }) =
-                        (path, kind)
-                    {
-                        let owner = keyword.strip_suffix("/unevaluatedProperties").unwrap();
-                        let mut declared = Vec::new();
-                        self.declared(owner, arguments, &mut declared);
-                        unknown_arguments(unexpected, Some(&declared))
-                    } else {
-                        self.describe(path, kind, error)
-                    };
-                    (self.rank(path, kind), text)
-                })
-                .collect();
-            problems.sort_by_key(|(rank, _)| *rank);
-            let mut seen = std::collections::HashSet::new();
-            problems.retain(|(_, text)| seen.insert(text.clone()));
-            let mut text = format!("Invalid arguments for tool `{tool}`:\n");
-            for (_, problem) in &problems {
-                text.push_str("- ");
-                text.push_str(problem);
-                text.push('\n');
-            }
-            text.push_str("Correct the arguments and call the tool again.");
-            Err(text)
-        }
-
-        fn rank(&self, path: &str, kind: &ValidationErrorKind) -> usize {
-            let argument = match (path, kind) {
-                ("", ValidationErrorKind::Required { property }) => {
-                    property.as_str().map(str::to_owned)
-                }
-                ("", _) => None,
-                _ => path
-                    .trim_start_matches('/')
-                    .split('/')
-                    .next()
-                    .map(|segment| segment.replace("~1", "/").replace("~0", "~")),
-            };
-            argument
-                .and_then(|name| self.names.iter().position(|n| *n == name))
-                .unwrap_or(self.names.len())
-        }
-
-        /// Adds the names that the schema at `at` declares for `value`,
-        /// itself and through the subschemas whose annotations count.
-        fn declared(&self, at: &str, value: &Value, names: &mut Vec<String>) {
-            let Some(Value::Object(schema)) = self.schema.pointer(at) else {
-                return;
-            };
-            if let Some(Value::Object(properties)) = schema.get("properties") {
-                for name in properties.keys() {
-                    if !names.contains(name) {
-                        names.push(name.clone());
-                    }
-                }
-            }
-            let valid = |branch: &String| {
-                self.subschemas
-                    .get(&format!("#{branch}"))
-                    .unwrap()
-                    .is_valid(value)
-            };
-            let branches = |keyword: &str| -> Vec<String> {
-                let count = schema
-                    .get(keyword)
-                    .and_then(Value::as_array)
-                    .map_or(0, Vec::len);
-                (0..count)
-                    .map(|i| format!("{at}/{keyword}/{i}"))
-                    .filter(valid)
-                    .collect()
-            };
-            for branch in branches("allOf").into_iter().chain(branches("anyOf")) {
-                self.declared(&branch, value, names);
-            }
-            if let [branch] = &branches("oneOf")[..] {
-                self.declared(branch, value, names);
-            }
-            if let Some(Value::String(reference)) = schema.get("$ref") {
-                self.declared(&reference[1..], value, names);
-            }
-        }
-
-        fn describe(
-            &self,
-            path: &str,
-            kind: &ValidationErrorKind,
-            error: &dyn std::fmt::Display,
-        ) -> String {
-            match kind {
-                ValidationErrorKind::Required { property } => {
-                    let name = property
-                        .as_str()
-                        .map_or_else(|| property.to_string(), str::to_owned);
-                    if path.is_empty() {
-                        format!("`/{name}`: missing required argument `{name}`")
-                    } else {
-                        format!("`{path}/{name}`: missing required property `{name}`")
-                    }
-                }
-                ValidationErrorKind::AdditionalProperties { unexpected }
-                | ValidationErrorKind::UnevaluatedProperties { unexpected } => {
-                    if path.is_empty() {
-                        unknown_arguments(unexpected, Some(&self.names))
-                    } else {
-                        let listed = unexpected
-                            .iter()
-                            .map(|n| format!("`{n}`"))
-                            .collect::<Vec<_>>()
-                            .join(", ");
-                        format!(
-                            "`{path}`: unknown propert{} {listed}",
-                            if unexpected.len() == 1 { "y" } else { "ies" }
-                        )
-                    }
-                }
-                _ => {
-                    let at = if path.is_empty() { "arguments" } else { path };
-                    format!("`{at}`: {error}")
-                }
-            }
-        }
-    }
-}
-
-const NAMES: [&str; 5] = ["a", "b", "c", "d/e", "p1"];
-
-fn name() -> impl Strategy<Value = String> {
-    prop::sample::select(&NAMES[..]).prop_map(str::to_owned)
-}
-
-fn number() -> impl Strategy<Value = Value> {
-    prop_oneof![
-        (-4i64..8).prop_map(Value::from),
-        prop::sample::select(vec![0.5, 1.5, 2.0, -0.5, 0.1, 0.3, 3.0, 1e20]).prop_map(Value::from),
-        prop::sample::select(vec![
-            json!(u64::MAX),
-            json!(i64::MIN),
-            json!(i64::MAX),
-            json!(9007199254740993u64),
-            json!(18446744073709551616.0),
-        ]),
-    ]
-}
-
-fn instance() -> impl Strategy<Value = Value> {
-    let leaf = prop_oneof![
-        Just(Value::Null),
-        any::<bool>().prop_map(Value::from),
-        number(),
-        prop::sample::select(vec!["", "a", "ab", "A1", "été", "p", "xyz1", "abcdef"])
-            .prop_map(Value::from),
-    ];
-    leaf.prop_recursive(3, 24, 4, |inner| {
-        prop_oneof![
-            prop::collection::vec(inner.clone(), 0..4).prop_map(Value::from),
-            prop::collection::vec((name(), inner), 0..4)
-                .prop_map(|members| Value::Object(members.into_iter().collect())),
-        ]
-    })
-}
-
-fn type_name() -> impl Strategy<Value = &'static str> {
-    prop::sample::select(vec![
-        "null", "boolean", "integer", "number", "string", "array", "object",
-    ])
-}
-
-/// A schema built from the supported keywords, members in random order.
-fn schema(defs: bool) -> impl Strategy<Value = Value> {
-    let leaf = prop_oneof![
-        1 => any::<bool>().prop_map(Value::from),
-        6 => keywords(Vec::new()).prop_map(Value::Object),
-    ];
-    leaf.prop_recursive(3, 20, 3, move |inner| {
-        let sub = prop_oneof![
-            4 => inner.clone(),
-            1 => if defs {
-                prop::sample::select(vec!["#/$defs/D", "#"])
-                    .prop_map(|r| json!({"$ref": r}))
-                    .boxed()
-            } else {
-                inner.clone().boxed()
-            },
-        ];
-        let applicators = prop::collection::vec(
-            prop_oneof![
-                prop::collection::vec((name(), sub.clone()), 1..4).prop_map(|p| (
-                    "properties".to_owned(),
-                    Value::Object(p.into_iter().collect())
-                )),
-                sub.clone()
-                    .prop_map(|s| ("additionalProperties".to_owned(), s)),
-                Just(("additionalProperties".to_owned(), json!(false))),
-                sub.clone()
-                    .prop_map(|s| ("patternProperties".to_owned(), json!({"^p": s}))),
-                sub.clone().prop_map(|s| ("items".to_owned(), s)),
-                prop::collection::vec(sub.clone(), 1..3)
-                    .prop_map(|l| ("prefixItems".to_owned(), Value::from(l))),
-                prop::collection::vec(sub.clone(), 1..3)
-                    .prop_map(|l| ("allOf".to_owned(), Value::from(l))),
-                prop::collection::vec(sub.clone(), 1..3)
-                    .prop_map(|l| ("anyOf".to_owned(), Value::from(l))),
-                prop::collection::vec(sub.clone(), 1..3)
-                    .prop_map(|l| ("oneOf".to_owned(), Value::from(l))),
-                sub.clone().prop_map(|s| ("not".to_owned(), s)),
-                Just(("unevaluatedProperties".to_owned(), json!(false))),
-                sub.prop_map(|s| ("unevaluatedProperties".to_owned(), s)),
-            ],
-            0..3,
-        );
-        applicators.prop_flat_map(keywords).prop_map(Value::Object)
-    })
-}
-
-/// Assertion keywords (and `extra`), shuffled, duplicates dropped.
-fn keywords(extra: Vec<(String, Value)>) -> impl Strategy<Value = serde_json::Map<String, Value>> {
-    let assertion = prop_oneof![
-        type_name().prop_map(|t| ("type".to_owned(), json!(t))),
-        prop::collection::btree_set(type_name(), 1..3)
-            .prop_map(|t| ("type".to_owned(), json!(t.into_iter().collect::<Vec<_>>()))),
-        prop::collection::vec(instance(), 1..5).prop_map(|e| ("enum".to_owned(), Value::from(e))),
-        instance().prop_map(|c| ("const".to_owned(), c)),
-        (
-            prop::sample::select(vec![
-                "minimum",
-                "maximum",
-                "exclusiveMinimum",
-                "exclusiveMaximum"
-            ]),
-            number()
-        )
-            .prop_map(|(k, n)| (k.to_owned(), n)),
-        prop::sample::select(vec![json!(2), json!(3), json!(0.5), json!(0.1), json!(1.5)])
-            .prop_map(|m| ("multipleOf".to_owned(), m)),
-        (
-            prop::sample::select(vec![
-                "minLength",
-                "maxLength",
-                "minItems",
-                "maxItems",
-                "minProperties",
-                "maxProperties"
-            ]),
-            0u64..4
-        )
-            .prop_map(|(k, n)| (k.to_owned(), json!(n))),
-        prop::sample::select(vec!["^[a-z]+$", "\\d", "b", "^$"])
-            .prop_map(|p| ("pattern".to_owned(), json!(p))),
-        any::<bool>().prop_map(|u| ("uniqueItems".to_owned(), json!(u))),
-        prop::collection::btree_set(name(), 1..4).prop_map(|r| (
-            "required".to_owned(),
-            json!(r.into_iter().collect::<Vec<_>>())
-        )),
-        Just(("description".to_owned(), json!("d"))),
-    ];
-    (prop::collection::vec(assertion, 0..4), Just(extra))
-        .prop_flat_map(|(mut list, extra)| {
-            list.extend(extra);
-            Just(list).prop_shuffle()
-        })
-        .prop_map(|list| list.into_iter().collect())
-}
-
-/// A root schema (an object schema, as tools have), maybe with `$defs`.
-fn root_schema() -> impl Strategy<Value = Value> {
-    (
-        keywords(Vec::new()),
-        prop::option::of(schema(false)),
-        schema(true),
-        any::<bool>(),
-    )
-        .prop_map(|(mut root, def, main, closed)| {
-            if let Value::Object(main) = main {
-                for (k, v) in main {
-                    root.insert(k, v);
-                }
-            }
-            if let Some(def) = def {
-                root.insert("$defs".into(), json!({ "D": def }));
-            } else if Value::Object(root.clone())
-                .to_string()
-                .contains("#/$defs/D")
-            {
-                root.insert("$defs".into(), json!({"D": {"type": "integer"}}));
-            }
-            if closed && !root.contains_key("additionalProperties") {
-                root.insert("additionalProperties".into(), json!(false));
-            }
-            Value::Object(root)
-        })
-}
-
-fn differ(schema: &Value, value: &Value) -> Result<(), TestCaseError> {
-    let map = schema.as_object().unwrap();
-    let ours = match ArgumentValidator::new(map) {
-        Ok(ours) => ours,
-        // A loop `jsonschema` would follow forever.
-        Err(e) if e.contains("refers back to itself") => return Ok(()),
-        Err(e) => return Err(TestCaseError::fail(format!("refused {schema}: {e}"))),
-    };
-    let oracle = match oracle::Oracle::new(map) {
-        Ok(oracle) => oracle,
-        Err(e) => {
-            return Err(TestCaseError::fail(format!(
-                "jsonschema refused {schema}: {e}"
-            )));
-        }
-    };
-    prop_assert_eq!(
-        Schema::compile(schema).unwrap().is_valid(value),
-        oracle.is_valid(value),
-        "verdict for {} on {}",
-        value,
-        schema
-    );
-    prop_assert_eq!(
-        ours.validate("t", value),
-        oracle.validate("t", value),
-        "text for {} on {}",
-        value,
-        schema
-    );
-    Ok(())
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(
-        std::env::var("PROPTEST_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(2000)
-    ))]
-
-    #[test]
-    fn same_verdicts_and_texts_as_jsonschema(
-        schema in root_schema(),
-        values in prop::collection::vec(instance(), 1..6),
-    ) {
-        for value in &values {
-            differ(&schema, value)?;
-        }
-    }
-
-    #[test]
-    fn same_verdicts_and_texts_on_matching_objects(
-        schema in root_schema(),
-        members in prop::collection::vec((name(), instance()), 0..5),
-    ) {
-        differ(&schema, &Value::Object(members.into_iter().collect()))?;
-    }
-}
-
-/// Recursive schemas with `$ref` loops through values terminate and agree.
-#[test]
-fn recursive_schemas_agree() {
-    let schema = json!({
-        "type": "object",
-        "properties": {"n": {"$ref": "#/$defs/N"}},
-        "$defs": {"N": {"oneOf": [{"type": "integer"}, {"type": "object", "properties": {"n": {"$ref": "#/$defs/N"}}, "unevaluatedProperties": false}]}},
-        "additionalProperties": false
-    });
-    for value in [
-        json!({"n": 1}),
-        json!({"n": {"n": {"n": "x"}}}),
-        json!({"n": {"m": 1}}),
-        json!({"n": {"n": 2}, "z": 1}),
-    ] {
-        differ(&schema, &value).unwrap();
-    }
 }
 
 #[test]

@@ -151,6 +151,21 @@ impl Schema {
                 count == 1
             }
             Check::Not(node, _) => !self.valid(*node, value),
+            Check::If {
+                condition,
+                then,
+                otherwise,
+            } => {
+                if then.is_none() && otherwise.is_none() {
+                    return true;
+                }
+                let branch = if self.valid(*condition, value) {
+                    then
+                } else {
+                    otherwise
+                };
+                branch.is_none_or(|n| self.valid(n, value))
+            }
             Check::Ref(node) => self.valid(*node, value),
             Check::Unevaluated { schema, owner } => match value {
                 Value::Object(o) => self.unevaluated(*schema, *owner, value, o).is_none(),
