@@ -23,6 +23,12 @@ async fn echo(text: String) -> String {
     text
 }
 
+/// The city names, as a list (a structured value that is not an object).
+#[tool]
+async fn cities() -> Vec<String> {
+    vec!["Oslo".into(), "Lima".into()]
+}
+
 /// Logs at info, then answers.
 #[tool]
 async fn chatty(ctx: Context) -> &'static str {
@@ -104,6 +110,20 @@ async fn topical(ctx: Context) -> Result<String, String> {
 #[resource("memo://today", mime_type = "text/plain")]
 fn memo() -> &'static str {
     "Buy milk."
+}
+
+/// A note that asks who reads it first.
+#[resource("memo://private", mime_type = "text/plain")]
+async fn private_memo(ctx: Context) -> Result<String, String> {
+    match ctx
+        .input_key("reader")
+        .elicit::<Name>("Who is reading?")
+        .await
+        .map_err(|e| e.to_string())?
+    {
+        Elicited::Accepted(Name { name }) => Ok(format!("For {name} only.")),
+        _ => Err("Nobody reads this.".into()),
+    }
 }
 
 const MODERN: &str = "2026-07-28";
@@ -247,6 +267,53 @@ async fn every_result_says_its_type_and_lists_their_freshness() {
     assert!(
         called.get("ttlMs").is_none(),
         "a call is not cacheable: {called}"
+    );
+}
+
+#[tokio::test]
+async fn structured_content_may_be_any_value_in_this_era_only() {
+    let mut client = client().await;
+    let list = ask(&mut client, "tools/list", with_meta(json!({})))
+        .await
+        .unwrap();
+    let tool = list["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "cities")
+        .unwrap();
+    assert_eq!(tool["outputSchema"]["type"], "array", "{tool}");
+    let called = ask(
+        &mut client,
+        "tools/call",
+        with_meta(json!({"name": "cities", "arguments": {}})),
+    )
+    .await
+    .unwrap();
+    assert_eq!(called["structuredContent"], json!(["Oslo", "Lima"]));
+    // A 2025-11-25 session gets it under `result`, as its schema says.
+    let mut legacy = TestClient::connect(server()).await.unwrap();
+    let called = ask(
+        &mut legacy,
+        "tools/call",
+        json!({"name": "cities", "arguments": {}}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        called["structuredContent"],
+        json!({"result": ["Oslo", "Lima"]})
+    );
+    let list = ask(&mut legacy, "tools/list", json!({})).await.unwrap();
+    let tool = list["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "cities")
+        .unwrap();
+    assert_eq!(
+        tool["outputSchema"]["properties"]["result"]["type"],
+        "array"
     );
 }
 
@@ -470,6 +537,54 @@ async fn a_prompt_may_ask_too() {
     let got = ask(&mut client, "prompts/get", params).await.unwrap();
     assert_eq!(got["resultType"], "complete");
     assert_eq!(got["messages"][0]["content"]["text"], "Write about tides.");
+}
+
+#[tokio::test]
+async fn a_resource_read_may_ask_too() {
+    let mut client = client().await;
+    let mut params = json!({"uri": "memo://private"});
+    params["_meta"] = meta(json!({"elicitation": {}}));
+    let first = ask(&mut client, "resources/read", params.clone())
+        .await
+        .unwrap();
+    assert_eq!(first["resultType"], "input_required", "{first}");
+    assert_eq!(
+        first["inputRequests"]["reader"]["params"]["message"],
+        "Who is reading?"
+    );
+    params["inputResponses"] = json!({"reader": {"action": "accept", "content": {"name": "Ada"}}});
+    params["requestState"] = first["requestState"].clone();
+    let read = ask(&mut client, "resources/read", params).await.unwrap();
+    assert_eq!(read["contents"][0]["text"], "For Ada only.", "{read}");
+    assert_eq!(read["resultType"], "complete");
+}
+
+#[tokio::test]
+async fn a_subscription_to_resources_hears_only_their_updates() {
+    let mut server = server();
+    let notifier: Notifier = server.notifier();
+    let mut client = TestClient::start(server).unwrap();
+    let id = client
+        .send_request(
+            "subscriptions/listen",
+            with_meta(json!({"notifications": {"resourceSubscriptions": ["memo://today"]}})),
+        )
+        .await;
+    let ack = within(client.recv()).await.unwrap();
+    assert_eq!(
+        ack["params"]["notifications"],
+        json!({"resourceSubscriptions": ["memo://today"]})
+    );
+    assert_eq!(notifier.resource_updated("memo://private"), 0);
+    assert_eq!(notifier.resources_changed(), 0, "not asked for");
+    assert_eq!(notifier.resource_updated("memo://today"), 1);
+    let updated = within(client.recv()).await.unwrap();
+    assert_eq!(updated["method"], "notifications/resources/updated");
+    assert_eq!(updated["params"]["uri"], "memo://today");
+    assert_eq!(
+        updated["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        id
+    );
 }
 
 #[tokio::test]

@@ -34,9 +34,11 @@ impl Serialize for ToolEntry<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let (tool, version) = (self.tool, self.version);
         let title = tool.title().filter(|_| version.has_structured_output());
-        let output_schema = tool
-            .output_schema()
-            .filter(|_| version.has_structured_output());
+        let output_schema = match &tool.bare_output_schema {
+            Some(bare) if version.is_modern() => Some(bare),
+            _ => tool.output_schema(),
+        }
+        .filter(|_| version.has_structured_output());
         let annotations = tool
             .annotations()
             .filter(|_| version.has_tool_annotations());

@@ -105,14 +105,19 @@ pub(crate) fn finish_inputs(schema: Schema) -> Result<(Object, Object), String> 
 
 /// Finishes a tool's output schema. Returns the schema and whether values
 /// must be wrapped as `{"result": value}` because the type is not an object.
-pub(crate) fn finish_output(schema: Schema) -> Result<(Map<String, Value>, bool), String> {
+pub(crate) fn finish_output(
+    schema: Schema,
+) -> Result<(Map<String, Value>, Option<Map<String, Value>>), String> {
     let mut root = into_object(schema)?;
     clean_root(&mut root);
     drop_nonstandard_formats(&mut root);
     let is_object = matches!(root.member("type"), Some(Value::String(t)) if t == "object");
     if is_object {
-        return Ok((root, false));
+        return Ok((root, None));
     }
+    // As it is, for the 2026-07-28 era, whose structured content may be
+    // any JSON value.
+    let bare = root.clone();
     // The type's schema moves to `/properties/result`: references to its
     // root (`#`, from a recursive type) must follow it; `$defs` move to the
     // wrapper's root, so `#/$defs/...` stays as it is.
@@ -128,7 +133,7 @@ pub(crate) fn finish_output(schema: Schema) -> Result<(Map<String, Value>, bool)
     if let Some(defs) = defs {
         wrapper.insert("$defs".into(), defs);
     }
-    Ok((wrapper, true))
+    Ok((wrapper, Some(bare)))
 }
 
 /// Rewrites every `$ref` that points into the root schema (other than into
@@ -492,7 +497,7 @@ mod tests {
             "$defs": {"Node": {"type": "object"}}
         })))
         .unwrap();
-        assert!(wrapped);
+        assert!(wrapped.is_some());
         assert_eq!(
             Value::Object(out),
             json!({
@@ -515,7 +520,7 @@ mod tests {
             "$defs": {"X": {"type": "array", "items": {"$ref": "#"}}}
         })))
         .unwrap();
-        assert!(wrapped);
+        assert!(wrapped.is_some());
         assert_eq!(
             Value::Object(out),
             json!({
@@ -535,7 +540,7 @@ mod tests {
     fn object_output_is_kept() {
         let (out, wrapped) =
             finish_output(schema(json!({"title": "T", "type": "object"}))).unwrap();
-        assert!(!wrapped);
+        assert!(wrapped.is_none());
         assert_eq!(Value::Object(out), json!({"type": "object"}));
     }
 }

@@ -70,13 +70,16 @@ pub(crate) fn build_static(def: &'static ToolDef, state: &StateMap) -> Result<To
     let (input_schema, checked_input) =
         schema::finish_inputs(raw_input).map_err(|r| invalid("input", r))?;
     headers::check(&input_schema).map_err(|r| invalid("input", r))?;
-    let (output_schema, wrap_output) = match (def.output_schema)(&mut schema::output_generator()) {
-        Some(schema) => {
-            let (schema, wrap) = schema::finish_output(schema).map_err(|r| invalid("output", r))?;
-            (Some(schema), wrap)
-        }
-        None => (None, false),
-    };
+    let (output_schema, bare_output_schema) =
+        match (def.output_schema)(&mut schema::output_generator()) {
+            Some(schema) => {
+                let (schema, bare) =
+                    schema::finish_output(schema).map_err(|r| invalid("output", r))?;
+                (Some(schema), bare)
+            }
+            None => (None, None),
+        };
+    let wrap_output = bare_output_schema.is_some();
     let validator =
         ArgumentValidator::from_owned(checked_input).map_err(|r| invalid("input", r))?;
     let metadata = Metadata::from_attribute(def.icons, def.meta, def.scopes).map_err(|reason| {
@@ -95,6 +98,7 @@ pub(crate) fn build_static(def: &'static ToolDef, state: &StateMap) -> Result<To
         input_schema,
         output_schema,
         wrap_output,
+        bare_output_schema,
         validator,
         metadata,
         handler: Handler::Static(def.call),
@@ -168,6 +172,7 @@ pub(crate) fn build_dynamic(tool: &DynamicTool) -> Result<Tool, RegistryError> {
         input_schema,
         output_schema,
         wrap_output: false,
+        bare_output_schema: None,
         validator,
         metadata,
         handler: Handler::Dynamic(Arc::clone(&tool.handler)),

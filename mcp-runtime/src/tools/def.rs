@@ -15,6 +15,7 @@ use serde_json::{Map, Value};
 use crate::context::{Context, Requirement};
 pub use crate::location::Location;
 use crate::meta::Metadata;
+use crate::protocol::version::ProtocolVersion;
 use crate::schema::arguments::ArgumentValidator;
 use crate::tools::output::{CallToolResult, RawOutput};
 use crate::unwind::CatchUnwind;
@@ -105,8 +106,12 @@ pub struct Tool {
     pub(crate) timeout: Option<Duration>,
     pub(crate) input_schema: Map<String, Value>,
     pub(crate) output_schema: Option<Map<String, Value>>,
-    /// The output type is not an object: structured values go under `result`.
+    /// The output type is not an object: structured values go under
+    /// `result`, except in the 2026-07-28 era (any JSON value).
     pub(crate) wrap_output: bool,
+    /// The output type's own schema when it is not an object: the
+    /// `outputSchema` of the 2026-07-28 era.
+    pub(crate) bare_output_schema: Option<Map<String, Value>>,
     pub(crate) validator: ArgumentValidator,
     /// Icons and `_meta`.
     pub(crate) metadata: Metadata,
@@ -188,6 +193,10 @@ impl Tool {
         if let Err(text) = self.validator.validate(&self.name, &arguments) {
             return CallToolResult::error(text).into();
         }
+        let wrap = self.wrap_output
+            && !ctx
+                .protocol_version()
+                .is_some_and(ProtocolVersion::is_modern);
         let future: BoxFuture<RawOutput> = match &self.handler {
             Handler::Static(call) => call(arguments, ctx),
             Handler::Dynamic(call) => {
@@ -210,7 +219,7 @@ impl Tool {
             None => guarded.await,
         };
         match outcome {
-            Ok(raw) => self.finish(raw),
+            Ok(raw) => self.finish(raw, wrap),
             Err(panic) => {
                 tracing::error!(tool = %self.name, panic = %panic, "tool panicked");
                 CallToolResult::error(format!(
@@ -222,10 +231,11 @@ impl Tool {
         }
     }
 
-    fn finish(&self, raw: RawOutput) -> Outcome {
+    /// The outcome of `raw`; a structured value under `result` when `wrap`.
+    fn finish(&self, raw: RawOutput, wrap: bool) -> Outcome {
         match raw {
             RawOutput::Done(result) => result.into(),
-            RawOutput::Structured(Ok(json)) if self.wrap_output => {
+            RawOutput::Structured(Ok(json)) if wrap => {
                 // `{"result": …}` around JSON text is JSON text.
                 let wrapped = format!("{{\"result\":{}}}", json.get());
                 match RawValue::from_string(wrapped) {
