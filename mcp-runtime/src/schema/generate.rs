@@ -105,9 +105,11 @@ pub(crate) fn finish_inputs(schema: Schema) -> Result<(Object, Object), String> 
 
 /// Finishes a tool's output schema. Returns the schema and whether values
 /// must be wrapped as `{"result": value}` because the type is not an object.
-pub(crate) fn finish_output(
-    schema: Schema,
-) -> Result<(Map<String, Value>, Option<Map<String, Value>>), String> {
+/// An output schema as listed, and (for a type that is not an object) the
+/// type's own schema.
+pub(crate) type OutputSchemas = (Map<String, Value>, Option<Map<String, Value>>);
+
+pub(crate) fn finish_output(schema: Schema) -> Result<OutputSchemas, String> {
     let mut root = into_object(schema)?;
     clean_root(&mut root);
     drop_nonstandard_formats(&mut root);
