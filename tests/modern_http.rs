@@ -287,7 +287,8 @@ fn a_subscription_is_a_stream_that_stays_open_until_the_server_ends_it() {
     assert_eq!(stream.status, 200);
     assert!(stream.content_type().starts_with("text/event-stream"));
     assert_eq!(stream.header("x-accel-buffering"), Some("no"));
-    let (_, ack) = stream.next_event().unwrap();
+    let (id, ack) = stream.next_event().unwrap();
+    assert_eq!(id, None, "no event ids: nothing resumes in this era");
     let ack: Value = serde_json::from_str(&ack).unwrap();
     assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
     assert_eq!(
@@ -346,7 +347,8 @@ fn closing_the_response_stream_cancels_the_request() {
         &[],
         body.as_bytes(),
     );
-    let (_, progress) = stream.next_event().expect("the progress report");
+    let (id, progress) = stream.next_event().expect("the progress report");
+    assert_eq!(id, None);
     assert!(progress.contains("notifications/progress"), "{progress}");
     drop(stream);
     let deadline = std::time::Instant::now() + common::http::TIMEOUT;

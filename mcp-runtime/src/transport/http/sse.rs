@@ -1,5 +1,6 @@
 //! Server-sent events: a stream's events as an HTTP response body, each
-//! with an id (`STREAM_EVENT`) a client can resume from.
+//! with an id (`STREAM_EVENT`) a client can resume from; without ids in the
+//! 2026-07-28 era, which has no resumption.
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -30,6 +31,8 @@ pub(crate) struct Feed {
     /// Send an event with an id and no data first (2025-11-25), so the
     /// client can resume even before the first message.
     pub(crate) prime: bool,
+    /// Give each event an id (not in the 2026-07-28 era: nothing resumes).
+    pub(crate) ids: bool,
     /// Held for its `Drop`: the stream counts as read while this lives.
     #[expect(dead_code, reason = "held for its Drop")]
     pub(crate) reader: ReaderGuard,
@@ -78,7 +81,11 @@ async fn next(feed: Option<Feed>) -> Option<(Result<Bytes, Infallible>, Option<F
         },
     };
     for (number, line) in events.into_iter().flatten() {
-        write_event(&mut chunk, feed.stream.number, number, &line);
+        if feed.ids {
+            write_event(&mut chunk, feed.stream.number, number, &line);
+        } else {
+            write_data(&mut chunk, &line);
+        }
         feed.cursor = number;
     }
     Some((Ok(chunk.freeze()), Some(feed)))
@@ -92,7 +99,14 @@ fn write_event(chunk: &mut BytesMut, stream: u64, number: u64, data: &[u8]) {
     chunk.put_slice(stream.to_string().as_bytes());
     chunk.put_u8(b'_');
     chunk.put_slice(number.to_string().as_bytes());
-    chunk.put_slice(b"\ndata: ");
+    chunk.put_u8(b'\n');
+    write_data(chunk, data);
+}
+
+/// The message as one `data:` line and the blank line that ends its event.
+fn write_data(chunk: &mut BytesMut, data: &[u8]) {
+    chunk.reserve(data.len() + 9);
+    chunk.put_slice(b"data: ");
     chunk.put_slice(data);
     chunk.put_slice(b"\n\n");
 }
