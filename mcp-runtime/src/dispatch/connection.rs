@@ -439,16 +439,17 @@ impl Connection {
                     }
                     None => Cow::Borrowed(snapshot.page(method, cursor, version)?),
                 };
-                if version.is_modern() {
-                    let tail = self.core.tails().of(method, permitted);
-                    reply.write(|reply| {
-                        jsonrpc::write_result_with(reply, id, |reply| {
-                            modern::splice(reply, page.get().as_bytes(), tail);
-                        });
-                    });
-                    return Ok(Answer::Written);
-                }
-                write(reply, &page)
+                let tail = version
+                    .is_modern()
+                    .then(|| self.core.tails().of(method, permitted));
+                reply.write(|reply| {
+                    let start = reply.len();
+                    jsonrpc::write_result(reply, id, &page);
+                    if let Some(tail) = tail {
+                        modern::finish(reply, start, id, tail);
+                    }
+                });
+                Ok(Answer::Written)
             }
             "resources/read" => {
                 let params = params_object(params)?;

@@ -26,4 +26,4 @@ pub(crate) use self::live::Live;
 #[cfg(feature = "auth")]
 pub(crate) use self::live::Snapshot;
 #[cfg(feature = "http")]
-pub(crate) use self::modern::{claims_modern, meta_in};
+pub(crate) use self::modern::{claims_modern, declared_version, meta_in};

@@ -50,7 +50,6 @@ pub(crate) fn removed(method: &str) -> bool {
             | "logging/setLevel"
             | "resources/subscribe"
             | "resources/unsubscribe"
-            | "notifications/initialized"
     )
 }
 
@@ -86,18 +85,21 @@ pub(crate) fn meta_in<'r>(
 /// `server/discover`, or `_meta` (see [`meta_of`]) that names a protocol
 /// version.
 pub(crate) fn claims_modern(method: &str, meta: Option<&RawValue>) -> bool {
-    if method == "server/discover" {
-        return true;
-    }
-    let Some(meta) = meta else {
-        return false;
-    };
-    #[derive(Deserialize)]
-    struct Version<'a> {
-        #[serde(rename = "io.modelcontextprotocol/protocolVersion", borrow)]
-        version: Option<&'a RawValue>,
-    }
-    serde_json::from_str::<Version<'_>>(meta.get()).is_ok_and(|m| m.version.is_some())
+    method == "server/discover" || declared(meta).is_some_and(|d| d.version.is_some())
+}
+
+/// The protocol version a request's `_meta` names, if it names one as a
+/// string (the HTTP transport checks its header against it).
+#[cfg(feature = "http")]
+pub(crate) fn declared_version(meta: Option<&RawValue>) -> Option<String> {
+    declared(meta)?
+        .version
+        .and_then(|raw| serde_json::from_str::<String>(raw.get()).ok())
+}
+
+/// The fields of `_meta` this era defines, if `_meta` is an object.
+fn declared(meta: Option<&RawValue>) -> Option<Declared<'_>> {
+    serde_json::from_str(meta?.get()).ok()
 }
 
 /// What a request of this era says of itself in `_meta`.
@@ -165,7 +167,7 @@ struct Info {
 /// [`meta_of`]), before its method is looked at. Only the fields this era
 /// defines are read, each once.
 pub(crate) fn read_meta(meta: Option<&RawValue>) -> Result<RequestMeta, ErrorObject> {
-    let Some(Ok(declared)) = meta.map(|raw| serde_json::from_str::<Declared<'_>>(raw.get())) else {
+    let Some(declared) = declared(meta) else {
         return Err(invalid("`_meta` is missing or not an object"));
     };
     let version = declared
@@ -385,28 +387,6 @@ impl Tails {
     }
 }
 
-/// Appends `result` (a JSON object's text) with `tail`'s fields added.
-/// A result with a `_meta` of its own keeps it: then only `resultType`
-/// and the cache hint are added.
-pub(crate) fn splice(out: &mut Vec<u8>, result: &[u8], tail: &str) {
-    let Some(body) = result.strip_suffix(b"}") else {
-        out.extend_from_slice(result);
-        return;
-    };
-    out.extend_from_slice(body);
-    if body.len() > 1 {
-        out.push(b',');
-    }
-    let tail = if has_meta(body) {
-        tail.split_once(",\"_meta\":")
-            .map_or(tail, |(fields, _)| fields)
-    } else {
-        tail
-    };
-    out.extend_from_slice(tail.as_bytes());
-    out.push(b'}');
-}
-
 /// Whether a result's text has a `_meta` (anywhere: one nested in its
 /// content only costs it the server's name).
 fn has_meta(body: &[u8]) -> bool {
@@ -521,18 +501,26 @@ mod tests {
     #[test]
     fn results_gain_their_type_and_keep_their_own_meta() {
         let tail = r#""resultType":"complete","_meta":{"s":1}"#;
-        let mut out = Vec::new();
-        splice(&mut out, br#"{"tools":[]}"#, tail);
+        let id = RequestId::server(7);
+        let finished = |result: Value| {
+            let mut out = Vec::new();
+            crate::jsonrpc::write_result(&mut out, &id, &result);
+            finish(&mut out, 0, &id, tail);
+            let out: Value = serde_json::from_slice(&out).unwrap();
+            out["result"].to_string()
+        };
         assert_eq!(
-            out,
-            br#"{"tools":[],"resultType":"complete","_meta":{"s":1}}"#
+            finished(json!({"tools": []})),
+            r#"{"tools":[],"resultType":"complete","_meta":{"s":1}}"#
         );
-        out.clear();
-        splice(&mut out, b"{}", tail);
-        assert_eq!(out, br#"{"resultType":"complete","_meta":{"s":1}}"#);
-        out.clear();
-        splice(&mut out, br#"{"_meta":{"mine":true}}"#, tail);
-        assert_eq!(out, br#"{"_meta":{"mine":true},"resultType":"complete"}"#);
+        assert_eq!(
+            finished(json!({})),
+            r#"{"resultType":"complete","_meta":{"s":1}}"#
+        );
+        assert_eq!(
+            finished(json!({"_meta": {"mine": true}})),
+            r#"{"_meta":{"mine":true},"resultType":"complete"}"#
+        );
         let id = RequestId::server(7);
         let mut out = b"[".to_vec();
         crate::jsonrpc::write_result(&mut out, &id, &json!({"a": 1}));

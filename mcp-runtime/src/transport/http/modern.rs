@@ -23,7 +23,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::endpoint::{Accepts, Endpoint, PROTOCOL_VERSION, REPLY_ROOM, SESSION_ID, Sender};
-use crate::dispatch::{Connection, claims_modern, meta_in};
+use crate::dispatch::{Connection, claims_modern, declared_version, meta_in};
 use crate::jsonrpc::call_params::Checked;
 use crate::jsonrpc::{self, ErrorObject, HEADER_MISMATCH, INVALID_REQUEST, Line, Message};
 use crate::protocol::version::ProtocolVersion;
@@ -53,15 +53,6 @@ pub(super) fn is_modern(headers: &HeaderMap, line: &Line<'_>) -> bool {
             _ => false,
         },
     }
-}
-
-/// The protocol version a request's `_meta` (see [`meta_in`]) names, as
-/// text, if any.
-fn declared_version(meta: Option<&RawValue>) -> Option<String> {
-    let meta: Map<String, Value> = serde_json::from_str(meta?.get()).ok()?;
-    meta.get("io.modelcontextprotocol/protocolVersion")
-        .and_then(Value::as_str)
-        .map(str::to_owned)
 }
 
 /// The body fields the headers mirror.
