@@ -85,6 +85,8 @@ impl Filter {
 pub(crate) struct Subscription {
     /// The id of the listen request, which tags its notifications.
     pub(crate) id: RequestId,
+    /// The same id as a value, for the tag.
+    tag: Value,
     pub(crate) filter: Filter,
     /// The listen request's stream (held: the stream ends when the
     /// subscription does).
@@ -98,7 +100,7 @@ impl Subscription {
         let mut params = params.clone();
         if let Value::Object(map) = &mut params {
             let meta = map.entry("_meta").or_insert_with(|| json!({}));
-            meta[SUBSCRIPTION_ID] = serde_json::from_str(self.id.as_json()).unwrap_or(Value::Null);
+            meta[SUBSCRIPTION_ID] = self.tag.clone();
         }
         let mut line = Vec::new();
         jsonrpc::write_notification(&mut line, method, &params);
@@ -112,10 +114,9 @@ impl Subscription {
         if self.ended.swap(true, Ordering::AcqRel) {
             return;
         }
-        let id_value: Value = serde_json::from_str(self.id.as_json()).unwrap_or(Value::Null);
         let result = json!({
             "resultType": "complete",
-            "_meta": { SUBSCRIPTION_ID: id_value },
+            "_meta": { SUBSCRIPTION_ID: self.tag },
         });
         let mut line = Vec::new();
         jsonrpc::write_result(&mut line, &self.id, &result);
@@ -160,6 +161,7 @@ impl Hub {
         out: Outbox,
     ) -> Arc<Subscription> {
         let subscription = Arc::new(Subscription {
+            tag: serde_json::from_str(id.as_json()).unwrap_or(Value::Null),
             id,
             filter,
             out,

@@ -77,6 +77,15 @@ impl Replay {
         }
     }
 
+    /// The answers the run was given, by key (for the state that carries
+    /// them to the next round).
+    pub(crate) fn given(&self) -> serde_json::Map<String, Value> {
+        self.given
+            .iter()
+            .map(|(key, answer)| (key.clone(), answer.clone()))
+            .collect()
+    }
+
     /// The answer to the run's next question, under `key` or one made
     /// from its position and content, or `None` (and the question
     /// recorded) when it has none.

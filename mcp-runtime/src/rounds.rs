@@ -8,7 +8,6 @@
 //! again with `inputResponses` and the state; the handler runs again with
 //! all the answers, and goes further.
 
-use std::collections::HashMap;
 use std::future::Future;
 use std::sync::{Arc, Mutex};
 
@@ -22,9 +21,9 @@ use crate::request_state::{StateKeys, binding};
 /// One round of a request that may ask: the answers it runs with, and the
 /// questions it raised.
 pub(crate) struct Round {
+    /// Runs the call with every answer so far (those of the state and
+    /// those just sent).
     pub(crate) replay: Arc<Replay>,
-    /// Every answer so far (those of the state and those just sent).
-    answers: Map<String, Value>,
     /// What the state is bound to (see [`binding`]).
     binding: Binding,
     keys: Arc<StateKeys>,
@@ -122,13 +121,8 @@ impl Round {
                 ));
             }
         }
-        let given: HashMap<String, Value> = answers
-            .iter()
-            .map(|(key, value)| (key.clone(), value.clone()))
-            .collect();
         Ok(Round {
-            replay: Arc::new(Replay::new(given)),
-            answers,
+            replay: Arc::new(Replay::new(answers.into_iter().collect())),
             binding,
             keys: Arc::clone(keys),
             raised: Mutex::new(None),
@@ -180,7 +174,7 @@ impl Round {
         let result = serde_json::json!({
             "resultType": "input_required",
             "inputRequests": requests,
-            "requestState": self.keys.seal(&self.binding.digest(), &self.answers),
+            "requestState": self.keys.seal(&self.binding.digest(), &self.replay.given()),
         });
         jsonrpc::write_result(out, id, &result);
     }
