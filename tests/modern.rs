@@ -270,51 +270,32 @@ async fn every_result_says_its_type_and_lists_their_freshness() {
     );
 }
 
+/// The `cities` tool as `list` (a `tools/list` result) shows it.
+fn cities_in(list: &Value) -> &Value {
+    let tools = list["tools"].as_array().unwrap();
+    tools.iter().find(|t| t["name"] == "cities").unwrap()
+}
+
 #[tokio::test]
 async fn structured_content_may_be_any_value_in_this_era_only() {
+    let call = json!({"name": "cities", "arguments": {}});
     let mut client = client().await;
-    let list = ask(&mut client, "tools/list", with_meta(json!({})))
-        .await
-        .unwrap();
-    let tool = list["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|t| t["name"] == "cities")
-        .unwrap();
+    let list = ask(&mut client, "tools/list", with_meta(json!({})));
+    let tool = cities_in(&list.await.unwrap()).clone();
     assert_eq!(tool["outputSchema"]["type"], "array", "{tool}");
-    let called = ask(
-        &mut client,
-        "tools/call",
-        with_meta(json!({"name": "cities", "arguments": {}})),
-    )
-    .await
-    .unwrap();
-    assert_eq!(called["structuredContent"], json!(["Oslo", "Lima"]));
+    let called = ask(&mut client, "tools/call", with_meta(call.clone())).await;
+    assert_eq!(
+        called.unwrap()["structuredContent"],
+        json!(["Oslo", "Lima"])
+    );
     // A 2025-11-25 session gets it under `result`, as its schema says.
     let mut legacy = TestClient::connect(server()).await.unwrap();
-    let called = ask(
-        &mut legacy,
-        "tools/call",
-        json!({"name": "cities", "arguments": {}}),
-    )
-    .await
-    .unwrap();
-    assert_eq!(
-        called["structuredContent"],
-        json!({"result": ["Oslo", "Lima"]})
-    );
+    let called = ask(&mut legacy, "tools/call", call).await.unwrap();
+    let wrapped = json!({"result": ["Oslo", "Lima"]});
+    assert_eq!(called["structuredContent"], wrapped);
     let list = ask(&mut legacy, "tools/list", json!({})).await.unwrap();
-    let tool = list["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|t| t["name"] == "cities")
-        .unwrap();
-    assert_eq!(
-        tool["outputSchema"]["properties"]["result"]["type"],
-        "array"
-    );
+    let schema = &cities_in(&list)["outputSchema"];
+    assert_eq!(schema["properties"]["result"]["type"], "array");
 }
 
 #[tokio::test]
@@ -522,41 +503,40 @@ async fn pages_to_open_are_questions_not_an_error() {
     );
 }
 
+/// `method` with `params` from a client that takes elicitation: asked
+/// once (the first answer is returned for the test to read), then sent
+/// again with `content` as the answer to the question `key`; returns both
+/// answers.
+async fn round_trip(method: &str, params: Value, key: &str, content: Value) -> (Value, Value) {
+    let mut client = client().await;
+    let mut params = params;
+    params["_meta"] = meta(json!({"elicitation": {}}));
+    let first = ask(&mut client, method, params.clone()).await.unwrap();
+    assert_eq!(first["resultType"], "input_required", "{first}");
+    params["inputResponses"] = json!({ key: {"action": "accept", "content": content} });
+    params["requestState"] = first["requestState"].clone();
+    let second = ask(&mut client, method, params).await.unwrap();
+    assert_eq!(second["resultType"], "complete", "{second}");
+    (first, second)
+}
+
 #[tokio::test]
 async fn a_prompt_may_ask_too() {
-    let mut client = client().await;
-    let mut params = json!({"name": "topical"});
-    params["_meta"] = meta(json!({"elicitation": {}}));
-    let first = ask(&mut client, "prompts/get", params.clone())
-        .await
-        .unwrap();
-    assert_eq!(first["resultType"], "input_required", "{first}");
-    params["inputResponses"] =
-        json!({"topic": {"action": "accept", "content": {"topic": "tides"}}});
-    params["requestState"] = first["requestState"].clone();
-    let got = ask(&mut client, "prompts/get", params).await.unwrap();
-    assert_eq!(got["resultType"], "complete");
+    let params = json!({"name": "topical"});
+    let (_, got) = round_trip("prompts/get", params, "topic", json!({"topic": "tides"})).await;
     assert_eq!(got["messages"][0]["content"]["text"], "Write about tides.");
 }
 
 #[tokio::test]
 async fn a_resource_read_may_ask_too() {
-    let mut client = client().await;
-    let mut params = json!({"uri": "memo://private"});
-    params["_meta"] = meta(json!({"elicitation": {}}));
-    let first = ask(&mut client, "resources/read", params.clone())
-        .await
-        .unwrap();
-    assert_eq!(first["resultType"], "input_required", "{first}");
+    let params = json!({"uri": "memo://private"});
+    let (first, read) =
+        round_trip("resources/read", params, "reader", json!({"name": "Ada"})).await;
     assert_eq!(
         first["inputRequests"]["reader"]["params"]["message"],
         "Who is reading?"
     );
-    params["inputResponses"] = json!({"reader": {"action": "accept", "content": {"name": "Ada"}}});
-    params["requestState"] = first["requestState"].clone();
-    let read = ask(&mut client, "resources/read", params).await.unwrap();
     assert_eq!(read["contents"][0]["text"], "For Ada only.", "{read}");
-    assert_eq!(read["resultType"], "complete");
 }
 
 #[tokio::test]
