@@ -106,6 +106,20 @@ fn median(values: &[f64]) -> Option<f64> {
 }
 
 /// `legacy → modern (ratio)`, or what is known of it.
+/// The rest of a row: each peer's legacy → modern transition, then the
+/// first peer's modern median divided by each other's.
+fn cells(out: &mut String, medians: impl Iterator<Item = (Option<f64>, Option<f64>)>, unit: &str) {
+    let mut moderns = Vec::new();
+    for (legacy, modern) in medians {
+        moderns.push(modern);
+        let _ = write!(out, " {} |", transition(legacy, modern, unit));
+    }
+    for other in moderns.iter().skip(1) {
+        let _ = write!(out, " {} |", ratio_cell(moderns[0], *other));
+    }
+    out.push('\n');
+}
+
 fn transition(legacy: Option<f64>, modern: Option<f64>, unit: &str) -> String {
     match (legacy, modern) {
         (Some(a), Some(b)) if a != 0.0 => {
@@ -185,17 +199,11 @@ fn stdio_table(runs: &[Run]) -> String {
         }
         for (metric, arrow) in stdio_metrics() {
             let _ = write!(out, "| {modern} | {} {arrow} |", metric.what);
-            let mut moderns = Vec::new();
-            for p in &peers {
-                let a = stdio_median(runs, p, legacy, metric.pick);
-                let b = stdio_median(runs, p, modern, metric.pick);
-                moderns.push(b);
-                let _ = write!(out, " {} |", transition(a, b, metric.unit));
-            }
-            for b in moderns.iter().skip(1) {
-                let _ = write!(out, " {} |", ratio_cell(moderns[0], *b));
-            }
-            out.push('\n');
+            let medians = peers.iter().map(|p| {
+                let median = |workload| stdio_median(runs, p, workload, metric.pick);
+                (median(legacy), median(modern))
+            });
+            cells(&mut out, medians, metric.unit);
         }
     }
     out
@@ -235,17 +243,11 @@ fn http_table(runs: &[HttpRun]) -> String {
                     "| echo-2026, {mode} server, {n} {clients} | {} {arrow} |",
                     metric.what
                 );
-                let mut moderns = Vec::new();
-                for p in &peers {
-                    let a = http_median(runs, p, "echo", mode, n, metric.pick);
-                    let b = http_median(runs, p, "echo-2026", mode, n, metric.pick);
-                    moderns.push(b);
-                    let _ = write!(out, " {} |", transition(a, b, metric.unit));
-                }
-                for b in moderns.iter().skip(1) {
-                    let _ = write!(out, " {} |", ratio_cell(moderns[0], *b));
-                }
-                out.push('\n');
+                let medians = peers.iter().map(|p| {
+                    let median = |workload| http_median(runs, p, workload, mode, n, metric.pick);
+                    (median("echo"), median("echo-2026"))
+                });
+                cells(&mut out, medians, metric.unit);
             }
         }
     }
