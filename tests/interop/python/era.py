@@ -75,17 +75,31 @@ class HttpWire:
         return found[-1] if found else None
 
 
-def requests(wire: Wire, method: str, name: str | None = None) -> list[dict[str, Any]]:
-    """The requests the client sent with this method (and tool name), in order."""
-    return [
-        m
-        for m in wire.sent()
-        if m.get("method") == method and "id" in m and (name is None or (m.get("params") or {}).get("name") == name)
-    ]
+# How long a record may lag the client: `record` (stdio) passes each line on
+# before it writes it to its file. The HTTP proxy's record does not lag.
+LAG = 2.0
 
 
-def result_of(wire: Wire, request: dict[str, Any]) -> dict[str, Any]:
-    answer = wire.answer(request["id"])
+async def requests(wire: Wire, method: str, name: str | None = None, *, count: int = 1) -> list[dict[str, Any]]:
+    """The requests the client sent with this method (and tool name), in
+    order, once there are `count` of them or the record stopped lagging."""
+    deadline = time.monotonic() + LAG
+    while True:
+        found = [
+            m
+            for m in wire.sent()
+            if m.get("method") == method and "id" in m and (name is None or (m.get("params") or {}).get("name") == name)
+        ]
+        if len(found) >= count or time.monotonic() >= deadline:
+            return found
+        await anyio.sleep(0.01)
+
+
+async def result_of(wire: Wire, request: dict[str, Any]) -> dict[str, Any]:
+    """The result the server sent for `request`, waiting for the record to catch up."""
+    deadline = time.monotonic() + LAG
+    while (answer := wire.answer(request["id"])) is None and time.monotonic() < deadline:
+        await anyio.sleep(0.01)
     if answer is None or "result" not in answer:
         raise StepFailed(f"{request['method']} (id {request['id']!r}): expected a result on the wire, got {answer}")
     return answer["result"]
@@ -98,15 +112,15 @@ def check_modern_request(request: dict[str, Any]) -> None:
     Check.expect(isinstance(meta.get(CLIENT_CAPABILITIES), dict), f"{request['method']}: no clientCapabilities in _meta")
 
 
-def check_rounds(wire: Wire, tool: str, asked: str, count: int) -> dict[str, Any]:
+async def check_rounds(wire: Wire, tool: str, asked: str, count: int) -> dict[str, Any]:
     """In 2026-07-28, the last call of `tool` (the `count`th on the wire
     with its retries) was answered `input_required` with one `asked`
     request, and its retry carried the answer and the state, and was
     answered `complete`. Returns the answers the retry carried."""
-    calls = requests(wire, "tools/call", tool)
+    calls = await requests(wire, "tools/call", tool, count=count)
     Check.equal(len(calls), count, f"tools/call {tool} on the wire (each call and its retry)")
     calls = calls[-2:]
-    first, retry = (result_of(wire, call) for call in calls)
+    first, retry = [await result_of(wire, call) for call in calls]
     Check.equal(first.get("resultType"), "input_required", "resultType of the first answer")
     input_requests = first.get("inputRequests") or {}
     Check.equal([r.get("method") for r in input_requests.values()], [asked], "inputRequests")
@@ -125,9 +139,9 @@ async def drive(check: Check, label: str, client: Client, user: User, wire: Wire
         listed = await client.list_tools()
         check.equal([tool.name for tool in listed.tools], WEATHER_TOOLS, "tool names")
         if era == MODERN:
-            (request,) = requests(wire, "tools/list")[-1:]
+            (request,) = (await requests(wire, "tools/list"))[-1:]
             check_modern_request(request)
-            check.equal(result_of(wire, request).get("resultType"), "complete", "resultType")
+            check.equal((await result_of(wire, request)).get("resultType"), "complete", "resultType")
 
     with check.step(f"{label}: tools/call get_forecast"):
         forecast = structured(await client.call_tool("get_forecast", {"city": "Cairo", "days": 2}))
@@ -140,16 +154,16 @@ async def drive(check: Check, label: str, client: Client, user: User, wire: Wire
         check.equal([m.role for m in prompt.messages], ["user", "user"], "prompt messages")
         if era == MODERN:
             for method in ("resources/read", "prompts/get"):
-                (request,) = requests(wire, method)
+                (request,) = await requests(wire, method)
                 check_modern_request(request)
-                check.equal(result_of(wire, request).get("resultType"), "complete", f"{method}: resultType")
+                check.equal((await result_of(wire, request)).get("resultType"), "complete", f"{method}: resultType")
 
     with check.step(f"{label}: subscribe_alerts asks the user (elicitation), who confirms"):
         done = structured(await client.call_tool("subscribe_alerts", {"city": "paris"}))
         check.equal(done, {"city": "Paris", "subscribed": True, "level": "emergency"}, "result")
         check.equal([e.message for e in user.elicitations], ["Send severe-weather alerts for Paris, France?"], "asked")
         if era == MODERN:
-            (answer,) = check_rounds(wire, "subscribe_alerts", "elicitation/create", 2).values()
+            (answer,) = (await check_rounds(wire, "subscribe_alerts", "elicitation/create", 2)).values()
             check.equal(answer.get("action"), "accept", "the answer sent back")
 
     with check.step(f"{label}: subscribe_alerts again: the user declines, nothing is subscribed"):
@@ -158,7 +172,7 @@ async def drive(check: Check, label: str, client: Client, user: User, wire: Wire
         check.equal(done, {"city": "Cairo", "subscribed": False, "level": None}, "result")
         check.equal(len(user.elicitations), 2, "questions asked")
         if era == MODERN:
-            (answer,) = check_rounds(wire, "subscribe_alerts", "elicitation/create", 4).values()
+            (answer,) = (await check_rounds(wire, "subscribe_alerts", "elicitation/create", 4)).values()
             check.equal(answer.get("action"), "decline", "the answer sent back")
 
     with check.step(f"{label}: summarize_forecast asks the client's model (sampling)"):
@@ -171,7 +185,7 @@ async def drive(check: Check, label: str, client: Client, user: User, wire: Wire
         check.equal(len(user.samplings), 1, "samplings")
         check.expect("The forecast for Tokyo, Japan" in str(user.samplings[0].messages[0].content), "sampling prompt")
         if era == MODERN:
-            (answer,) = check_rounds(wire, "summarize_forecast", "sampling/createMessage", 2).values()
+            (answer,) = (await check_rounds(wire, "summarize_forecast", "sampling/createMessage", 2)).values()
             check.equal(answer.get("model"), MODEL, "the answer sent back")
 
 
@@ -191,7 +205,8 @@ async def check_connected(check: Check, label: str, client: Client, wire: Wire, 
         if era == MODERN:
             check.expect(client.session.discover_result is not None, "the client holds no server/discover result")
             check.equal(methods[:1], ["server/discover"], "the first message")
-            supported = result_of(wire, requests(wire, "server/discover")[0]).get("supportedVersions")
+            (discover,) = (await requests(wire, "server/discover"))[:1]
+            supported = (await result_of(wire, discover)).get("supportedVersions")
             check.expect(MODERN in (supported or []), f"supportedVersions: {supported}")
             for removed in ("initialize", "notifications/initialized"):
                 check.expect(removed not in methods, f"the client sent {removed}: {methods}")

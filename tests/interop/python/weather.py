@@ -157,8 +157,9 @@ async def progress_arrives_for_each_forecast_day(check: Check) -> None:
                 )
                 # On the wire too: every notification came before the response.
                 call_id = server.request_id("tools/call", name="get_forecast")
+                response = await server.response(call_id)
                 lines = server.received()
-                answer = lines.index(await server.response(call_id))
+                answer = lines.index(response)
                 token = next(m for m in server.sent() if m.get("id") == call_id)["params"]["_meta"]["progressToken"]
                 progress = [
                     i

@@ -208,11 +208,13 @@ class WireRecorder:
             await writer.drain()
             raw = b""
             while chunk := await up_reader.read(65536):
-                writer.write(chunk)
-                await writer.drain()
+                # Noted before it is passed on, so a client never holds an
+                # answer the record does not have yet.
                 if len(raw) < KEEP:
                     raw += chunk
                     self.note_response(exchange, raw)
+                writer.write(chunk)
+                await writer.drain()
         except (asyncio.IncompleteReadError, ConnectionError):
             pass
         finally:
