@@ -1,7 +1,8 @@
 //! `#[header("Name")]` over HTTP in the 2026-07-28 era: the parameter is
 //! listed with `x-mcp-header`, and a `tools/call` must mirror its value in
 //! `Mcp-Param-Name` (plain or `=?base64?…?=`); a missing or different one
-//! is refused with 400 and -32020, keeping the request's id.
+//! is refused with 400 and -32020, keeping the request's id. A marked
+//! integer is kept within ±(2^53 − 1).
 
 mod common;
 
@@ -17,7 +18,7 @@ async fn execute_sql(
     region: String,
     /// How many rows at most.
     #[header("Limit")]
-    limit: Option<u32>,
+    limit: Option<i64>,
     query: String,
 ) -> String {
     format!("{query} in {region} (limit {limit:?})")
@@ -99,9 +100,11 @@ fn the_schema_marks_the_mirrored_parameters() {
                 "description": "The region to run the query in.",
                 "x-mcp-header": "Region"
             },
+            // A header carries an integer only within ±(2^53 − 1).
             "limit": {
                 "type": "integer",
-                "minimum": 0,
+                "minimum": -9_007_199_254_740_991_i64,
+                "maximum": 9_007_199_254_740_991_i64,
                 "description": "How many rows at most.",
                 "x-mcp-header": "Limit"
             },
@@ -161,6 +164,47 @@ fn a_call_must_mirror_its_marked_arguments_in_headers() {
             &[("Mcp-Param-Region", "us-west1"), ("Mcp-Param-Limit", "6")],
         ),
         6,
+    );
+}
+
+#[test]
+fn a_marked_integer_beyond_the_safe_range_is_an_invalid_argument() {
+    let server = HttpServer::start(Server::new("headers", "1.0.0"));
+    let safe =
+        json!({"region": "us-west1", "query": "SELECT 1", "limit": 9_007_199_254_740_991_i64});
+    let mut reply = call(
+        &server,
+        1,
+        safe,
+        &[
+            ("Mcp-Param-Region", "us-west1"),
+            ("Mcp-Param-Limit", "9007199254740991"),
+        ],
+    );
+    assert_eq!(
+        text_of(&mut reply),
+        "SELECT 1 in us-west1 (limit Some(9007199254740991))"
+    );
+    let beyond =
+        json!({"region": "us-west1", "query": "SELECT 1", "limit": 9_007_199_254_740_992_i64});
+    let mut reply = call(
+        &server,
+        2,
+        beyond,
+        &[
+            ("Mcp-Param-Region", "us-west1"),
+            ("Mcp-Param-Limit", "9007199254740992"),
+        ],
+    );
+    assert_eq!(reply.status, 200);
+    let response = reply.json();
+    assert_eq!(response["result"]["isError"], true, "{response}");
+    let text = response["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        text.contains("`/limit`: 9007199254740992 is greater than the maximum of 9007199254740991"),
+        "{response}"
     );
 }
 

@@ -657,27 +657,41 @@ async fn the_reference_server_everything_mounted_whole() {
     assert!(done.to_string().contains("completed"), "{done}");
 }
 
-// sh scripts the upstream.
+/// An upstream scripted in sh that lists one tool named `odd` with this
+/// input schema and answers every call with "checked upstream".
 #[cfg(unix)]
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_schema_this_validator_does_not_know_is_served_and_checked_upstream() {
-    // `propertyNames` is not a keyword of ours: a local tool with it is
-    // refused, a mounted one is served, its arguments left to its server.
+fn scripted_upstream(input_schema: Value) -> Upstream {
     let script = r#"
         while read -r line; do
             id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9]*\).*/\1/p')
             case "$line" in
                 *'"method":"initialize"'*) echo '{"jsonrpc":"2.0","id":'$id',"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"odd","version":"0"}}}';;
-                *'"method":"tools/list"'*) echo '{"jsonrpc":"2.0","id":'$id',"result":{"tools":[{"name":"odd","inputSchema":{"type":"object","propertyNames":{"pattern":"^[a-z]+$"}}}]}}';;
+                *'"method":"tools/list"'*) echo '{"jsonrpc":"2.0","id":'$id',"result":{"tools":[{"name":"odd","inputSchema":SCHEMA}]}}';;
                 *'"method":"tools/call"'*) echo '{"jsonrpc":"2.0","id":'$id',"result":{"content":[{"type":"text","text":"checked upstream"}]}}';;
                 *'"method":"ping"'*) echo '{"jsonrpc":"2.0","id":'$id',"result":{}}';;
             esac
         done
     "#;
-    let front =
-        within(Server::new("front", "1.0.0").mount("x", Upstream::command("sh", ["-c", script])))
-            .await
-            .unwrap();
+    let schema = input_schema.to_string();
+    assert!(
+        !schema.contains('\''),
+        "the schema goes between single quotes"
+    );
+    Upstream::command("sh", ["-c", &script.replace("SCHEMA", &schema)])
+}
+
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_schema_this_validator_does_not_know_is_served_and_checked_upstream() {
+    // `propertyNames` is not a keyword of ours: a local tool with it is
+    // refused, a mounted one is served, its arguments left to its server.
+    let upstream = scripted_upstream(json!({
+        "type": "object",
+        "propertyNames": {"pattern": "^[a-z]+$"}
+    }));
+    let front = within(Server::new("front", "1.0.0").mount("x", upstream))
+        .await
+        .unwrap();
     let mut client = within(TestClient::connect(front)).await.unwrap();
     let tools = within(client.list_tools()).await.unwrap();
     assert_eq!(names(&tools), ["x_odd"]);
@@ -686,6 +700,34 @@ async fn a_schema_this_validator_does_not_know_is_served_and_checked_upstream() 
         "^[a-z]+$"
     );
     let answer = within(client.call_tool("x_odd", json!({"Upper": 1})))
+        .await
+        .unwrap();
+    assert_eq!(answer["content"][0]["text"], "checked upstream");
+}
+
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_upstream_tool_with_a_bad_header_mark_is_served_without_its_marks() {
+    // A `number` may not be mirrored into a header: clients would drop the
+    // tool as listed, so it is served without any `x-mcp-header`.
+    let upstream = scripted_upstream(json!({
+        "type": "object",
+        "properties": {
+            "ratio": {"type": "number", "x-mcp-header": "Ratio"},
+            "region": {"type": "string", "x-mcp-header": "Region"}
+        }
+    }));
+    let front = within(Server::new("front", "1.0.0").mount("x", upstream))
+        .await
+        .unwrap();
+    let mut client = within(TestClient::connect(front)).await.unwrap();
+    let tools = within(client.list_tools()).await.unwrap();
+    assert_eq!(names(&tools), ["x_odd"]);
+    assert_eq!(
+        tools[0]["inputSchema"]["properties"],
+        json!({"ratio": {"type": "number"}, "region": {"type": "string"}})
+    );
+    let answer = within(client.call_tool("x_odd", json!({"ratio": 0.5, "region": "eu"})))
         .await
         .unwrap();
     assert_eq!(answer["content"][0]["text"], "checked upstream");

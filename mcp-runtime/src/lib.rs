@@ -209,8 +209,10 @@ pub use serde_json;
 /// needs no header). Checked at compile time: the name is an HTTP token
 /// (letters, digits, ``!#$%&'*+-.^_`|~``), no two parameters share one
 /// (ignoring case), and the parameter is a `String`, an integer, a `bool`,
-/// or an `Option` of one (not a float, a list or a struct). Other
-/// transports and earlier protocol versions ignore it.
+/// or an `Option` of one (not a float, a list or a struct). An integer
+/// parameter is listed, and checked, within ±(2^53 − 1), the range the
+/// specification allows in a header. Other transports and earlier protocol
+/// versions ignore the header.
 ///
 /// A plain `fn` is accepted too and runs on Tokio's blocking pool.
 pub use mcp_macros::tool;

@@ -4,7 +4,10 @@
 //! them before serving it: each mark is a string that is an HTTP token
 //! (RFC 9110 `tchar`s), unique ignoring case, on a string, integer or
 //! boolean property reachable from the root through `properties` keys
-//! alone (not through `items`, `allOf`, `$ref`, `$defs`...).
+//! alone (not through `items`, `allOf`, `$ref`, `$defs`...). A marked
+//! integer must also stay within ±(2^53 − 1), which [`bound_integers`]
+//! writes into the schema so that a larger one is refused as an invalid
+//! argument.
 
 use serde_json::{Map, Value};
 
@@ -143,6 +146,69 @@ fn check_mark(
     Ok(())
 }
 
+/// The largest integer a header may carry: 2^53 − 1, the largest that
+/// an IEEE 754 double holds exactly, as the specification requires.
+pub(crate) const SAFE_INTEGER: i64 = (1 << 53) - 1;
+
+/// Keeps every marked integer property within ±[`SAFE_INTEGER`], by
+/// tightening (or adding) its `minimum` and `maximum`.
+pub(crate) fn bound_integers(schema: &mut Map<String, Value>) {
+    each_marked(schema, &mut |property| {
+        let integer = match property.get("type") {
+            Some(Value::String(t)) => t == "integer",
+            Some(Value::Array(types)) => types.iter().any(|t| t == "integer"),
+            _ => false,
+        };
+        if !integer {
+            return;
+        }
+        let safe = SAFE_INTEGER as f64;
+        let number =
+            |property: &Map<String, Value>, key: &str| property.get(key).and_then(Value::as_f64);
+        if !number(property, "minimum").is_some_and(|have| have >= -safe) {
+            property.insert("minimum".into(), Value::from(-SAFE_INTEGER));
+        }
+        if !number(property, "maximum").is_some_and(|have| have <= safe) {
+            property.insert("maximum".into(), Value::from(SAFE_INTEGER));
+        }
+    });
+}
+
+/// Calls `visit` on every marked property reachable through `properties`.
+fn each_marked(schema: &mut Map<String, Value>, visit: &mut impl FnMut(&mut Map<String, Value>)) {
+    let Some(Value::Object(properties)) = schema.get_mut("properties") else {
+        return;
+    };
+    for property in properties.values_mut() {
+        if let Value::Object(property) = property {
+            if property.contains_key(MARK) {
+                visit(property);
+            }
+            each_marked(property, visit);
+        }
+    }
+}
+
+/// Removes every `x-mcp-header` mark from `schema`: what a server does
+/// with a tool it serves for another (a mounted upstream) whose marks
+/// break the rules, so that clients keep the tool instead of dropping it.
+pub(crate) fn strip(schema: &mut Map<String, Value>) {
+    schema.shift_remove(MARK);
+    for (key, value) in schema.iter_mut() {
+        if !DATA.contains(&key.as_str()) {
+            strip_within(value);
+        }
+    }
+}
+
+fn strip_within(value: &mut Value) {
+    match value {
+        Value::Object(map) => strip(map),
+        Value::Array(items) => items.iter_mut().for_each(strip_within),
+        _ => {}
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -211,5 +277,76 @@ mod tests {
         }))
         .unwrap_err();
         assert!(twice.contains("/properties/a"), "{twice}");
+    }
+
+    #[test]
+    fn marked_integers_are_kept_within_the_safe_range() {
+        let mut schema = json!({
+            "type": "object",
+            "properties": {
+                "wide": {"type": "integer", "x-mcp-header": "Wide"},
+                "narrow": {"type": ["integer", "null"], "minimum": 0, "maximum": 10, "x-mcp-header": "Narrow"},
+                "beyond": {"type": "integer", "minimum": -1e300, "maximum": 18446744073709551615u64, "x-mcp-header": "Beyond"},
+                "unmarked": {"type": "integer"},
+                "text": {"type": "string", "x-mcp-header": "Text"}
+            }
+        });
+        bound_integers(schema.as_object_mut().unwrap());
+        let safe = json!(SAFE_INTEGER);
+        let minus = json!(-SAFE_INTEGER);
+        let properties = &schema["properties"];
+        assert_eq!(
+            (
+                &properties["wide"]["minimum"],
+                &properties["wide"]["maximum"]
+            ),
+            (&minus, &safe)
+        );
+        assert_eq!(
+            (
+                &properties["narrow"]["minimum"],
+                &properties["narrow"]["maximum"]
+            ),
+            (&json!(0), &json!(10))
+        );
+        assert_eq!(
+            (
+                &properties["beyond"]["minimum"],
+                &properties["beyond"]["maximum"]
+            ),
+            (&minus, &safe)
+        );
+        assert_eq!(properties["unmarked"], json!({"type": "integer"}));
+        assert_eq!(
+            properties["text"],
+            json!({"type": "string", "x-mcp-header": "Text"})
+        );
+    }
+
+    #[test]
+    fn stripping_removes_every_mark_but_leaves_data_alone() {
+        let mut schema = json!({
+            "type": "object",
+            "properties": {
+                "p": {"type": "number", "x-mcp-header": "P"},
+                "list": {"type": "array", "items": {"type": "string", "x-mcp-header": "Item"}},
+                "choice": {"enum": [{"x-mcp-header": "data, not a mark"}]}
+            },
+            "anyOf": [{"properties": {"q": {"type": "string", "x-mcp-header": "Q"}}}]
+        });
+        strip(schema.as_object_mut().unwrap());
+        assert_eq!(
+            schema,
+            json!({
+                "type": "object",
+                "properties": {
+                    "p": {"type": "number"},
+                    "list": {"type": "array", "items": {"type": "string"}},
+                    "choice": {"enum": [{"x-mcp-header": "data, not a mark"}]}
+                },
+                "anyOf": [{"properties": {"q": {"type": "string"}}}]
+            })
+        );
+        assert_eq!(check(schema.as_object().unwrap()), Ok(()));
     }
 }

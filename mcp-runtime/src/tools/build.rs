@@ -67,9 +67,11 @@ pub(crate) fn build_static(def: &'static ToolDef, state: &StateMap) -> Result<To
     // the generator has seen so far into `$defs`, so a shared one would leak
     // one tool's recursive types into the schemas of the tools after it.
     let raw_input = (def.input_schema)(&mut schema::input_generator());
-    let (input_schema, checked_input) =
+    let (mut input_schema, mut checked_input) =
         schema::finish_inputs(raw_input).map_err(|r| invalid("input", r))?;
     headers::check(&input_schema).map_err(|r| invalid("input", r))?;
+    headers::bound_integers(&mut input_schema);
+    headers::bound_integers(&mut checked_input);
     let (output_schema, bare_output_schema) =
         match (def.output_schema)(&mut schema::output_generator()) {
             Some(schema) => {
@@ -120,15 +122,20 @@ pub(crate) fn build_dynamic(tool: &DynamicTool) -> Result<Tool, RegistryError> {
             reason,
         });
     }
-    let input_schema =
+    let mut input_schema =
         schema::check_dynamic_input(&tool.input_schema).map_err(|r| invalid("input", r))?;
     match headers::check(&input_schema) {
-        Ok(()) => {}
-        // Not ours to fix: served as the upstream server lists it.
-        Err(reason) if tool.checked_upstream => tracing::warn!(
-            tool = %tool.name,
-            "its input schema has an invalid x-mcp-header ({reason}); clients will not use it"
-        ),
+        Ok(()) => headers::bound_integers(&mut input_schema),
+        // Not ours to fix, and clients drop a tool listed with a bad mark:
+        // served without its marks, which are only a routing aid.
+        Err(reason) if tool.checked_upstream => {
+            tracing::warn!(
+                tool = %tool.name,
+                "its input schema has an invalid x-mcp-header ({reason}); it is served without \
+                 its x-mcp-header marks, so clients keep it"
+            );
+            headers::strip(&mut input_schema);
+        }
         Err(reason) => return Err(invalid("input", reason)),
     }
     let output_schema = match &tool.output_schema {

@@ -1,6 +1,7 @@
 //! `#[header("Name")]` adds `x-mcp-header` to the parameter's property, under
 //! its serde name, for strings, integers, bools, aliases of them and
-//! `Option`s of them, alongside the other forwarded attributes.
+//! `Option`s of them, alongside the other forwarded attributes; an integer
+//! gets bounds within ±(2^53 − 1), the range a header may carry.
 
 use mcp_runtime::{Server, serde_json::json, tool};
 
@@ -36,7 +37,13 @@ fn main() {
             },
             "tenant": {"type": "string", "x-mcp-header": "Tenant-ID"},
             "dry_run": {"type": "boolean", "x-mcp-header": "Dry_Run"},
-            "limit": {"type": "integer", "default": 0, "x-mcp-header": "x.limit"},
+            "limit": {
+                "type": "integer",
+                "default": 0,
+                "x-mcp-header": "x.limit",
+                "minimum": -9_007_199_254_740_991_i64,
+                "maximum": 9_007_199_254_740_991_i64
+            },
             "query": {"type": "string"}
         }),
         "{schema:#}"
