@@ -680,6 +680,19 @@ fn scripted_upstream(input_schema: Value) -> Upstream {
     Upstream::command("sh", ["-c", &script.replace("SCHEMA", &schema)])
 }
 
+/// A front mounting `upstream` under `x`, connected, and the tools it
+/// lists: only `x_odd`.
+#[cfg(unix)]
+async fn mounted_odd(upstream: Upstream) -> (TestClient, Vec<Value>) {
+    let front = within(Server::new("front", "1.0.0").mount("x", upstream))
+        .await
+        .unwrap();
+    let mut client = within(TestClient::connect(front)).await.unwrap();
+    let tools = within(client.list_tools()).await.unwrap();
+    assert_eq!(names(&tools), ["x_odd"]);
+    (client, tools)
+}
+
 #[cfg(unix)]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_schema_this_validator_does_not_know_is_served_and_checked_upstream() {
@@ -689,12 +702,7 @@ async fn a_schema_this_validator_does_not_know_is_served_and_checked_upstream() 
         "type": "object",
         "propertyNames": {"pattern": "^[a-z]+$"}
     }));
-    let front = within(Server::new("front", "1.0.0").mount("x", upstream))
-        .await
-        .unwrap();
-    let mut client = within(TestClient::connect(front)).await.unwrap();
-    let tools = within(client.list_tools()).await.unwrap();
-    assert_eq!(names(&tools), ["x_odd"]);
+    let (mut client, tools) = mounted_odd(upstream).await;
     assert_eq!(
         tools[0]["inputSchema"]["propertyNames"]["pattern"],
         "^[a-z]+$"
@@ -717,12 +725,7 @@ async fn an_upstream_tool_with_a_bad_header_mark_is_served_without_its_marks() {
             "region": {"type": "string", "x-mcp-header": "Region"}
         }
     }));
-    let front = within(Server::new("front", "1.0.0").mount("x", upstream))
-        .await
-        .unwrap();
-    let mut client = within(TestClient::connect(front)).await.unwrap();
-    let tools = within(client.list_tools()).await.unwrap();
-    assert_eq!(names(&tools), ["x_odd"]);
+    let (mut client, tools) = mounted_odd(upstream).await;
     assert_eq!(
         tools[0]["inputSchema"]["properties"],
         json!({"ratio": {"type": "number"}, "region": {"type": "string"}})
