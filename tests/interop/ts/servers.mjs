@@ -22,6 +22,20 @@ export async function exitStatus(dir) {
   return existsSync(file) ? Number(readFileSync(file, "utf8").trim()) : null;
 }
 
+/**
+ * The first whole line of a record tests/interop/record keeps (in.jsonl or
+ * out.jsonl), parsed. `tee` passes each line on before it writes it to the
+ * file, so this waits up to 3 seconds for one.
+ */
+export async function firstRecorded(file) {
+  for (let i = 0; i < 150; i++) {
+    const text = existsSync(file) ? readFileSync(file, "utf8") : "";
+    if (text.includes("\n")) return JSON.parse(text.slice(0, text.indexOf("\n")));
+    await sleep(20);
+  }
+  throw new CheckFailed(`${file} has no whole line after 3 seconds`);
+}
+
 /** A free port on 127.0.0.1. */
 async function freePort() {
   const probe = createServer();

@@ -4,7 +4,7 @@
 // `node tests/interop/ts/weather.mjs`. Prints one line per step, like the
 // Python checks, and exits 1 if any step failed.
 
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -12,7 +12,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 
 import { CheckFailed, equal, expect, steps, structured, textOf, toolError } from "./checks.mjs";
-import { LOGS, RECORD, ROOT, WEATHER, exitStatus } from "./servers.mjs";
+import { LOGS, RECORD, ROOT, WEATHER, exitStatus, firstRecorded } from "./servers.mjs";
 
 const PROGRESS = join(ROOT, "target/debug/examples/progress");
 const SUITE = "typescript";
@@ -33,10 +33,10 @@ await step("initialize (no server/discover): 2025-11-25, server info, tools capa
   equal(client.getServerVersion()?.name, "weather", "serverInfo.name");
   expect(client.getServerCapabilities()?.tools, "no tools capability");
   expect(client.getInstructions()?.includes("search_cities"), `instructions: ${client.getInstructions()}`);
-  const answer = readFileSync(join(dir, "out.jsonl"), "utf8").split("\n")[0];
-  equal(JSON.parse(answer).result.protocolVersion, "2025-11-25", "protocolVersion");
-  const sent = readFileSync(join(dir, "in.jsonl"), "utf8").split("\n")[0];
-  equal(JSON.parse(sent).method, "initialize", "the first message");
+  const answer = await firstRecorded(join(dir, "out.jsonl"));
+  equal(answer.result.protocolVersion, "2025-11-25", "protocolVersion");
+  const sent = await firstRecorded(join(dir, "in.jsonl"));
+  equal(sent.method, "initialize", "the first message");
 });
 
 await step("tools/list: the five tools, each with a title, schemas and annotations", async () => {
