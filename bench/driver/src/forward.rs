@@ -9,6 +9,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use crate::httpreport;
 use crate::httpsuite::{self, HttpPhase, HttpRun};
 use crate::report::{Better, Row, num, render, stats};
 use crate::suite::{self, Phase, Run};
@@ -123,12 +124,7 @@ fn http_table(runs: &[HttpRun]) -> String {
          | workload, mode, clients | latency p50, µs | latency p99, µs | calls/s | server CPU per call, µs: direct → front + upstream |\n\
          | --- | --- | --- | --- | --- |\n",
     );
-    let mut counts: Vec<usize> = runs
-        .iter()
-        .flat_map(|r| r.phases.iter().map(|p| p.clients))
-        .collect();
-    counts.sort_unstable();
-    counts.dedup();
+    let counts = httpreport::client_counts(runs);
     let mut any = false;
     for workload in workloads::all() {
         for mode in httpsuite::MODES {

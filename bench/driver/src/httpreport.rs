@@ -156,15 +156,10 @@ impl Section {
         self.sessions.first().map(|s| s.sessions)
     }
 
-    /// The client counts of the load phases, ascending.
+    /// The client counts of the load phases, ascending (1 and 64 when
+    /// there are none).
     fn client_counts(&self) -> Vec<usize> {
-        let mut counts: Vec<usize> = self
-            .runs
-            .iter()
-            .flat_map(|r| r.phases.iter().map(|p| p.clients))
-            .collect();
-        counts.sort_unstable();
-        counts.dedup();
+        let mut counts = client_counts(&self.runs);
         if counts.is_empty() {
             counts = vec![1, 64];
         }
@@ -565,4 +560,15 @@ impl Section {
             lines.join("\n")
         )
     }
+}
+
+/// The client counts of the load phases of `runs`, ascending, each once.
+pub fn client_counts(runs: &[HttpRun]) -> Vec<usize> {
+    let mut counts: Vec<usize> = runs
+        .iter()
+        .flat_map(|r| r.phases.iter().map(|p| p.clients))
+        .collect();
+    counts.sort_unstable();
+    counts.dedup();
+    counts
 }

@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use crate::httpclient::{HttpConn, first_connect, first_initialize};
-use crate::load::{Error, PROTOCOL_VERSION, Template, preview};
+use crate::load::{Error, PROTOCOL_VERSION, Template, initialize_template, preview};
 use crate::process::{Server, Watchdog, self_cpu_ns, self_run_delay_ns};
 use crate::workloads::{self, Workload};
 
@@ -185,18 +185,6 @@ fn load1() -> Option<f64> {
 fn free_port() -> std::io::Result<SocketAddr> {
     let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
     listener.local_addr()
-}
-
-fn initialize_template() -> Template {
-    Template::new(
-        "initialize",
-        &json!({
-            "protocolVersion": PROTOCOL_VERSION,
-            "capabilities": {},
-            "clientInfo": { "name": "mcp-bench-driver", "version": env!("CARGO_PKG_VERSION") }
-        })
-        .to_string(),
-    )
 }
 
 fn log_path(tag: &str) -> PathBuf {

@@ -15,6 +15,20 @@ pub const PROTOCOL_VERSION: &str = "2025-06-18";
 
 pub type Error = String;
 
+/// The `initialize` request the driver sends, asking for
+/// [`PROTOCOL_VERSION`], over stdio and over HTTP.
+pub fn initialize_template() -> Template {
+    Template::new(
+        "initialize",
+        &serde_json::json!({
+            "protocolVersion": PROTOCOL_VERSION,
+            "capabilities": {},
+            "clientInfo": { "name": "mcp-bench-driver", "version": env!("CARGO_PKG_VERSION") }
+        })
+        .to_string(),
+    )
+}
+
 /// A request with everything but the id written out, so that sending one
 /// costs the driver no allocation and no serialization.
 pub struct Template {

@@ -6,6 +6,7 @@
 use std::fmt::Write;
 use std::path::Path;
 
+use crate::httpreport;
 use crate::httpsuite::{self, HttpPhase, HttpRun};
 use crate::report::{num, stats};
 use crate::suite::{self, Phase, Run};
@@ -220,12 +221,7 @@ fn http_table(runs: &[HttpRun]) -> String {
     if peers.first() != Some(&"ours") {
         return String::new();
     }
-    let mut counts: Vec<usize> = runs
-        .iter()
-        .flat_map(|r| r.phases.iter().map(|p| p.clients))
-        .collect();
-    counts.sort_unstable();
-    counts.dedup();
+    let counts = httpreport::client_counts(runs);
     let mut out = String::new();
     header(&mut out, &peers);
     for mode in httpsuite::MODES {

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use crate::load::{Conn, PROTOCOL_VERSION, Template};
+use crate::load::{Conn, PROTOCOL_VERSION, Template, initialize_template};
 use crate::process::{Server, Watchdog};
 use crate::workloads::{self, Workload};
 
@@ -148,16 +148,7 @@ fn scale(count: u64, quick: bool) -> u64 {
 /// `initialize` (protocol [`PROTOCOL_VERSION`]) and
 /// `notifications/initialized`: the legacy era's start.
 fn handshake(conn: &mut Conn) -> Result<(), String> {
-    let initialize = Template::new(
-        "initialize",
-        &json!({
-            "protocolVersion": PROTOCOL_VERSION,
-            "capabilities": {},
-            "clientInfo": { "name": "mcp-bench-driver", "version": env!("CARGO_PKG_VERSION") }
-        })
-        .to_string(),
-    );
-    let init = conn.call_value(&initialize)?;
+    let init = conn.call_value(&initialize_template())?;
     if init.get("protocolVersion").and_then(|v| v.as_str()) != Some(PROTOCOL_VERSION) {
         return Err(format!("initialize negotiated something else: {init}"));
     }
