@@ -189,13 +189,14 @@ fn stdio_table(runs: &[Run]) -> String {
         .into_iter()
         .filter(|p| runs.iter().any(|r| r.peer == *p))
         .collect();
-    if peers.first() != Some(&"ours") {
+    let ran = |modern: &str| runs.iter().any(|r| r.workload == modern);
+    if peers.first() != Some(&"ours") || !PAIRS.iter().any(|(_, modern)| ran(modern)) {
         return String::new();
     }
     let mut out = String::new();
     header(&mut out, &peers);
     for (legacy, modern) in PAIRS {
-        if !runs.iter().any(|r| r.workload == modern) {
+        if !ran(modern) {
             continue;
         }
         for (metric, arrow) in stdio_metrics() {
