@@ -153,14 +153,17 @@ pub(crate) const SAFE_INTEGER: i64 = (1 << 53) - 1;
 /// Keeps every marked integer property within ±[`SAFE_INTEGER`], by
 /// tightening (or adding) its `minimum` and `maximum`.
 pub(crate) fn bound_integers(schema: &mut Map<String, Value>) {
-    each_marked(schema, &mut |property| {
+    for (path, _) in marked(schema) {
+        let Some(property) = property_at(schema, &path) else {
+            continue;
+        };
         let integer = match property.get("type") {
             Some(Value::String(t)) => t == "integer",
             Some(Value::Array(types)) => types.iter().any(|t| t == "integer"),
             _ => false,
         };
         if !integer {
-            return;
+            continue;
         }
         let safe = SAFE_INTEGER as f64;
         let number =
@@ -171,22 +174,49 @@ pub(crate) fn bound_integers(schema: &mut Map<String, Value>) {
         if !number(property, "maximum").is_some_and(|have| have <= safe) {
             property.insert("maximum".into(), Value::from(SAFE_INTEGER));
         }
-    });
+    }
 }
 
-/// Calls `visit` on every marked property reachable through `properties`.
-fn each_marked(schema: &mut Map<String, Value>, visit: &mut impl FnMut(&mut Map<String, Value>)) {
-    let Some(Value::Object(properties)) = schema.get_mut("properties") else {
-        return;
-    };
-    for property in properties.values_mut() {
-        if let Value::Object(property) = property {
-            if property.contains_key(MARK) {
-                visit(property);
+/// The arguments a tool's input schema marks with `x-mcp-header`: the
+/// path of `properties` keys to each, and its header's name part.
+pub(crate) fn marked(schema: &Map<String, Value>) -> Vec<(Vec<String>, String)> {
+    fn walk(
+        schema: &Map<String, Value>,
+        path: &mut Vec<String>,
+        found: &mut Vec<(Vec<String>, String)>,
+    ) {
+        let Some(Value::Object(properties)) = schema.get("properties") else {
+            return;
+        };
+        for (key, property) in properties {
+            let Value::Object(property) = property else {
+                continue;
+            };
+            path.push(key.clone());
+            if let Some(Value::String(header)) = property.get("x-mcp-header") {
+                found.push((path.clone(), header.clone()));
             }
-            each_marked(property, visit);
+            walk(property, path, found);
+            path.pop();
         }
     }
+    let mut found = Vec::new();
+    walk(schema, &mut Vec::new(), &mut found);
+    found
+}
+
+/// The property at `path` (a chain of `properties` keys), as [`marked`]
+/// gives it.
+fn property_at<'a>(
+    schema: &'a mut Map<String, Value>,
+    path: &[String],
+) -> Option<&'a mut Map<String, Value>> {
+    path.iter().try_fold(schema, |at, key| {
+        match at.get_mut("properties")?.get_mut(key)? {
+            Value::Object(property) => Some(property),
+            _ => None,
+        }
+    })
 }
 
 /// Removes every `x-mcp-header` mark from `schema`: what a server does
@@ -284,11 +314,11 @@ mod tests {
         let mut schema = json!({
             "type": "object",
             "properties": {
+                "text": {"type": "string", "x-mcp-header": "Text"},
                 "wide": {"type": "integer", "x-mcp-header": "Wide"},
                 "narrow": {"type": ["integer", "null"], "minimum": 0, "maximum": 10, "x-mcp-header": "Narrow"},
                 "beyond": {"type": "integer", "minimum": -1e300, "maximum": 18446744073709551615u64, "x-mcp-header": "Beyond"},
-                "unmarked": {"type": "integer"},
-                "text": {"type": "string", "x-mcp-header": "Text"}
+                "unmarked": {"type": "integer"}
             }
         });
         bound_integers(schema.as_object_mut().unwrap());

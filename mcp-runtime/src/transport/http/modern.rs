@@ -27,6 +27,7 @@ use crate::dispatch::{Connection, claims_modern, declared_version, meta_in};
 use crate::jsonrpc::call_params::Checked;
 use crate::jsonrpc::{self, ErrorObject, HEADER_MISMATCH, INVALID_REQUEST, Line, Message};
 use crate::protocol::version::ProtocolVersion;
+use crate::schema::headers::marked;
 
 const METHOD: HeaderName = HeaderName::from_static("mcp-method");
 const NAME: HeaderName = HeaderName::from_static("mcp-name");
@@ -124,34 +125,6 @@ pub(super) fn decode(value: &str) -> Result<String, String> {
         .decode(encoded)
         .map_err(|_| format!("{value:?} is not valid Base64"))?;
     String::from_utf8(bytes).map_err(|_| format!("{value:?} does not decode to UTF-8 text"))
-}
-
-/// The arguments a tool's input schema marks with `x-mcp-header`: the
-/// path of `properties` keys to each, and its header's name part.
-pub(super) fn marked(schema: &Map<String, Value>) -> Vec<(Vec<String>, String)> {
-    fn walk(
-        schema: &Map<String, Value>,
-        path: &mut Vec<String>,
-        found: &mut Vec<(Vec<String>, String)>,
-    ) {
-        let Some(Value::Object(properties)) = schema.get("properties") else {
-            return;
-        };
-        for (key, property) in properties {
-            let Value::Object(property) = property else {
-                continue;
-            };
-            path.push(key.clone());
-            if let Some(Value::String(header)) = property.get("x-mcp-header") {
-                found.push((path.clone(), header.clone()));
-            }
-            walk(property, path, found);
-            path.pop();
-        }
-    }
-    let mut found = Vec::new();
-    walk(schema, &mut Vec::new(), &mut found);
-    found
 }
 
 /// Whether a header's text stands for `value` (a string as it is, an
