@@ -38,7 +38,8 @@
 //! 18. [The repository's tests](tests).
 
 /// The text of a chapter that needs a cargo feature, when the documentation
-/// is built without it.
+/// is built without it (so unused when every feature is on).
+#[allow(unused_macros)]
 macro_rules! needs_feature {
     ($title:literal, $feature:literal) => {
         concat!(

@@ -43,13 +43,15 @@
 //! That is the whole server. Every [`#[tool]`](tool) in every crate linked
 //! into the binary is served, on stdio or over HTTP, as its
 //! [command line](_guide::command_line) says; so is every
-//! [`#[resource]`](resource) and [`#[prompt]`](prompt). Run it, and any MCP
-//! client that starts servers over stdio can use it; the MCP Inspector's
-//! command line, for example (it needs Node 20 or later):
+//! [`#[resource]`](resource) and [`#[prompt]`](prompt). Any MCP client that
+//! starts servers over stdio can run the binary; for example the MCP
+//! Inspector's command line (it needs Node 20 or later), for a binary built
+//! at `target/debug/weather` (started from a terminal, a server prints the
+//! first line for its own path):
 //!
 //! ```sh
-//! cargo build
-//! npx -y -p node@22 -p @modelcontextprotocol/inspector@2.12.0 -- mcp-inspector --cli --method tools/list -- target/debug/my-server
+//! npx -y -p node@22 -p @modelcontextprotocol/inspector@2.12.0 -- mcp-inspector --cli --method tools/list -- target/debug/weather
+//! npx -y -p node@22 -p @modelcontextprotocol/inspector@2.12.0 -- mcp-inspector --cli --method tools/call --tool-name get_forecast --tool-args-json '{"city": "Paris"}' -- target/debug/weather
 //! ```
 //!
 //! In a checkout of the repository, `cargo run --example weather` runs a
