@@ -76,7 +76,11 @@ pub mod eras {}
 #[doc = include_str!("../guide/07-testing.md")]
 pub mod testing {}
 
-#[doc = include_str!("../guide/08-http.md")]
+#[cfg_attr(feature = "http", doc = include_str!("../guide/08-http.md"))]
+#[cfg_attr(
+    not(feature = "http"),
+    doc = needs_feature!("Serving over HTTP", "http")
+)]
 pub mod http {}
 
 #[cfg_attr(feature = "auth", doc = include_str!("../guide/09-auth.md"))]
