@@ -1,24 +1,102 @@
-//! Write Model Context Protocol servers by annotating ordinary functions.
+//! Write [Model Context Protocol](https://modelcontextprotocol.io) servers in
+//! Rust by annotating ordinary functions. No router, no handler trait, no list
+//! of tools.
 //!
+//! ```toml
+//! [dependencies]
+//! mcp-runtime = "0.1"    # or { path = "..." }: the `mcp-runtime` folder of a checkout
+//! tokio = { version = "1", features = ["macros", "rt-multi-thread"] }
+//! serde = { version = "1", features = ["derive"] }
+//! schemars = "1"         # or `use mcp_runtime::schemars`
 //! ```
-//! use mcp_runtime::tool;
 //!
-//! /// Add two numbers.
-//! #[tool(read_only)]
-//! async fn add(a: i64, b: i64) -> i64 {
-//!     a + b
+//! ```rust,no_run
+//! use mcp_runtime::{tool, Server};
+//! use schemars::JsonSchema;
+//! use serde::Serialize;
+//!
+//! #[derive(Serialize, JsonSchema)]
+//! struct Forecast {
+//!     city: String,
+//!     high_c: f64,
+//! }
+//!
+//! /// Get the weather forecast for a city.
+//! #[tool(title = "Weather forecast", read_only, idempotent)]
+//! async fn get_forecast(
+//!     /// City name, for example "Paris".
+//!     city: String,
+//!     /// Number of days, 1 to 7 (default 3).
+//!     #[schemars(range(min = 1, max = 7))]
+//!     days: Option<u8>,
+//! ) -> Result<Forecast, String> {
+//!     let _ = days;
+//!     Ok(Forecast { city, high_c: 21.5 })
+//! }
+//!
+//! #[tokio::main]
+//! async fn main() -> std::io::Result<()> {
+//!     Server::new("weather", env!("CARGO_PKG_VERSION")).run().await
 //! }
 //! ```
 //!
-//! Every `#[tool]` in every crate linked into the binary is served: there is
-//! no router and no list of tools to maintain. See the README for the whole
-//! picture.
+//! That is the whole server. Every [`#[tool]`](tool) in every crate linked
+//! into the binary is served, on stdio or over HTTP, as its
+//! [command line](_guide::command_line) says; so is every
+//! [`#[resource]`](resource) and [`#[prompt]`](prompt). Any MCP client that
+//! starts servers over stdio can run the binary; for example the MCP
+//! Inspector's command line (it needs Node 20 or later), for a binary built
+//! at `target/debug/weather` (started from a terminal, a server prints the
+//! first line for its own path):
+//!
+//! ```sh
+//! npx -y -p node@22 -p @modelcontextprotocol/inspector@2.12.0 -- mcp-inspector --cli --method tools/list -- target/debug/weather
+//! npx -y -p node@22 -p @modelcontextprotocol/inspector@2.12.0 -- mcp-inspector --cli --method tools/call --tool-name get_forecast --tool-args-json '{"city": "Paris"}' -- target/debug/weather
+//! ```
+//!
+//! In a checkout of the repository, `cargo run --example weather` runs a
+//! complete server (tools that ask the client, resources, a prompt,
+//! completions, notifications) on sample weather data.
+//!
+//! # The guide
+//!
+//! | Chapter | What it covers |
+//! | --- | --- |
+//! | [The command line](_guide::command_line) | `--http`, `--stateless`, `--auth-issuer`, `--list-tools`; logging; cargo features |
+//! | [What it serves](_guide::serves) | each protocol version from 2024-11-05 to 2026-07-28, what it gets |
+//! | [What `#[tool]` derives](_guide::tools) | names, schemas, output, errors, validation, state |
+//! | [What `#[resource]` derives](_guide::resources) | resources, templates, subscriptions, changes while running |
+//! | [What `#[prompt]` and `#[complete]` derive](_guide::prompts) | prompts, argument completion, the linking caveat |
+//! | [Protocol versions](_guide::eras) | the legacy and 2026-07-28 eras; concurrency, backlog, shutdown |
+//! | [Testing your tools](_guide::testing) | [`testing::TestClient`], [`Server::registry`] |
+//! | [Serving over HTTP](_guide::http) | Streamable HTTP, axum, sessions, stateless mode, parameters in headers |
+//! | [Securing an HTTP server](_guide::auth) | OAuth 2.1 resource server, scopes, tokens (feature `auth`) |
+//! | [Scaling out](_guide::scaling) | a fleet behind a round-robin load balancer, `MCP_STATE_KEY` |
+//! | [Middleware](_guide::middleware) | tower layers around every request; HTTP layers |
+//! | [Telemetry](_guide::telemetry) | tracing spans after the OpenTelemetry conventions, OTLP export (feature `otel`) |
+//! | [Asking the client](_guide::asking) | elicitation, sampling, roots, and the rule of the 2026-07-28 era |
+//! | [Calling other servers](_guide::client) | an MCP client over stdio and HTTP (feature `client`) |
+//! | [Gateways and chains](_guide::gateways) | `Server::mount`: other servers served as part of ours |
+//! | [Reliability](_guide::reliability) | property tests, a hostile client, fuzzing, soak |
+//! | [Performance](_guide::performance) | against rmcp, flymcprust and a hand-written floor |
+//! | [The repository's tests](_guide::tests) | what `cargo test --workspace`, the interop and conformance suites check |
+//!
+//! # Cargo features
+//!
+//! | Feature | Default | What it adds |
+//! | --- | --- | --- |
+//! | `http` | yes | Streamable HTTP: `Server::serve_http`, `Server::into_router`, `--http` |
+//! | `stderr-log` | yes | `Server::run` logs to stderr (`RUST_LOG`) unless `main` set up `tracing` |
+//! | `auth` | no | an OAuth 2.1 resource server: `Server::auth`, `--auth-issuer`, `--auth-audience` |
+//! | `client` | no | an MCP client (`client`), and `Server::mount` |
+//! | `otel` | no | OpenTelemetry export of traces and metrics over OTLP/HTTP |
 #![warn(missing_docs)]
 
 // Lets `#[tool]` expansions (which name `::mcp_runtime::...`) work inside
 // this crate's own tests.
 extern crate self as mcp_runtime;
 
+pub mod _guide;
 mod ask;
 pub mod auth;
 mod cli;

@@ -201,11 +201,16 @@ fn the_readme_http_layers_work_around_the_mcp_ones() {
 }
 
 #[test]
-fn every_rust_block_of_the_readme_middleware_section_is_compiled() {
+fn every_rust_block_of_the_guide_middleware_chapter_is_compiled() {
+    /// The block without the lines rustdoc hides (`# ` and `#`), squeezed.
     fn squeeze(text: &str) -> String {
-        text.split_whitespace().collect()
+        let shown = text.lines().filter(|line| {
+            let line = line.trim_start();
+            line != "#" && !line.starts_with("# ")
+        });
+        shown.flat_map(str::split_whitespace).collect()
     }
-    const README: &str = include_str!("../../README.md");
+    const CHAPTER: &str = include_str!("../../mcp-runtime/guide/11-middleware.md");
     let sources = squeeze(
         &[
             include_str!("../middleware.rs"),
@@ -214,14 +219,9 @@ fn every_rust_block_of_the_readme_middleware_section_is_compiled() {
         ]
         .concat(),
     );
-    let start = README
-        .find("\n## Middleware\n")
-        .expect("the README has a section Middleware");
-    let section = &README[start + 1..];
-    let section = &section[..section.find("\n## ").unwrap_or(section.len())];
-    // `rust` or `rust,ignore` (these are not doctests: they are compiled
-    // here, as part of the sources above).
-    let blocks: Vec<&str> = section
+    // `rust` or `rust,ignore`: each is compiled here, as part of the
+    // sources above (the `rust` one is a doctest too).
+    let blocks: Vec<&str> = CHAPTER
         .split("```rust")
         .skip(1)
         .map(|rest| &rest[rest.find('\n').expect("a block")..])
@@ -231,7 +231,7 @@ fn every_rust_block_of_the_readme_middleware_section_is_compiled() {
     for block in blocks {
         assert!(
             sources.contains(&squeeze(block)),
-            "this block of the README is in neither tests/middleware.rs nor examples/middleware/main.rs:\n{block}"
+            "this block of the guide is in neither tests/middleware.rs nor examples/middleware/main.rs:\n{block}"
         );
     }
 }

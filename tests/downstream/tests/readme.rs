@@ -1,7 +1,8 @@
-//! The README's `#[resource]` and `#[prompt]` sections, compiled and served
-//! from outside the workspace: every Rust block of those sections is in
-//! this file word for word (`every_rust_block_of_the_readme_is_here`), and
-//! the tests below check what the README says a client sees.
+//! The guide's `#[resource]` and `#[prompt]` chapters
+//! (`mcp-runtime/guide/04-resources.md`, `05-prompts.md`), compiled and
+//! served from outside the workspace: every Rust block of those chapters is
+//! in this file word for word (`every_rust_block_of_the_guide_chapters_is_here`),
+//! and the tests below check what the guide says a client sees.
 
 mod resources {
     use mcp_runtime::{Blob, State, resource};
@@ -41,7 +42,7 @@ mod resources {
     }
 }
 
-// The README's `main` with a notifier: compiled, never run (it would serve
+// The guide's `main` with a notifier: compiled, never run (it would serve
 // stdio).
 mod notifier {
     #![allow(dead_code)]
@@ -117,10 +118,17 @@ use mcp_runtime::Server;
 use mcp_runtime::serde_json::{Value, json};
 use mcp_runtime::testing::{RpcError, TestClient};
 
-const README: &str = include_str!("../../../README.md");
-const SECTIONS: [&str; 2] = [
-    "## What `#[resource]` derives",
-    "## What `#[prompt]` and `#[complete]` derive",
+/// The guide's chapters on resources and prompts (they were the README's
+/// sections), by their titles.
+const CHAPTERS: [(&str, &str); 2] = [
+    (
+        "# What `#[resource]` derives",
+        include_str!("../../../mcp-runtime/guide/04-resources.md"),
+    ),
+    (
+        "# What `#[prompt]` and `#[complete]` derive",
+        include_str!("../../../mcp-runtime/guide/05-prompts.md"),
+    ),
 ];
 
 /// Text without its whitespace: rustfmt lays out this file's copies.
@@ -129,15 +137,16 @@ fn squeeze(text: &str) -> String {
 }
 
 #[test]
-fn every_rust_block_of_the_readme_is_here() {
+fn every_rust_block_of_the_guide_chapters_is_here() {
     let source = squeeze(include_str!("readme.rs"));
-    for heading in SECTIONS {
-        let start = README
-            .find(&format!("\n{heading}\n"))
-            .unwrap_or_else(|| panic!("the README has no section {heading:?}"));
-        let section = &README[start + 1..];
-        let section = &section[..section.find("\n## ").unwrap_or(section.len())];
-        let blocks: Vec<&str> = section
+    for (heading, chapter) in CHAPTERS {
+        assert!(
+            chapter.starts_with(&format!("{heading}\n")),
+            "the chapter is no longer {heading:?}"
+        );
+        // `rust` blocks only: the `rust,no_run` one (the notifier) is a
+        // doctest of mcp-runtime, and copied below too.
+        let blocks: Vec<&str> = chapter
             .split("```rust\n")
             .skip(1)
             .map(|rest| &rest[..rest.find("```").expect("a closed block")])
@@ -146,7 +155,7 @@ fn every_rust_block_of_the_readme_is_here() {
         for block in blocks {
             assert!(
                 source.contains(&squeeze(block)),
-                "{heading}: this block of the README is not in tests/readme.rs:\n{block}"
+                "{heading}: this block of the guide is not in tests/readme.rs:\n{block}"
             );
         }
     }
