@@ -141,12 +141,12 @@ async fn an_upstream_is_served_under_its_prefix_as_it_serves_itself() {
         .unwrap();
     assert!(plan.to_string().contains("2-day trip"), "{plan}");
 
-    let city = within(client.complete(CompletionRef::Prompt("w_plan_trip"), "city", "Lis"))
+    let city = within(client.complete(&CompletionRef::Prompt("w_plan_trip".into()), "city", "Lis"))
         .await
         .unwrap();
     assert_eq!(city["completion"]["values"], json!(["Lisbon"]), "{city}");
     let name = within(client.complete(
-        CompletionRef::Template("weather://cities/{name}"),
+        &CompletionRef::Resource("weather://cities/{name}".into()),
         "name",
         "Par",
     ))
@@ -627,7 +627,7 @@ async fn the_reference_server_everything_mounted_whole() {
         .unwrap();
     assert!(args.to_string().contains("Lisbon"), "{args}");
     let department = within(client.complete(
-        CompletionRef::Prompt("ev_completable-prompt"),
+        &CompletionRef::Prompt("ev_completable-prompt".into()),
         "department",
         "Eng",
     ))
