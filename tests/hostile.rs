@@ -1,5 +1,8 @@
 //! A hostile client against the real `hostile_target` example binary over
-//! pipes: every row of the error table in `design/PROTOCOL.md`, invalid
+//! pipes: every malformed input for which JSON-RPC 2.0
+//! (<https://www.jsonrpc.org/specification>, "Error object") and the MCP
+//! specification (<https://modelcontextprotocol.io/specification/2025-11-25/basic>,
+//! "Lifecycle" and "Tools") name an error, invalid
 //! UTF-8, a 100 MB line, nesting 100,000 deep, ids of every JSON type,
 //! duplicate ids in flight, responses nobody asked for, a flood of 100,000
 //! pipelined calls, cancellation before and after the end of a call, stdin
@@ -76,7 +79,7 @@ fn assert_clean_exit(server: Process) -> Vec<Value> {
 }
 
 // ---------------------------------------------------------------------------
-// The error table of PROTOCOL.md, row by row
+// The errors JSON-RPC 2.0 and the MCP specification name, input by input
 
 #[test]
 fn every_row_of_the_error_table() {

@@ -1,6 +1,8 @@
-//! The Streamable HTTP transport, row by row of PROTOCOL.md's table:
-//! status codes, headers and bodies, sessions, streams and resumption,
-//! stateless mode, and shutdown. A real server on a loopback port, driven
+//! The Streamable HTTP transport as the MCP specification's "Transports ›
+//! Streamable HTTP" section
+//! (<https://modelcontextprotocol.io/specification/2025-11-25/basic/transports>)
+//! describes it: status codes, headers and bodies, sessions, streams and
+//! resumption, stateless mode, and shutdown. A real server on a loopback port, driven
 //! by a raw HTTP/1.1 client (tests/common/http.rs).
 
 mod common;

@@ -1,8 +1,12 @@
-//! The protocol, input by input: every row of the tables in
-//! `design/PROTOCOL.md` ("Lifecycle", "Messages and errors", "Tools",
-//! "Utilities") sent through the in-process [`TestClient`] over the real
-//! wire format, checking the exact answer and that the server still answers
-//! `ping` afterwards.
+//! The protocol, input by input: the answers the MCP specification
+//! (<https://modelcontextprotocol.io/specification/2025-11-25>: "Basic"
+//! for JSON-RPC messages and errors, "Lifecycle", "Server Features ›
+//! Tools", "Utilities") and JSON-RPC 2.0 (<https://www.jsonrpc.org/specification>,
+//! "Error object") require, each input sent through the in-process
+//! [`TestClient`] over the real wire format, checking the exact answer and
+//! that the server still answers `ping` afterwards. Where the documents
+//! leave a choice (an unknown tool, arguments that break the schema), the
+//! test says which answer this runtime gives.
 
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Mutex;
