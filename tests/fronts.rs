@@ -519,6 +519,10 @@ async fn the_chain_mounts_the_servers_of_its_config_over_stdio() {
     for expected in ["w_get_forecast", "progress_count_slowly", "everything_echo"] {
         assert!(names.contains(&expected), "{expected} in {names:?}");
     }
+    // A model is not shown what it may not call.
+    for blocked in ["w_search_cities", "everything_get-env"] {
+        assert!(!names.contains(&blocked), "{blocked} in {names:?}");
+    }
 
     let counted = within(client.call_tool_with_progress(
         "progress_count_slowly",
@@ -533,19 +537,18 @@ async fn the_chain_mounts_the_servers_of_its_config_over_stdio() {
         .unwrap();
     assert!(text_of(&echo.content).contains("chained"));
 
-    for blocked in ["w_search_cities", "everything_get-env"] {
+    // Called all the same, it is a tool the chain does not have.
+    for blocked in [
+        "w_search_cities",
+        "everything_get-env",
+        "everything_no-such-tool",
+    ] {
         match within(client.call_tool(blocked, json!({"query": "x"}))).await {
             Err(ClientError::Rpc { code, message, .. }) => {
-                assert_eq!(code, -32600);
-                assert_eq!(
-                    message,
-                    format!(
-                        "the tool `{blocked}` is blocked by this chain's config ({}, blocked_tools): it is not called",
-                        config.display()
-                    )
-                );
+                assert_eq!(code, -32602);
+                assert_eq!(message, format!("Unknown tool: {blocked}"));
             }
-            other => panic!("{blocked}: expected a refusal, got {other:?}"),
+            other => panic!("{blocked}: expected an unknown tool, got {other:?}"),
         }
     }
     client.close().await;
@@ -590,7 +593,7 @@ async fn the_chain_logs_every_call_with_its_outcome() {
         [
             ("w_get_forecast", "ok"),
             ("w_get_forecast", "tool_error"),
-            ("w_search_cities", "error -32600")
+            ("w_search_cities", "error -32602")
         ],
         "{log}"
     );
@@ -656,11 +659,15 @@ fn the_chain_names_the_file_the_place_and_the_fix_of_a_config_mistake() {
 }
 
 #[test]
-fn a_json_config_works_too_and_list_tools_shows_what_the_chain_serves() {
+fn a_json_config_works_too_and_list_tools_shows_what_the_chain_serves_without_the_blocked() {
     let weather = path(&common::weather_binary());
     let config = scratch(
         "chain.json",
-        &json!({"servers": [{"name": "w", "command": weather}]}).to_string(),
+        &json!({
+            "servers": [{"name": "w", "command": weather}],
+            "blocked_tools": ["w_search_cities"],
+        })
+        .to_string(),
     );
     let (status, stdout, stderr) = run(&chain_binary(), &[&path(&config), "--list-tools"]);
     assert_eq!(status, Some(0), "{stderr}");
@@ -676,7 +683,6 @@ fn a_json_config_works_too_and_list_tools_shows_what_the_chain_serves() {
         [
             "w_current_conditions",
             "w_get_forecast",
-            "w_search_cities",
             "w_subscribe_alerts",
             "w_summarize_forecast"
         ]
