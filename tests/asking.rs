@@ -5,8 +5,9 @@ mod common;
 
 use std::time::Duration;
 
-use common::asking::{STEP, next_non_notification, raw_client, within};
+use common::asking::{next_non_notification, raw_client};
 use common::http::HttpServer;
+use common::step::{STEP, within};
 use mcp_runtime::client::{Client, Elicitation, Root, Sampled, SamplingRequest};
 use mcp_runtime::{ClientRequestError, Context, DynamicTool, Server, serde_json};
 use serde_json::{Map, json};

@@ -8,6 +8,7 @@
 
 mod common;
 
+use common::step::{STEP, within};
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -15,31 +16,12 @@ use std::sync::{Arc, Mutex, OnceLock, mpsc};
 use std::time::{Duration, Instant};
 
 use mcp_runtime::client::{Client, ClientError, CompletionRef, HttpOptions};
-use mcp_runtime::{Content, serde_json};
+use mcp_runtime::serde_json;
 use serde_json::json;
 
 /// Serve HTTP on a free loopback port.
 const HTTP: &str = "--http";
 const ANY_PORT: &str = "127.0.0.1:0";
-
-/// How long any single step may take (a Node server starts in about a second).
-const STEP: Duration = Duration::from_secs(60);
-
-async fn within<T>(future: impl Future<Output = T>) -> T {
-    tokio::time::timeout(STEP, future)
-        .await
-        .expect("the step did not finish in time")
-}
-
-fn text_of(content: &[Content]) -> String {
-    content
-        .iter()
-        .filter_map(|c| match c {
-            Content::Text(t) => Some(t.text.as_str()),
-            _ => None,
-        })
-        .collect()
-}
 
 fn gateway_binary() -> PathBuf {
     static PATH: OnceLock<PathBuf> = OnceLock::new();
@@ -228,7 +210,7 @@ async fn the_gateway_serves_two_stdio_servers_over_http_under_their_names() {
     let unknown = within(client.call_tool("weather_get_forecast", json!({"city": "Pariss"})))
         .await
         .unwrap();
-    assert!(unknown.is_error && text_of(&unknown.content).contains("Did you mean Paris?"));
+    assert!(unknown.is_error && unknown.text().contains("Did you mean Paris?"));
 
     // Resources keep their URIs; prompts get the prefix; completion reaches
     // the upstream.
@@ -289,18 +271,18 @@ async fn one_upstream_keeps_its_names_and_one_process_serves_every_session() {
     let echo = within(first.call_tool("echo", json!({"message": "hi"})))
         .await
         .unwrap();
-    assert!(text_of(&echo.content).contains("hi"), "{echo:?}");
+    assert!(echo.text().contains("hi"), "{echo:?}");
     // server-everything keeps the simulated logging on or off per process
     // (over stdio it knows no sessions): the second session turns off what
     // the first turned on.
     let on = within(first.call_tool("toggle-simulated-logging", json!({})))
         .await
         .unwrap();
-    assert!(text_of(&on.content).starts_with("Started"), "{on:?}");
+    assert!(on.text().starts_with("Started"), "{on:?}");
     let off = within(second.call_tool("toggle-simulated-logging", json!({})))
         .await
         .unwrap();
-    assert!(text_of(&off.content).starts_with("Stopped"), "{off:?}");
+    assert!(off.text().starts_with("Stopped"), "{off:?}");
     drop((first, second));
     let (status, log) = gateway.terminate();
     assert_eq!(status, Some(0), "{log}");
@@ -327,7 +309,7 @@ async fn per_session_gives_each_session_its_own_upstream_process() {
         let on = within(client.call_tool("toggle-simulated-logging", json!({})))
             .await
             .unwrap();
-        assert!(text_of(&on.content).starts_with("Started"), "{on:?}");
+        assert!(on.text().starts_with("Started"), "{on:?}");
     }
     drop((first, second));
     let (status, log) = gateway.terminate();
@@ -535,7 +517,7 @@ async fn the_chain_mounts_the_servers_of_its_config_over_stdio() {
     let echo = within(client.call_tool("everything_echo", json!({"message": "chained"})))
         .await
         .unwrap();
-    assert!(text_of(&echo.content).contains("chained"));
+    assert!(echo.text().contains("chained"));
 
     // Called all the same, it is a tool the chain does not have.
     for blocked in [

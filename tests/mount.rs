@@ -7,12 +7,12 @@
 
 mod common;
 
-use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use common::http::HttpServer;
+use common::step::{STEP, within};
 use mcp_runtime::client::Client;
 use mcp_runtime::middleware::{BoxError, McpError, McpRequest, McpService};
 use mcp_runtime::testing::{CompletionRef, TestClient};
@@ -22,15 +22,6 @@ use mcp_runtime::{
 };
 use serde_json::{Value, json};
 use tokio::process::Command;
-
-/// How long any single step may take.
-const STEP: Duration = Duration::from_secs(30);
-
-async fn within<T>(future: impl Future<Output = T>) -> T {
-    tokio::time::timeout(STEP, future)
-        .await
-        .expect("the step did not finish in time")
-}
 
 fn weather() -> Upstream {
     Upstream::command(common::weather_binary(), Vec::<&str>::new())

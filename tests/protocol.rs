@@ -8,10 +8,13 @@
 //! leave a choice (an unknown tool, arguments that break the schema), the
 //! test says which answer this runtime gives.
 
+mod common;
+
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Mutex;
 use std::time::Duration;
 
+use common::results::text_of;
 use mcp_runtime::testing::TestClient;
 use mcp_runtime::{Content, Context, LogLevel, Server, tool};
 use schemars::JsonSchema;
@@ -326,17 +329,6 @@ fn call_line(id: Value, name: &str, arguments: Value) -> Value {
         "method": "tools/call",
         "params": {"name": name, "arguments": arguments}
     })
-}
-
-fn text_of(result: &Value) -> String {
-    result["content"]
-        .as_array()
-        .expect("content is an array")
-        .iter()
-        .filter(|block| block["type"] == "text")
-        .map(|block| block["text"].as_str().unwrap_or_default())
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 // ---------------------------------------------------------------------------

@@ -6,6 +6,8 @@ pub mod asking;
 pub mod fleet;
 pub mod http;
 pub mod oidc;
+pub mod results;
+pub mod step;
 pub mod upstreams;
 
 use std::path::PathBuf;
