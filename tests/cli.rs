@@ -201,16 +201,7 @@ fn list_tools_prints_exactly_what_a_client_gets() {
         .iter()
         .filter_map(|tool| tool["name"].as_str())
         .collect();
-    assert_eq!(
-        names,
-        [
-            "current_conditions",
-            "get_forecast",
-            "search_cities",
-            "subscribe_alerts",
-            "summarize_forecast"
-        ]
-    );
+    assert_eq!(names, common::WEATHER_TOOLS);
     assert!(listed["tools"][1].get("outputSchema").is_some());
 }
 

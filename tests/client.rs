@@ -40,16 +40,7 @@ async fn every_typed_call_against_the_weather_example() {
 
     let tools = within(client.list_tools()).await.unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t.name()).collect();
-    assert_eq!(
-        names,
-        [
-            "current_conditions",
-            "get_forecast",
-            "search_cities",
-            "subscribe_alerts",
-            "summarize_forecast"
-        ]
-    );
+    assert_eq!(names, common::WEATHER_TOOLS);
     assert_eq!(tools[1].title(), Some("Weather forecast"));
     assert!(tools[1].output_schema().is_some());
     assert_eq!(tools[1].annotations().unwrap()["readOnlyHint"], true);

@@ -20,6 +20,15 @@ pub fn weather_binary() -> PathBuf {
     PATH.get_or_init(|| example_binary("weather")).clone()
 }
 
+/// The weather example's tools, in the order `tools/list` gives them.
+pub const WEATHER_TOOLS: [&str; 5] = [
+    "current_conditions",
+    "get_forecast",
+    "search_cities",
+    "subscribe_alerts",
+    "summarize_forecast",
+];
+
 /// The path of the `progress` example binary.
 pub fn progress_binary() -> PathBuf {
     static PATH: OnceLock<PathBuf> = OnceLock::new();
