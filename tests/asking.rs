@@ -5,8 +5,9 @@ mod common;
 
 use std::time::Duration;
 
-use common::asking::{STEP, next_non_notification, raw_client, within};
+use common::asking::{next_non_notification, raw_client};
 use common::http::HttpServer;
+use common::step::{STEP, within};
 use mcp_runtime::client::{Client, Elicitation, Root, Sampled, SamplingRequest};
 use mcp_runtime::{ClientRequestError, Context, DynamicTool, Server, serde_json};
 use serde_json::{Map, json};
@@ -434,4 +435,78 @@ async fn the_weather_example_asks_its_user_and_its_model_over_stdio() {
         "Could not ask the user: the client did not declare the `elicitation` capability, so it \
          cannot be asked for it"
     );
+}
+
+/// A city, asked for with a form.
+#[derive(Debug, mcp_runtime::Elicit)]
+struct Destination {
+    #[allow(dead_code)]
+    city: String,
+}
+
+/// Asks the client the way its argument `how` names, and ends with the
+/// error it got.
+fn asking_every_way() -> Server {
+    let ask = DynamicTool::new(
+        "ask_for",
+        "Asks the client.",
+        json!({"type": "object"}),
+        |arguments: serde_json::Value, ctx: Context| async move {
+            match arguments["how"].as_str() {
+                Some("send_request") => {
+                    let params =
+                        json!({"message": "Where to?", "requestedSchema": {"type": "object"}});
+                    ctx.send_request("elicitation/create", params)
+                        .await
+                        .map(drop)
+                }
+                Some("elicit") => ctx.elicit::<Destination>("Where to?").await.map(drop),
+                Some("sample") => {
+                    let request = SamplingRequest::new(100).user("Name a city.");
+                    ctx.sample(request).await.map(drop)
+                }
+                _ => ctx.roots().await.map(drop),
+            }
+        },
+    );
+    Server::new("asking", "1.0.0").tool(ask)
+}
+
+#[test]
+fn a_stateless_server_says_it_cannot_ask_a_client_that_declared_every_capability() {
+    let server = HttpServer::start(asking_every_way().stateless());
+    let mut client = server.client();
+    // Declared here, but a stateless server keeps nothing of it: each
+    // request stands alone, and an answer would have nowhere to go.
+    let every = json!({"elicitation": {"form": {}}, "sampling": {}, "roots": {}});
+    let init = client.call(
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": every,
+               "clientInfo": {"name": "legacy", "version": "0"}}),
+    );
+    assert_eq!(init["result"]["protocolVersion"], "2025-11-25", "{init}");
+    for (how, asked) in [
+        ("send_request", "elicitation"),
+        ("elicit", "elicitation"),
+        ("sample", "sampling"),
+        ("roots", "roots"),
+    ] {
+        let arguments = json!({"how": how});
+        let reply = client.call(
+            "tools/call",
+            json!({"name": "ask_for", "arguments": arguments}),
+        );
+        let result = &reply["result"];
+        assert_eq!(result["isError"], true, "{how}: {reply}");
+        assert_eq!(
+            result["content"][0]["text"],
+            format!(
+                "this server runs stateless HTTP, which has no channel back to the client, so it \
+                 cannot ask the client for `{asked}`; serve HTTP with sessions (without \
+                 `--stateless` or `Server::stateless`) to ask clients of protocol 2025-11-25 and \
+                 earlier"
+            ),
+            "{how}: {reply}"
+        );
+    }
 }

@@ -201,16 +201,7 @@ fn list_tools_prints_exactly_what_a_client_gets() {
         .iter()
         .filter_map(|tool| tool["name"].as_str())
         .collect();
-    assert_eq!(
-        names,
-        [
-            "current_conditions",
-            "get_forecast",
-            "search_cities",
-            "subscribe_alerts",
-            "summarize_forecast"
-        ]
-    );
+    assert_eq!(names, common::WEATHER_TOOLS);
     assert!(listed["tools"][1].get("outputSchema").is_some());
 }
 
@@ -253,9 +244,17 @@ fn an_address_in_use_stops_the_server_with_exit_status_1() {
         let run = run(&["--http", &arg]);
         assert_eq!(run.status.code(), Some(1), "{arg}: {}", run.stderr);
         assert_eq!(run.stdout, "");
+        // Once, with the fix: `serve_http` says it, and `run()` only exits.
         let line = format!("error: cannot serve HTTP at 127.0.0.1:{port}: ");
+        let said: Vec<&str> = run
+            .stderr
+            .lines()
+            .filter(|l| l.starts_with(&line))
+            .collect();
+        assert_eq!(said.len(), 1, "{arg}: {}", run.stderr);
         assert!(
-            run.stderr.lines().any(|l| l.starts_with(&line)),
+            said[0]
+                .ends_with("another program listens on that port: stop it, or choose another port"),
             "{arg}: {}",
             run.stderr
         );

@@ -7,7 +7,7 @@
 
 mod common;
 
-use std::future::Future;
+use common::step::within;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 #[cfg(unix)]
@@ -16,28 +16,9 @@ use std::time::Instant;
 use mcp_runtime::client::{
     Client, ClientError, CompletionRef, LogLevel, Notification, ProtocolVersion, ResourceContents,
 };
-use mcp_runtime::{Content, serde_json};
+use mcp_runtime::serde_json;
 use serde_json::json;
 use tokio::process::Command;
-
-/// How long any single step may take.
-const STEP: Duration = Duration::from_secs(30);
-
-async fn within<T>(future: impl Future<Output = T>) -> T {
-    tokio::time::timeout(STEP, future)
-        .await
-        .expect("the step did not finish in time")
-}
-
-fn text_of(content: &[Content]) -> String {
-    content
-        .iter()
-        .filter_map(|c| match c {
-            Content::Text(t) => Some(t.text.as_str()),
-            _ => None,
-        })
-        .collect()
-}
 
 async fn weather() -> Client {
     let mut command = Command::new(common::weather_binary());
@@ -59,16 +40,7 @@ async fn every_typed_call_against_the_weather_example() {
 
     let tools = within(client.list_tools()).await.unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t.name()).collect();
-    assert_eq!(
-        names,
-        [
-            "current_conditions",
-            "get_forecast",
-            "search_cities",
-            "subscribe_alerts",
-            "summarize_forecast"
-        ]
-    );
+    assert_eq!(names, common::WEATHER_TOOLS);
     assert_eq!(tools[1].title(), Some("Weather forecast"));
     assert!(tools[1].output_schema().is_some());
     assert_eq!(tools[1].annotations().unwrap()["readOnlyHint"], true);
@@ -119,7 +91,15 @@ async fn every_typed_call_against_the_weather_example() {
     let plan = within(client.get_prompt("plan_trip", [("city", "Lisbon"), ("days", "2")]))
         .await
         .unwrap();
-    assert!(text_of(&[plan.messages.last().unwrap().content.clone()]).contains("2-day trip"));
+    assert!(
+        plan.messages
+            .last()
+            .unwrap()
+            .content
+            .as_text()
+            .unwrap_or_default()
+            .contains("2-day trip")
+    );
 
     let prompt_ref = CompletionRef::Prompt("plan_trip".into());
     let completion = within(client.complete(&prompt_ref, "city", "Lis"))
@@ -174,7 +154,7 @@ async fn progress_reaches_the_callback() {
     ))
     .await
     .unwrap();
-    assert_eq!(text_of(&result.content), "counted to 3");
+    assert_eq!(result.text(), "counted to 3");
     assert_eq!(
         *seen.lock().unwrap(),
         [(1.0, Some(3.0)), (2.0, Some(3.0)), (3.0, Some(3.0))]
@@ -251,7 +231,7 @@ async fn requests_from_the_server_are_answered() {
         .await
         .unwrap();
     let result = within(client.call_tool("check", json!({}))).await.unwrap();
-    assert_eq!(text_of(&result.content), "answered");
+    assert_eq!(result.text(), "answered");
 }
 
 // sh scripts the server.
@@ -293,7 +273,7 @@ async fn a_question_from_the_server_is_answered_by_the_handler_with_defaults() {
         .spawn(command);
     let client = within(client).await.unwrap();
     let result = within(client.call_tool("plan", json!({}))).await.unwrap();
-    assert_eq!(text_of(&result.content), "yes-answered");
+    assert_eq!(result.text(), "yes-answered");
     assert_eq!(*asked.lock().unwrap(), ["Where to?"]);
 }
 
@@ -414,11 +394,11 @@ async fn the_reference_server_everything() {
     let echo = within(client.call_tool("echo", json!({"message": "hello"})))
         .await
         .unwrap();
-    assert!(text_of(&echo.content).contains("hello"), "{echo:?}");
+    assert!(echo.text().contains("hello"), "{echo:?}");
     let sum = within(client.call_tool("get-sum", json!({"a": 2, "b": 3})))
         .await
         .unwrap();
-    assert!(text_of(&sum.content).contains('5'), "{sum:?}");
+    assert!(sum.text().contains('5'), "{sum:?}");
 
     let resources = within(client.list_resources()).await.unwrap();
     let first = resources.first().expect("some resources");
@@ -438,7 +418,11 @@ async fn the_reference_server_everything() {
         .await
         .unwrap();
     assert!(
-        text_of(&[args.messages[0].content.clone()]).contains("Lisbon"),
+        args.messages[0]
+            .content
+            .as_text()
+            .unwrap_or_default()
+            .contains("Lisbon"),
         "{args:?}"
     );
 
@@ -451,7 +435,7 @@ async fn the_reference_server_everything() {
     ))
     .await
     .unwrap();
-    assert!(text_of(&done.content).contains("completed"), "{done:?}");
+    assert!(done.text().contains("completed"), "{done:?}");
     assert_eq!(
         *seen.lock().unwrap(),
         [(1.0, Some(3.0)), (2.0, Some(3.0)), (3.0, Some(3.0))]

@@ -6,6 +6,8 @@
 //! an answer's stream resumed as the server's `retry` says.
 
 mod common;
+#[path = "common/http_tools.rs"]
+mod http_tools;
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -13,43 +15,12 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use common::http::HttpServer;
+use common::step::{STEP, within};
 use mcp_runtime::auth::{Auth, Identity};
 use mcp_runtime::client::ResourceContents;
 use mcp_runtime::client::{Client, ClientError, HttpOptions, Notification, ProtocolVersion};
-use mcp_runtime::{Content, Context, DynamicTool, Server, prompt, resource, serde_json, tool};
+use mcp_runtime::{DynamicTool, Server, prompt, resource, serde_json};
 use serde_json::json;
-
-/// How long any single step may take.
-const STEP: Duration = Duration::from_secs(30);
-
-async fn within<T>(future: impl Future<Output = T>) -> T {
-    tokio::time::timeout(STEP, future)
-        .await
-        .expect("the step did not finish in time")
-}
-
-/// Echo the text back.
-#[tool]
-async fn echo(text: String) -> String {
-    text
-}
-
-/// Report progress `steps` times, `ms` apart, then answer "done".
-#[tool]
-async fn stepped(ctx: Context, steps: u32, ms: u64) -> String {
-    for step in 1..=steps {
-        ctx.progress(f64::from(step), Some(f64::from(steps)), None);
-        tokio::time::sleep(Duration::from_millis(ms)).await;
-    }
-    "done".into()
-}
-
-/// Wait `ms` milliseconds, then answer.
-#[tool]
-async fn sleepy(ms: u64) -> String {
-    tokio::time::sleep(Duration::from_millis(ms)).await;
-    format!("slept {ms} ms")
-}
 
 /// A greeting.
 #[resource("test://hello", mime_type = "text/plain")]
@@ -72,16 +43,6 @@ fn server() -> Server {
 
 fn url(addr: SocketAddr) -> String {
     format!("http://{addr}/mcp")
-}
-
-fn text_of(content: &[Content]) -> String {
-    content
-        .iter()
-        .filter_map(|c| match c {
-            Content::Text(t) => Some(t.text.as_str()),
-            _ => None,
-        })
-        .collect()
 }
 
 /// Stops `server` from a blocking thread (its `stop` waits).
@@ -124,7 +85,7 @@ async fn initializes_lists_and_calls() {
         .await
         .unwrap();
     assert!(!result.is_error);
-    assert_eq!(text_of(&result.content), "over http");
+    assert_eq!(result.text(), "over http");
 
     match within(client.call_tool("no_such_tool", json!({}))).await {
         Err(ClientError::Rpc { code, .. }) => assert_eq!(code, -32602),
@@ -136,7 +97,7 @@ async fn initializes_lists_and_calls() {
     let calls = (0..8).map(|i| client.call_tool("echo", json!({ "text": format!("n{i}") })));
     let results = within(futures_join_all(calls)).await;
     for (i, result) in results.into_iter().enumerate() {
-        assert_eq!(text_of(&result.unwrap().content), format!("n{i}"));
+        assert_eq!(result.unwrap().text(), format!("n{i}"));
     }
     within(client.close()).await;
 }
@@ -164,7 +125,7 @@ async fn progress_arrives_on_the_calls_stream_before_its_answer() {
     ))
     .await
     .unwrap();
-    assert_eq!(text_of(&result.content), "done");
+    assert_eq!(result.text(), "done");
     let seen = seen.lock().unwrap().clone();
     let expected: Vec<(f64, Option<f64>)> = (1..=4).map(|i| (f64::from(i), Some(4.0))).collect();
     assert_eq!(seen, expected);
@@ -263,7 +224,7 @@ async fn a_forgotten_session_is_initialized_again_transparently() {
     let result = within(client.call_tool("echo", json!({ "text": "before" })))
         .await
         .unwrap();
-    assert_eq!(text_of(&result.content), "before");
+    assert_eq!(result.text(), "before");
 
     // A restarted server knows no session: 404, then a new session.
     first.stop().await;
@@ -273,7 +234,7 @@ async fn a_forgotten_session_is_initialized_again_transparently() {
     let result = within(client.call_tool("echo", json!({ "text": "after" })))
         .await
         .unwrap();
-    assert_eq!(text_of(&result.content), "after");
+    assert_eq!(result.text(), "after");
     within(client.ping()).await.unwrap();
 
     // The new session has its GET stream too.
@@ -332,7 +293,7 @@ async fn a_bearer_token_is_sent_and_its_absence_reported() {
     let result = within(client.call_tool("echo", json!({ "text": "authorized" })))
         .await
         .unwrap();
-    assert_eq!(text_of(&result.content), "authorized");
+    assert_eq!(result.text(), "authorized");
 
     // A provider is asked before each HTTP request.
     let asked = Arc::new(Mutex::new(0));
@@ -583,7 +544,7 @@ async fn a_dropped_answer_stream_is_resumed_after_the_servers_retry() {
     let result = within(client.call_tool("test_reconnection", json!({})))
         .await
         .unwrap();
-    assert_eq!(text_of(&result.content), "reconnected");
+    assert_eq!(result.text(), "reconnected");
     let seen = server.seen();
     let closed = seen.iter().find(|s| s.what == "closed").expect("closed");
     let resumed = seen

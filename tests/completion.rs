@@ -87,9 +87,17 @@ async fn connect(version: ProtocolVersion) -> TestClient {
         .unwrap()
 }
 
-const FORECAST: CompletionRef<'static> = CompletionRef::Prompt("forecast");
-const WEATHER: CompletionRef<'static> = CompletionRef::Template("weather://{city}/{unit}");
-const MAP: CompletionRef<'static> = CompletionRef::Template("maps://{region}/{+city}");
+fn forecast_ref() -> CompletionRef {
+    CompletionRef::Prompt("forecast".into())
+}
+
+fn weather_ref() -> CompletionRef {
+    CompletionRef::Resource("weather://{city}/{unit}".into())
+}
+
+fn map_ref() -> CompletionRef {
+    CompletionRef::Resource("maps://{region}/{+city}".into())
+}
 
 fn values(values: &[&str]) -> Value {
     json!({"completion": {"values": values}})
@@ -113,7 +121,10 @@ async fn completions_are_declared_from_2025_03_26_and_answered_in_every_version(
         assert!(capabilities.get("resources").is_some(), "{version}");
         assert!(capabilities.get("prompts").is_some(), "{version}");
         // The method is older than the capability.
-        let result = client.complete(FORECAST, "city", "city-14").await.unwrap();
+        let result = client
+            .complete(&forecast_ref(), "city", "city-14")
+            .await
+            .unwrap();
         assert_eq!(
             result,
             json!({"completion": {"values": city_range(140..150)}}),
@@ -125,26 +136,35 @@ async fn completions_are_declared_from_2025_03_26_and_answered_in_every_version(
 #[tokio::test]
 async fn prompt_arguments_and_template_variables_complete_from_their_functions() {
     let mut client = connect(ProtocolVersion::LATEST).await;
-    let result = client.complete(FORECAST, "city", "city-00").await.unwrap();
+    let result = client
+        .complete(&forecast_ref(), "city", "city-00")
+        .await
+        .unwrap();
     assert_eq!(result, json!({"completion": {"values": city_range(0..10)}}));
-    let result = client.complete(WEATHER, "city", "city-12").await.unwrap();
+    let result = client
+        .complete(&weather_ref(), "city", "city-12")
+        .await
+        .unwrap();
     assert_eq!(
         result,
         json!({"completion": {"values": city_range(120..130)}})
     );
     // The function's values as they are, not filtered again.
-    let result = client.complete(MAP, "region", "x").await.unwrap();
+    let result = client.complete(&map_ref(), "region", "x").await.unwrap();
     assert_eq!(result, values(&["xnorth", "xsouth"]));
-    let result = client.complete(FORECAST, "city", "nowhere").await.unwrap();
+    let result = client
+        .complete(&forecast_ref(), "city", "nowhere")
+        .await
+        .unwrap();
     assert_eq!(result, values(&[]));
 }
 
 #[tokio::test]
 async fn more_than_100_values_are_cut_to_100_with_total_and_has_more() {
     let mut client = connect(ProtocolVersion::LATEST).await;
-    for reference in [FORECAST, WEATHER] {
+    for reference in [forecast_ref(), weather_ref()] {
         for prefix in ["", "c", "city-"] {
-            let result = client.complete(reference, "city", prefix).await.unwrap();
+            let result = client.complete(&reference, "city", prefix).await.unwrap();
             assert_eq!(
                 result,
                 json!({"completion": {"values": city_range(0..100), "total": 150, "hasMore": true}}),
@@ -152,7 +172,7 @@ async fn more_than_100_values_are_cut_to_100_with_total_and_has_more() {
             );
         }
         // Exactly 100: all of them, nothing more to say.
-        let result = client.complete(reference, "city", "city-0").await.unwrap();
+        let result = client.complete(&reference, "city", "city-0").await.unwrap();
         assert_eq!(
             result,
             json!({"completion": {"values": city_range(0..100)}})
@@ -163,12 +183,12 @@ async fn more_than_100_values_are_cut_to_100_with_total_and_has_more() {
 #[tokio::test]
 async fn unit_only_enums_complete_from_their_serde_names_with_no_code() {
     let mut client = connect(ProtocolVersion::LATEST).await;
-    for (reference, argument) in [(FORECAST, "unit"), (WEATHER, "unit")] {
-        let all = client.complete(reference, argument, "").await.unwrap();
+    for (reference, argument) in [(forecast_ref(), "unit"), (weather_ref(), "unit")] {
+        let all = client.complete(&reference, argument, "").await.unwrap();
         assert_eq!(all, values(&["celsius", "fahrenheit", "kelvin"]));
-        let some = client.complete(reference, argument, "k").await.unwrap();
+        let some = client.complete(&reference, argument, "k").await.unwrap();
         assert_eq!(some, values(&["kelvin"]));
-        let none = client.complete(reference, argument, "x").await.unwrap();
+        let none = client.complete(&reference, argument, "x").await.unwrap();
         assert_eq!(none, values(&[]));
     }
     // And those names are what the argument accepts.
@@ -192,7 +212,10 @@ async fn unit_only_enums_complete_from_their_serde_names_with_no_code() {
 #[tokio::test]
 async fn an_argument_with_no_completion_completes_to_nothing() {
     let mut client = connect(ProtocolVersion::LATEST).await;
-    let result = client.complete(FORECAST, "note", "any").await.unwrap();
+    let result = client
+        .complete(&forecast_ref(), "note", "any")
+        .await
+        .unwrap();
     assert_eq!(result, json!({"completion": {"values": []}}));
 }
 
@@ -200,22 +223,27 @@ async fn an_argument_with_no_completion_completes_to_nothing() {
 async fn the_other_arguments_given_reach_the_function() {
     let mut client = connect(ProtocolVersion::LATEST).await;
     let result = client
-        .complete_with_context(FORECAST, "days", "", json!({"city": "Oslo"}))
+        .complete_with_context(&forecast_ref(), "days", "", json!({"city": "Oslo"}))
         .await
         .unwrap();
     assert_eq!(result, values(&["1 day in Oslo", "2 days in Oslo"]));
     // Without `context`, none.
-    let result = client.complete(FORECAST, "days", "").await.unwrap();
+    let result = client.complete(&forecast_ref(), "days", "").await.unwrap();
     assert_eq!(result, values(&["1 day in no city", "2 days in no city"]));
     // A template's variables too, in the order given.
     let result = client
-        .complete_with_context(MAP, "city", "Os", json!({"region": "north", "x": "y"}))
+        .complete_with_context(
+            &map_ref(),
+            "city",
+            "Os",
+            json!({"region": "north", "x": "y"}),
+        )
         .await
         .unwrap();
     assert_eq!(result, values(&["Os", "region=north", "x=y"]));
     // Given as the protocol says: strings.
     let error = client
-        .complete_with_context(FORECAST, "days", "", json!({"city": 7}))
+        .complete_with_context(&forecast_ref(), "days", "", json!({"city": 7}))
         .await
         .unwrap_err();
     assert_eq!(error.code, -32602);

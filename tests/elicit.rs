@@ -4,7 +4,9 @@
 
 mod common;
 
-use common::asking::{STEP, next_non_notification, raw_client, raw_client_at, within};
+use common::asking::{next_non_notification, raw_client, raw_client_at};
+use common::results::text_of;
+use common::step::{STEP, within};
 use mcp_runtime::serde_json::{Value, json};
 use mcp_runtime::testing::TestClient;
 use mcp_runtime::{Context, Elicit, ElicitationId, Elicited, Server, UrlElicitation, tool};
@@ -113,10 +115,6 @@ async fn ask_and_answer(client: &mut TestClient, tool: &str, result: Value) -> (
     (question["params"].clone(), answer)
 }
 
-fn text(result: &Value) -> &str {
-    result["content"][0]["text"].as_str().unwrap_or_default()
-}
-
 #[tokio::test]
 async fn the_schema_comes_from_the_type_and_the_answer_is_read_into_it() {
     let mut client = raw_client(server(), json!({"elicitation": {}})).await;
@@ -158,7 +156,7 @@ async fn the_schema_comes_from_the_type_and_the_answer_is_read_into_it() {
     // Left-out fields got their defaults; `null` counts as left out.
     assert_eq!(result["isError"], json!(false), "{result}");
     assert_eq!(
-        text(&result),
+        text_of(&result),
         "Alerts { confirm: true, min_severity: Warning, channels: [Chat, Sms], email: None, days: 3 }"
     );
 }
@@ -167,9 +165,9 @@ async fn the_schema_comes_from_the_type_and_the_answer_is_read_into_it() {
 async fn declined_and_cancelled_reach_the_tool() {
     let mut client = raw_client(server(), json!({"elicitation": {}})).await;
     let (_, result) = ask_and_answer(&mut client, "set_alerts", json!({"action": "decline"})).await;
-    assert_eq!(text(&result), "declined");
+    assert_eq!(text_of(&result), "declined");
     let (_, result) = ask_and_answer(&mut client, "set_alerts", json!({"action": "cancel"})).await;
-    assert_eq!(text(&result), "cancelled");
+    assert_eq!(text_of(&result), "cancelled");
 }
 
 #[tokio::test]
@@ -182,7 +180,7 @@ async fn an_answer_that_breaks_the_form_is_an_error_naming_each_field() {
     )
     .await;
     assert_eq!(result["isError"], json!(true), "{result}");
-    let message = text(&result);
+    let message = text_of(&result);
     assert!(
         message.starts_with("the client's answer does not fit what was asked: "),
         "{message}"
@@ -193,7 +191,7 @@ async fn an_answer_that_breaks_the_form_is_an_error_naming_each_field() {
 
     // No action at all is an error too; the session goes on.
     let (_, result) = ask_and_answer(&mut client, "set_alerts", json!({"content": {}})).await;
-    assert!(text(&result).contains("no `action`"), "{result}");
+    assert!(text_of(&result).contains("no `action`"), "{result}");
     within(client.request("ping", json!({}))).await.unwrap();
 }
 
@@ -206,7 +204,7 @@ async fn each_mode_needs_the_client_to_declare_it() {
             .await
             .unwrap();
     assert_eq!(
-        text(&result),
+        text_of(&result),
         "the client did not declare the `elicitation.form` capability, so it cannot be asked for it"
     );
     // An empty `elicitation` means form mode only: no URL is sent.
@@ -214,7 +212,7 @@ async fn each_mode_needs_the_client_to_declare_it() {
     let result = within(client.request("tools/call", json!({"name": "sign_in", "arguments": {}})))
         .await
         .unwrap();
-    assert!(text(&result).contains("`elicitation.url`"), "{result}");
+    assert!(text_of(&result).contains("`elicitation.url`"), "{result}");
     // Nor to a client of an older protocol, whatever it declares.
     let mut client = raw_client_at(
         server(),
@@ -225,7 +223,7 @@ async fn each_mode_needs_the_client_to_declare_it() {
     let result = within(client.request("tools/call", json!({"name": "sign_in", "arguments": {}})))
         .await
         .unwrap();
-    assert!(text(&result).contains("`elicitation.url`"), "{result}");
+    assert!(text_of(&result).contains("`elicitation.url`"), "{result}");
 }
 
 #[tokio::test]
@@ -241,7 +239,7 @@ async fn a_url_elicitation_carries_its_id_and_completes_to_the_client_that_was_a
         params["url"],
         format!("https://example.com/connect?elicitation={id}")
     );
-    assert_eq!(text(&result), format!("signed in: {id}"));
+    assert_eq!(text_of(&result), format!("signed in: {id}"));
     let complete = within(client.next_notification("notifications/elicitation/complete", STEP))
         .await
         .expect("the completion notice");
@@ -252,7 +250,10 @@ async fn a_url_elicitation_carries_its_id_and_completes_to_the_client_that_was_a
         .await
         .unwrap();
     assert_eq!(result["isError"], json!(true));
-    assert!(text(&result).contains("is not an absolute URL"), "{result}");
+    assert!(
+        text_of(&result).contains("is not an absolute URL"),
+        "{result}"
+    );
 }
 
 #[tokio::test]
@@ -304,7 +305,7 @@ async fn a_tool_can_end_with_url_elicitation_required() {
             .unwrap();
     assert_eq!(result["isError"], json!(true));
     assert_eq!(
-        text(&result),
+        text_of(&result),
         "This request needs a page opened first: Sign in to Example Co (open https://example.com/connect)"
     );
 }

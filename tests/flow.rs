@@ -12,6 +12,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use common::Process;
+use common::step::within;
 use mcp_runtime::testing::TestClient;
 use mcp_runtime::{Server, State, tool};
 use serde_json::{Value, json};
@@ -299,12 +300,6 @@ async fn wait_for_started(gate: &Gate, count: usize) {
     );
 }
 
-async fn within<T>(what: &str, future: impl std::future::Future<Output = T>) -> T {
-    tokio::time::timeout(Duration::from_secs(10), future)
-        .await
-        .unwrap_or_else(|_| panic!("{what} within 10 s"))
-}
-
 #[tokio::test]
 async fn calls_beyond_the_slots_wait_and_start_in_arrival_order() {
     let gate = Gate::closed();
@@ -318,15 +313,11 @@ async fn calls_beyond_the_slots_wait_and_start_in_arrival_order() {
     }
     wait_for_started(&gate, 2).await;
     // Three calls wait for a slot, and the connection still answers.
-    within("a ping is answered", client.request("ping", json!({})))
-        .await
-        .unwrap();
+    within(client.request("ping", json!({}))).await.unwrap();
     assert_eq!(*gate.started.lock().unwrap(), [1, 2]);
     gate.open.add_permits(5);
     for (n, id) in (1..=5).zip(ids) {
-        let result = within("every call is answered", client.response(id))
-            .await
-            .unwrap();
+        let result = within(client.response(id)).await.unwrap();
         assert_eq!(result["content"][0]["text"], format!("done {n}"));
     }
     assert_eq!(*gate.started.lock().unwrap(), [1, 2, 3, 4, 5]);
@@ -347,13 +338,9 @@ async fn a_waiting_call_that_is_cancelled_never_runs() {
     let after = client.send_request("tools/call", gated_call(3)).await;
     wait_for_started(&gate, 1).await;
     gate.open.add_permits(2);
-    let result = within("the running call is answered", client.response(running))
-        .await
-        .unwrap();
+    let result = within(client.response(running)).await.unwrap();
     assert_eq!(result["content"][0]["text"], "done 1");
-    let result = within("the next call is answered", client.response(after))
-        .await
-        .unwrap();
+    let result = within(client.response(after)).await.unwrap();
     assert_eq!(result["content"][0]["text"], "done 3");
     assert_eq!(*gate.started.lock().unwrap(), [1, 3], "call 2 never ran");
     let rest = client.close().await;
@@ -383,14 +370,10 @@ async fn a_full_backlog_stops_reading_until_a_waiting_call_starts() {
     // The first call ends, the second starts, the third joins the backlog,
     // and the ping is read.
     gate.open.add_permits(1);
-    within("the first call is answered", client.response(first))
-        .await
-        .unwrap();
-    within("the ping is answered", client.response(ping))
-        .await
-        .unwrap();
+    within(client.response(first)).await.unwrap();
+    within(client.response(ping)).await.unwrap();
     assert_eq!(*gate.started.lock().unwrap(), [1, 2]);
     gate.open.add_permits(2);
-    let rest = within("the rest is answered", client.close()).await;
+    let rest = within(client.close()).await;
     assert_eq!(rest.len(), 2, "{rest:?}");
 }

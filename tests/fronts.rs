@@ -8,6 +8,7 @@
 
 mod common;
 
+use common::step::{STEP, within};
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -15,31 +16,12 @@ use std::sync::{Arc, Mutex, OnceLock, mpsc};
 use std::time::{Duration, Instant};
 
 use mcp_runtime::client::{Client, ClientError, CompletionRef, HttpOptions};
-use mcp_runtime::{Content, serde_json};
+use mcp_runtime::serde_json;
 use serde_json::json;
 
 /// Serve HTTP on a free loopback port.
 const HTTP: &str = "--http";
 const ANY_PORT: &str = "127.0.0.1:0";
-
-/// How long any single step may take (a Node server starts in about a second).
-const STEP: Duration = Duration::from_secs(60);
-
-async fn within<T>(future: impl Future<Output = T>) -> T {
-    tokio::time::timeout(STEP, future)
-        .await
-        .expect("the step did not finish in time")
-}
-
-fn text_of(content: &[Content]) -> String {
-    content
-        .iter()
-        .filter_map(|c| match c {
-            Content::Text(t) => Some(t.text.as_str()),
-            _ => None,
-        })
-        .collect()
-}
 
 fn gateway_binary() -> PathBuf {
     static PATH: OnceLock<PathBuf> = OnceLock::new();
@@ -228,7 +210,7 @@ async fn the_gateway_serves_two_stdio_servers_over_http_under_their_names() {
     let unknown = within(client.call_tool("weather_get_forecast", json!({"city": "Pariss"})))
         .await
         .unwrap();
-    assert!(unknown.is_error && text_of(&unknown.content).contains("Did you mean Paris?"));
+    assert!(unknown.is_error && unknown.text().contains("Did you mean Paris?"));
 
     // Resources keep their URIs; prompts get the prefix; completion reaches
     // the upstream.
@@ -289,18 +271,18 @@ async fn one_upstream_keeps_its_names_and_one_process_serves_every_session() {
     let echo = within(first.call_tool("echo", json!({"message": "hi"})))
         .await
         .unwrap();
-    assert!(text_of(&echo.content).contains("hi"), "{echo:?}");
+    assert!(echo.text().contains("hi"), "{echo:?}");
     // server-everything keeps the simulated logging on or off per process
     // (over stdio it knows no sessions): the second session turns off what
     // the first turned on.
     let on = within(first.call_tool("toggle-simulated-logging", json!({})))
         .await
         .unwrap();
-    assert!(text_of(&on.content).starts_with("Started"), "{on:?}");
+    assert!(on.text().starts_with("Started"), "{on:?}");
     let off = within(second.call_tool("toggle-simulated-logging", json!({})))
         .await
         .unwrap();
-    assert!(text_of(&off.content).starts_with("Stopped"), "{off:?}");
+    assert!(off.text().starts_with("Stopped"), "{off:?}");
     drop((first, second));
     let (status, log) = gateway.terminate();
     assert_eq!(status, Some(0), "{log}");
@@ -327,7 +309,7 @@ async fn per_session_gives_each_session_its_own_upstream_process() {
         let on = within(client.call_tool("toggle-simulated-logging", json!({})))
             .await
             .unwrap();
-        assert!(text_of(&on.content).starts_with("Started"), "{on:?}");
+        assert!(on.text().starts_with("Started"), "{on:?}");
     }
     drop((first, second));
     let (status, log) = gateway.terminate();
@@ -519,6 +501,10 @@ async fn the_chain_mounts_the_servers_of_its_config_over_stdio() {
     for expected in ["w_get_forecast", "progress_count_slowly", "everything_echo"] {
         assert!(names.contains(&expected), "{expected} in {names:?}");
     }
+    // A model is not shown what it may not call.
+    for blocked in ["w_search_cities", "everything_get-env"] {
+        assert!(!names.contains(&blocked), "{blocked} in {names:?}");
+    }
 
     let counted = within(client.call_tool_with_progress(
         "progress_count_slowly",
@@ -531,21 +517,20 @@ async fn the_chain_mounts_the_servers_of_its_config_over_stdio() {
     let echo = within(client.call_tool("everything_echo", json!({"message": "chained"})))
         .await
         .unwrap();
-    assert!(text_of(&echo.content).contains("chained"));
+    assert!(echo.text().contains("chained"));
 
-    for blocked in ["w_search_cities", "everything_get-env"] {
+    // Called all the same, it is a tool the chain does not have.
+    for blocked in [
+        "w_search_cities",
+        "everything_get-env",
+        "everything_no-such-tool",
+    ] {
         match within(client.call_tool(blocked, json!({"query": "x"}))).await {
             Err(ClientError::Rpc { code, message, .. }) => {
-                assert_eq!(code, -32600);
-                assert_eq!(
-                    message,
-                    format!(
-                        "the tool `{blocked}` is blocked by this chain's config ({}, blocked_tools): it is not called",
-                        config.display()
-                    )
-                );
+                assert_eq!(code, -32602);
+                assert_eq!(message, format!("Unknown tool: {blocked}"));
             }
-            other => panic!("{blocked}: expected a refusal, got {other:?}"),
+            other => panic!("{blocked}: expected an unknown tool, got {other:?}"),
         }
     }
     client.close().await;
@@ -590,7 +575,7 @@ async fn the_chain_logs_every_call_with_its_outcome() {
         [
             ("w_get_forecast", "ok"),
             ("w_get_forecast", "tool_error"),
-            ("w_search_cities", "error -32600")
+            ("w_search_cities", "error -32602")
         ],
         "{log}"
     );
@@ -656,11 +641,15 @@ fn the_chain_names_the_file_the_place_and_the_fix_of_a_config_mistake() {
 }
 
 #[test]
-fn a_json_config_works_too_and_list_tools_shows_what_the_chain_serves() {
+fn a_json_config_works_too_and_list_tools_shows_what_the_chain_serves_without_the_blocked() {
     let weather = path(&common::weather_binary());
     let config = scratch(
         "chain.json",
-        &json!({"servers": [{"name": "w", "command": weather}]}).to_string(),
+        &json!({
+            "servers": [{"name": "w", "command": weather}],
+            "blocked_tools": ["w_search_cities"],
+        })
+        .to_string(),
     );
     let (status, stdout, stderr) = run(&chain_binary(), &[&path(&config), "--list-tools"]);
     assert_eq!(status, Some(0), "{stderr}");
@@ -676,7 +665,6 @@ fn a_json_config_works_too_and_list_tools_shows_what_the_chain_serves() {
         [
             "w_current_conditions",
             "w_get_forecast",
-            "w_search_cities",
             "w_subscribe_alerts",
             "w_summarize_forecast"
         ]

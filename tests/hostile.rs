@@ -1,5 +1,8 @@
 //! A hostile client against the real `hostile_target` example binary over
-//! pipes: every row of the error table in `design/PROTOCOL.md`, invalid
+//! pipes: every malformed input for which JSON-RPC 2.0
+//! (<https://www.jsonrpc.org/specification>, "Error object") and the MCP
+//! specification (<https://modelcontextprotocol.io/specification/2025-11-25/basic>,
+//! "Lifecycle" and "Tools") name an error, invalid
 //! UTF-8, a 100 MB line, nesting 100,000 deep, ids of every JSON type,
 //! duplicate ids in flight, responses nobody asked for, a flood of 100,000
 //! pipelined calls, cancellation before and after the end of a call, stdin
@@ -16,6 +19,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::Process;
+use common::results::reply_text;
 use serde_json::{Value, json};
 
 fn target() -> Process {
@@ -50,12 +54,6 @@ fn assert_error(reply: &Value, id: &Value, code: i64) {
     assert!(reply.get("result").is_none(), "{reply}");
 }
 
-fn text_of(reply: &Value) -> &str {
-    reply["result"]["content"][0]["text"]
-        .as_str()
-        .unwrap_or_default()
-}
-
 /// Every panic in stderr is one of the deliberate ones of the `panic`
 /// tools: the runtime itself never panicked.
 fn assert_no_runtime_panic(stderr: &str) {
@@ -76,7 +74,7 @@ fn assert_clean_exit(server: Process) -> Vec<Value> {
 }
 
 // ---------------------------------------------------------------------------
-// The error table of PROTOCOL.md, row by row
+// The errors JSON-RPC 2.0 and the MCP specification name, input by input
 
 #[test]
 fn every_row_of_the_error_table() {
@@ -218,7 +216,7 @@ fn every_row_of_the_error_table() {
         json!({"name": "slow", "arguments": {"ms": 99999999, "speed": 1}}),
     );
     assert_eq!(reply["result"]["isError"], true, "{reply}");
-    let text = text_of(&reply);
+    let text = reply_text(&reply);
     assert!(text.contains("`/ms`"), "{text}");
     assert!(text.contains("unknown argument `speed`"), "{text}");
 
@@ -229,7 +227,7 @@ fn every_row_of_the_error_table() {
         json!({"name": "fail", "arguments": {"message": "no luck"}}),
     );
     assert_eq!(reply["result"]["isError"], true);
-    assert_eq!(text_of(&reply), "no luck");
+    assert_eq!(reply_text(&reply), "no luck");
 
     // A panic: a generic tool error (the payload is checked in the
     // confidentiality test below).
@@ -240,7 +238,7 @@ fn every_row_of_the_error_table() {
             json!({"name": tool, "arguments": {"message": "boom"}}),
         );
         assert_eq!(reply["result"]["isError"], true, "{reply}");
-        assert!(text_of(&reply).contains("internal error"), "{reply}");
+        assert!(reply_text(&reply).contains("internal error"), "{reply}");
         server.assert_alive("p10");
     }
 
@@ -251,7 +249,7 @@ fn every_row_of_the_error_table() {
         json!({"name": "deadline", "arguments": {"ms": 5000}}),
     );
     assert_eq!(reply["result"]["isError"], true, "{reply}");
-    assert_eq!(text_of(&reply), "timed out after 200ms");
+    assert_eq!(reply_text(&reply), "timed out after 200ms");
 
     // An internal failure of the tool's output (serialization): a tool
     // error without internals.
@@ -299,7 +297,7 @@ fn integral_floats_are_accepted_for_integer_parameters() {
             json!({"name": "slow", "arguments": {"ms": ms}}),
         );
         assert_eq!(reply["result"]["isError"], false, "{reply}");
-        assert_eq!(text_of(&reply), want);
+        assert_eq!(reply_text(&reply), want);
     }
     // A fraction is still refused, by the validator, with the path.
     let reply = server.request(
@@ -308,7 +306,7 @@ fn integral_floats_are_accepted_for_integer_parameters() {
         json!({"name": "slow", "arguments": {"ms": 2.5}}),
     );
     assert_eq!(reply["result"]["isError"], true, "{reply}");
-    assert!(text_of(&reply).contains("`/ms`"), "{reply}");
+    assert!(reply_text(&reply).contains("`/ms`"), "{reply}");
     server.assert_alive("p");
     assert_clean_exit(server);
 }
@@ -343,7 +341,7 @@ fn a_100_mb_line_is_skipped_without_buffering_it() {
     eprintln!("peak RSS after a {SIZE}-byte line: {peak} kB (before: {baseline} kB)");
     // A normal call still works afterwards.
     server.send(call(json!(1), "echo", json!({"text": "small"})));
-    assert_eq!(text_of(&server.recv()), "small");
+    assert_eq!(reply_text(&server.recv()), "small");
 
     // The same line, unterminated, at EOF: still answered.
     server.send_bytes(head);
@@ -382,7 +380,7 @@ fn nesting_100000_levels_deep() {
         r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"{}"}}}}}}"#,
         "[".repeat(5000)
     );
-    assert_eq!(text_of(&exchange(&mut server, &in_string)).len(), 5000);
+    assert_eq!(reply_text(&exchange(&mut server, &in_string)).len(), 5000);
     server.assert_alive("p3");
     assert_clean_exit(server);
 }
@@ -466,13 +464,13 @@ fn duplicate_ids_in_flight() {
     );
     // The same id as a string is another id.
     server.send(call(json!("7"), "echo", json!({"text": "string"})));
-    assert_eq!(text_of(&server.recv()), "string");
+    assert_eq!(reply_text(&server.recv()), "string");
     let first = server.recv();
     assert_eq!(first["id"], 7);
-    assert_eq!(text_of(&first), "slept 400ms");
+    assert_eq!(reply_text(&first), "slept 400ms");
     // Free again once answered.
     server.send(call(json!(7), "echo", json!({"text": "reused"})));
-    assert_eq!(text_of(&server.recv()), "reused");
+    assert_eq!(reply_text(&server.recv()), "reused");
     server.assert_alive("p");
     assert_clean_exit(server);
 }
@@ -528,8 +526,8 @@ fn a_flood_of_100000_pipelined_calls_each_answered_once() {
         match id % 10 {
             0 => assert_eq!(message["result"], json!({}), "{message}"),
             1 => assert_eq!(message["error"]["code"], -32601, "{message}"),
-            2 => assert_eq!(text_of(&message), format!("m{id}"), "{message}"),
-            _ => assert_eq!(text_of(&message), format!("t{id}"), "{message}"),
+            2 => assert_eq!(reply_text(&message), format!("m{id}"), "{message}"),
+            _ => assert_eq!(reply_text(&message), format!("t{id}"), "{message}"),
         }
         *seen.entry(id).or_default() += 1;
         if seen.len() as u64 == CALLS {
@@ -576,14 +574,14 @@ fn calls_cancelled_before_and_after_they_finish() {
 
     // Cancelled after it finished: nothing happens.
     server.send(call(json!("c3"), "echo", json!({"text": "done"})));
-    assert_eq!(text_of(&server.recv()), "done");
+    assert_eq!(reply_text(&server.recv()), "done");
     server.send(cancel(json!("c3")));
     assert!(server.assert_alive("p3").is_empty());
 
     // Cancelled before it was sent: the cancel is ignored, the call answered.
     server.send(cancel(json!("c4")));
     server.send(call(json!("c4"), "echo", json!({"text": "later"})));
-    assert_eq!(text_of(&server.recv()), "later");
+    assert_eq!(reply_text(&server.recv()), "later");
 
     // An unknown id, a non-call request id: ignored.
     server.send(cancel(json!(12345)));
@@ -623,7 +621,7 @@ fn stdin_closed_with_a_call_past_the_grace_period_exits_promptly() {
     server.initialize("2025-06-18");
     server.send(call(json!(1), "slow", json!({"ms": 60000})));
     server.send(call(json!(2), "echo", json!({"text": "quick"})));
-    assert_eq!(text_of(&server.recv()), "quick");
+    assert_eq!(reply_text(&server.recv()), "quick");
     let started = Instant::now();
     server.close_stdin();
     let (code, stderr) = server.wait_exit(Duration::from_secs(10));
@@ -678,7 +676,7 @@ fn println_in_a_tool_goes_to_stderr_not_into_the_protocol() {
         json!({"text": "hello from println"}),
     ));
     // Every line of stdout is parsed as a message: a stray line would fail here.
-    assert_eq!(text_of(&server.recv()), "printed hello from println");
+    assert_eq!(reply_text(&server.recv()), "printed hello from println");
     let pong = exchange(&mut server, r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#);
     assert_eq!(pong["result"], json!({}), "{pong}");
     let (code, rest, stderr) = server.finish();
@@ -762,7 +760,7 @@ fn panics_and_internal_errors_never_reach_the_client() {
         );
         assert_eq!(reply["result"]["isError"], true, "{reply}");
         assert_eq!(
-            text_of(&reply),
+            reply_text(&reply),
             format!("the tool `{tool}` failed with an internal error"),
             "{reply}"
         );
@@ -774,7 +772,7 @@ fn panics_and_internal_errors_never_reach_the_client() {
         "tools/call",
         json!({"name": "fail", "arguments": {"message": format!("{SECRET} is mine to tell")}}),
     );
-    assert_eq!(text_of(&own), format!("{SECRET} is mine to tell"));
+    assert_eq!(reply_text(&own), format!("{SECRET} is mine to tell"));
     replies.extend(server.assert_alive("p"));
     let (code, rest, stderr) = server.finish();
     assert_eq!(code, Some(0), "{stderr}");

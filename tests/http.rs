@@ -1,47 +1,23 @@
-//! The Streamable HTTP transport, row by row of PROTOCOL.md's table:
-//! status codes, headers and bodies, sessions, streams and resumption,
-//! stateless mode, and shutdown. A real server on a loopback port, driven
-//! by a raw HTTP/1.1 client (tests/common/http.rs).
+//! The Streamable HTTP transport as the MCP specification's "Transports ›
+//! Streamable HTTP" section
+//! (<https://modelcontextprotocol.io/specification/2025-11-25/basic/transports>)
+//! describes it: status codes, headers and bodies, sessions, streams and
+//! resumption, stateless mode, and shutdown. A real server on a loopback
+//! port, driven by a raw HTTP/1.1 client (tests/common/http.rs).
 
 mod common;
+#[path = "common/http_tools.rs"]
+mod http_tools;
 
 use std::time::Duration;
 
 use common::http::{ACCEPT_BOTH, HttpServer, JSON_BODY, send, send_raw};
-use mcp_runtime::{Context, Server, tool};
+use common::results::reply_text;
+use mcp_runtime::Server;
 use serde_json::{Value, json};
-
-/// Echo the text back.
-#[tool]
-async fn echo(text: String) -> String {
-    text
-}
-
-/// Report progress `steps` times, `ms` apart, then answer "done".
-#[tool]
-async fn stepped(ctx: Context, steps: u32, ms: u64) -> String {
-    for step in 1..=steps {
-        ctx.progress(f64::from(step), Some(f64::from(steps)), None);
-        tokio::time::sleep(Duration::from_millis(ms)).await;
-    }
-    "done".into()
-}
-
-/// Wait `ms` milliseconds, then answer.
-#[tool]
-async fn sleepy(ms: u64) -> String {
-    tokio::time::sleep(Duration::from_millis(ms)).await;
-    format!("slept {ms} ms")
-}
 
 fn server() -> Server {
     Server::new("http-test", "1.0.0")
-}
-
-fn text_of(response: &Value) -> &str {
-    response["result"]["content"][0]["text"]
-        .as_str()
-        .unwrap_or_else(|| panic!("no text in {response}"))
 }
 
 #[test]
@@ -70,14 +46,14 @@ fn a_session_initializes_lists_and_calls_with_json_replies() {
         "tools/call",
         json!({"name": "echo", "arguments": {"text": "hi"}}),
     );
-    assert_eq!(text_of(&response), "hi");
+    assert_eq!(reply_text(&response), "hi");
     // A call that has to wait is still answered with plain JSON when it
     // reports nothing on the way.
     let response = client.call(
         "tools/call",
         json!({"name": "sleepy", "arguments": {"ms": 50}}),
     );
-    assert_eq!(text_of(&response), "slept 50 ms");
+    assert_eq!(reply_text(&response), "slept 50 ms");
 }
 
 #[test]
@@ -112,7 +88,7 @@ fn progress_travels_on_the_requests_own_stream_before_its_response() {
         .collect();
     assert_eq!(progress, [1.0, 2.0, 3.0]);
     let last = messages.last().unwrap();
-    assert_eq!(text_of(last), "done", "the response comes last");
+    assert_eq!(reply_text(last), "done", "the response comes last");
 
     // A client that takes JSON only gets the response alone.
     let session = client.session.clone().unwrap();
@@ -131,7 +107,7 @@ fn progress_travels_on_the_requests_own_stream_before_its_response() {
     );
     assert_eq!(reply.status, 200);
     assert_eq!(reply.content_type(), "application/json");
-    assert_eq!(text_of(&reply.json()), "done");
+    assert_eq!(reply_text(&reply.json()), "done");
 }
 
 #[test]
@@ -306,7 +282,7 @@ fn stateless_mode_serves_every_post_alone() {
         "tools/call",
         json!({"name": "echo", "arguments": {"text": "alone"}}),
     );
-    assert_eq!(text_of(&response), "alone");
+    assert_eq!(reply_text(&response), "alone");
     let mut reply = fresh.request(
         "tools/call",
         json!({"name": "stepped", "arguments": {"steps": 2, "ms": 10}, "_meta": {"progressToken": 1}}),
@@ -319,7 +295,7 @@ fn stateless_mode_serves_every_post_alone() {
         messages.push(serde_json::from_str::<Value>(&data).unwrap());
     }
     assert_eq!(messages.len(), 3, "{messages:?}");
-    assert_eq!(text_of(&messages[2]), "done");
+    assert_eq!(reply_text(&messages[2]), "done");
     assert_eq!(
         send(server.addr, "GET", &[("Accept", "text/event-stream")], b"").status,
         405
@@ -419,7 +395,7 @@ fn a_dropped_stream_is_resumed_with_last_event_id() {
         .filter_map(|m| m["params"]["progress"].as_f64())
         .collect();
     assert_eq!(progress, [2.0, 3.0, 4.0], "{rest:?}");
-    assert_eq!(text_of(rest.last().unwrap()), "done");
+    assert_eq!(reply_text(rest.last().unwrap()), "done");
 }
 
 #[test]
@@ -475,7 +451,7 @@ fn shutdown_lets_calls_in_flight_answer() {
     server.stop().expect("serve_http_with returns Ok");
     let (status, replies) = call.join().unwrap();
     assert_eq!(status, 200);
-    assert_eq!(text_of(&replies[0]), "slept 500 ms");
+    assert_eq!(reply_text(&replies[0]), "slept 500 ms");
     assert!(
         std::net::TcpStream::connect(addr).is_err(),
         "no longer accepting"
@@ -508,7 +484,7 @@ fn the_endpoint_mounts_into_an_axum_router_beside_other_routes() {
         "tools/call",
         json!({"name": "echo", "arguments": {"text": "mounted"}}),
     );
-    assert_eq!(text_of(&response), "mounted");
+    assert_eq!(reply_text(&response), "mounted");
     // Mounted, it answers to localhost names only unless told otherwise.
     let reply = send(
         addr,

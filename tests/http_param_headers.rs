@@ -7,6 +7,7 @@
 mod common;
 
 use common::http::{ACCEPT_BOTH, HttpServer, JSON_BODY, Reply, send};
+use common::results::reply_text;
 use mcp_runtime::{DynamicTool, Server, tool};
 use serde_json::{Value, json};
 
@@ -53,14 +54,10 @@ fn call(server: &HttpServer, id: u32, arguments: Value, extra: &[(&str, &str)]) 
     send(server.addr, "POST", &headers, body.to_string().as_bytes())
 }
 
-fn text_of(reply: &mut Reply) -> String {
+/// The text of a call answered 200 with a result.
+fn ok_text(reply: &mut Reply) -> String {
     assert_eq!(reply.status, 200);
-    let response = reply.json();
-    assert!(response.get("error").is_none(), "{response}");
-    response["result"]["content"][0]["text"]
-        .as_str()
-        .unwrap_or_else(|| panic!("no text in {response}"))
-        .to_owned()
+    reply_text(&reply.json())
 }
 
 fn assert_refused(mut reply: Reply, id: u32) {
@@ -125,7 +122,7 @@ fn a_call_must_mirror_its_marked_arguments_in_headers() {
         arguments.clone(),
         &[("Mcp-Param-Region", "us-west1")],
     );
-    assert_eq!(text_of(&mut reply), "SELECT 1 in us-west1 (limit None)");
+    assert_eq!(ok_text(&mut reply), "SELECT 1 in us-west1 (limit None)");
     // Header names are case-insensitive; integers compare as numbers.
     let limited = json!({"region": "us-west1", "query": "SELECT 1", "limit": 5});
     let mut reply = call(
@@ -134,7 +131,7 @@ fn a_call_must_mirror_its_marked_arguments_in_headers() {
         limited.clone(),
         &[("mcp-param-region", "us-west1"), ("MCP-PARAM-LIMIT", "5")],
     );
-    assert_eq!(text_of(&mut reply), "SELECT 1 in us-west1 (limit Some(5))");
+    assert_eq!(ok_text(&mut reply), "SELECT 1 in us-west1 (limit Some(5))");
 
     assert_refused(call(&server, 3, arguments.clone(), &[]), 3);
     assert_refused(
@@ -182,7 +179,7 @@ fn a_marked_integer_beyond_the_safe_range_is_an_invalid_argument() {
         ],
     );
     assert_eq!(
-        text_of(&mut reply),
+        ok_text(&mut reply),
         "SELECT 1 in us-west1 (limit Some(9007199254740991))"
     );
     let beyond =
@@ -214,7 +211,7 @@ fn base64_header_values_are_decoded_before_the_comparison() {
     let arguments = json!({"region": "Hello, 世界", "query": "SELECT 1"});
     let encoded = [("Mcp-Param-Region", "=?base64?SGVsbG8sIOS4lueVjA==?=")];
     let mut reply = call(&server, 7, arguments.clone(), &encoded);
-    assert_eq!(text_of(&mut reply), "SELECT 1 in Hello, 世界 (limit None)");
+    assert_eq!(ok_text(&mut reply), "SELECT 1 in Hello, 世界 (limit None)");
     // Invalid Base64 (no padding) is refused, not taken literally.
     let plain = json!({"region": "Hello", "query": "SELECT 1"});
     assert_refused(
@@ -235,7 +232,7 @@ fn base64_header_values_are_decoded_before_the_comparison() {
         &[("Mcp-Param-Region", "=?base64?SGVsbG8=")],
     );
     assert_eq!(
-        text_of(&mut reply),
+        ok_text(&mut reply),
         "SELECT 1 in =?base64?SGVsbG8= (limit None)"
     );
 }

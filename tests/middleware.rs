@@ -211,8 +211,8 @@ async fn every_request_goes_through_with_what_it_carries() {
     client.list_prompts().await.unwrap();
     let topic = json!({"topic": "rust"});
     client.get_prompt("summarize", topic).await.unwrap();
-    let reference = CompletionRef::Prompt("summarize");
-    client.complete(reference, "topic", "r").await.unwrap();
+    let reference = CompletionRef::Prompt("summarize".into());
+    client.complete(&reference, "topic", "r").await.unwrap();
     client
         .request("logging/setLevel", json!({"level": "debug"}))
         .await

@@ -9,7 +9,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::asking::within;
+use common::step::within;
 use mcp_runtime::serde_json::{Value, json};
 use mcp_runtime::testing::{RpcError, TestClient};
 use mcp_runtime::{

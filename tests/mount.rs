@@ -7,12 +7,12 @@
 
 mod common;
 
-use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use common::http::HttpServer;
+use common::step::{STEP, within};
 use mcp_runtime::client::Client;
 use mcp_runtime::middleware::{BoxError, McpError, McpRequest, McpService};
 use mcp_runtime::testing::{CompletionRef, TestClient};
@@ -22,15 +22,6 @@ use mcp_runtime::{
 };
 use serde_json::{Value, json};
 use tokio::process::Command;
-
-/// How long any single step may take.
-const STEP: Duration = Duration::from_secs(30);
-
-async fn within<T>(future: impl Future<Output = T>) -> T {
-    tokio::time::timeout(STEP, future)
-        .await
-        .expect("the step did not finish in time")
-}
 
 fn weather() -> Upstream {
     Upstream::command(common::weather_binary(), Vec::<&str>::new())
@@ -141,12 +132,12 @@ async fn an_upstream_is_served_under_its_prefix_as_it_serves_itself() {
         .unwrap();
     assert!(plan.to_string().contains("2-day trip"), "{plan}");
 
-    let city = within(client.complete(CompletionRef::Prompt("w_plan_trip"), "city", "Lis"))
+    let city = within(client.complete(&CompletionRef::Prompt("w_plan_trip".into()), "city", "Lis"))
         .await
         .unwrap();
     assert_eq!(city["completion"]["values"], json!(["Lisbon"]), "{city}");
     let name = within(client.complete(
-        CompletionRef::Template("weather://cities/{name}"),
+        &CompletionRef::Resource("weather://cities/{name}".into()),
         "name",
         "Par",
     ))
@@ -627,7 +618,7 @@ async fn the_reference_server_everything_mounted_whole() {
         .unwrap();
     assert!(args.to_string().contains("Lisbon"), "{args}");
     let department = within(client.complete(
-        CompletionRef::Prompt("ev_completable-prompt"),
+        &CompletionRef::Prompt("ev_completable-prompt".into()),
         "department",
         "Eng",
     ))

@@ -1,13 +1,20 @@
-//! The protocol, input by input: every row of the tables in
-//! `design/PROTOCOL.md` ("Lifecycle", "Messages and errors", "Tools",
-//! "Utilities") sent through the in-process [`TestClient`] over the real
-//! wire format, checking the exact answer and that the server still answers
-//! `ping` afterwards.
+//! The protocol, input by input: the answers the MCP specification
+//! (<https://modelcontextprotocol.io/specification/2025-11-25>: "Basic"
+//! for JSON-RPC messages and errors, "Lifecycle", "Server Features ›
+//! Tools", "Utilities") and JSON-RPC 2.0 (<https://www.jsonrpc.org/specification>,
+//! "Error object") require, each input sent through the in-process
+//! [`TestClient`] over the real wire format, checking the exact answer and
+//! that the server still answers `ping` afterwards. Where the documents
+//! leave a choice (an unknown tool, arguments that break the schema), the
+//! test says which answer this runtime gives.
+
+mod common;
 
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Mutex;
 use std::time::Duration;
 
+use common::results::text_of;
 use mcp_runtime::testing::TestClient;
 use mcp_runtime::{Content, Context, LogLevel, Server, tool};
 use schemars::JsonSchema;
@@ -322,17 +329,6 @@ fn call_line(id: Value, name: &str, arguments: Value) -> Value {
         "method": "tools/call",
         "params": {"name": name, "arguments": arguments}
     })
-}
-
-fn text_of(result: &Value) -> String {
-    result["content"]
-        .as_array()
-        .expect("content is an array")
-        .iter()
-        .filter(|block| block["type"] == "text")
-        .map(|block| block["text"].as_str().unwrap_or_default())
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 // ---------------------------------------------------------------------------

@@ -6,8 +6,9 @@ mod common;
 
 use std::sync::Arc;
 
-use common::asking::{next_non_notification, raw_client_at, within};
+use common::asking::{next_non_notification, raw_client_at};
 use common::http::HttpServer;
+use common::step::within;
 use mcp_runtime::client::Client;
 use mcp_runtime::{
     ClientRequestError, Context, DynamicTool, Registry, Role, Sampled, SamplingMessage,

@@ -23,16 +23,7 @@ fn weather_serves_every_legacy_version() {
         let list = server.request(1, "tools/list", json!({}));
         let tools = list["result"]["tools"].as_array().expect("tools");
         let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
-        assert_eq!(
-            names,
-            [
-                "current_conditions",
-                "get_forecast",
-                "search_cities",
-                "subscribe_alerts",
-                "summarize_forecast"
-            ]
-        );
+        assert_eq!(names, common::WEATHER_TOOLS);
         let forecast = &tools[1];
         let modern = version >= "2025-06-18";
         assert_eq!(

@@ -4,8 +4,10 @@
 //!
 //! - [`CallLogLayer`]: one `tracing` event per request (target `chain`):
 //!   the method, the tool, the outcome and the duration.
-//! - [`BlockToolsLayer`]: a `tools/call` of a tool the config file blocks
-//!   is refused before it reaches the server that has it.
+//! - [`BlockToolsLayer`]: the tools the config file blocks are not served:
+//!   `tools/list` leaves them out, and a `tools/call` of one is answered as
+//!   a call of an unknown tool is (-32602 `Unknown tool: NAME`, as the
+//!   specification has it) before it reaches the server that has it.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -13,7 +15,7 @@ use std::task::{Context, Poll};
 use std::time::Instant;
 
 use mcp_runtime::middleware::{BoxError, McpError, McpRequest};
-use mcp_runtime::serde_json::{Value, json};
+use mcp_runtime::serde_json::Value;
 use tower::{Layer, Service, ServiceExt};
 
 use super::BoxFuture;
@@ -111,12 +113,14 @@ impl Drop for Logged {
     }
 }
 
-/// Refuses `tools/call` of the tools named in the config file's
-/// `blocked_tools` (names as the chain serves them, prefix included).
+/// Hides the tools named in the config file's `blocked_tools` (names as
+/// the chain serves them, prefix included): a model must not see a tool it
+/// cannot call. `main` leaves out the ones mounted at start-up already;
+/// this layer also covers those an upstream adds later.
 #[derive(Clone, Debug)]
 pub struct BlockToolsLayer {
     blocked: Arc<BTreeSet<String>>,
-    /// The config file, named in the refusal.
+    /// The config file, named in the log.
     config: Arc<str>,
 }
 
@@ -164,13 +168,31 @@ where
         if let Some(tool) = tool_name(&request)
             && self.layer.blocked.contains(tool)
         {
-            let refused = McpError::invalid_request(format!(
-                "the tool `{tool}` is blocked by this chain's config ({}, blocked_tools): it is not called",
+            tracing::info!(
+                target: "chain",
+                "`{tool}` is blocked by {} (blocked_tools): answered as an unknown tool",
                 self.layer.config
-            ))
-            .with_data(json!({ "tool": tool, "blockedBy": &*self.layer.config }));
-            return Box::pin(std::future::ready(Err(refused.into())));
+            );
+            // What the runtime answers for a tool it does not have.
+            let unknown = McpError::invalid_params(format!("Unknown tool: {tool}"));
+            return Box::pin(std::future::ready(Err(unknown.into())));
         }
-        Box::pin(self.inner.clone().oneshot(request))
+        let listing = request.method() == "tools/list";
+        let answer = self.inner.clone().oneshot(request);
+        if !listing {
+            return Box::pin(answer);
+        }
+        let blocked = Arc::clone(&self.layer.blocked);
+        Box::pin(async move {
+            let mut page = answer.await?;
+            if let Some(Value::Array(tools)) = page.get_mut("tools") {
+                tools.retain(|tool| {
+                    tool.get("name")
+                        .and_then(Value::as_str)
+                        .is_none_or(|name| !blocked.contains(name))
+                });
+            }
+            Ok(page)
+        })
     }
 }

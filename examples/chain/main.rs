@@ -1,6 +1,6 @@
 //! The chain: a stdio front that mounts several MCP servers, named in a
 //! config file, and routes every call through two middleware layers, a log
-//! of every call and a list of blocked tools.
+//! of every call and a list of blocked tools, which are not served.
 //!
 //! ```sh
 //! cargo run --example chain -- examples/chain/chain.toml
@@ -32,7 +32,8 @@ Serves, on stdin and stdout (or over HTTP with --http), the tools, resources
 and prompts of the MCP servers that CONFIG names, each server's tools and
 prompts prefixed with its `prefix` (default: its name) and `_`. Every request
 is logged (target `chain` on stderr); the tools in CONFIG's `blocked_tools`
-are refused.
+are not served: not listed, and a call of one is answered as for an
+unknown tool.
 
 CONFIG is TOML, or JSON when its name ends in .json:
 
@@ -117,14 +118,20 @@ async fn serve(config: Config, file: &str, server_args: Vec<OsString>) -> std::i
         tracing::info!(server = %mounted.name, prefix = %mounted.prefix, "mounting");
         server = server.mount(mounted.prefix, upstream).await?;
     }
-    // A blocked name that names nothing is likely a typo (or a name
-    // without its prefix).
+    // The blocked tools mounted now are left out of the server altogether
+    // (also from `--list-tools`); the layer hides those that come later. A
+    // blocked name that names nothing is likely a typo (or a name without
+    // its prefix).
     if let Ok(registry) = server.registry() {
-        for tool in blocked.iter().filter(|tool| registry.get(tool).is_none()) {
+        let (present, absent): (Vec<String>, Vec<String>) = blocked
+            .into_iter()
+            .partition(|tool| registry.get(tool).is_some());
+        for tool in absent {
             tracing::warn!(
                 "{file}: blocked_tools names `{tool}`, which no server serves (yet): tools are named as the chain serves them, `PREFIX_TOOL`"
             );
         }
+        server = server.exclude_tools(present);
     }
     server.run_with_args(server_args).await
 }

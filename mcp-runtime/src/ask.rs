@@ -33,6 +33,17 @@ pub enum ClientRequestError {
     /// `initialize`): it would not know what to do with it.
     #[error("the client did not declare the `{0}` capability, so it cannot be asked for it")]
     NotSupported(String),
+    /// The server runs stateless HTTP (`Server::stateless`), where each
+    /// request stands alone: a client's answer would arrive in a request
+    /// of its own, with nothing to route it back to the call that asked.
+    /// So no client can be asked for anything (`elicitation`, `sampling`,
+    /// `roots`, or the method named), whatever it declared.
+    #[error(
+        "this server runs stateless HTTP, which has no channel back to the client, so it cannot \
+         ask the client for `{0}`; serve HTTP with sessions (without `--stateless` or \
+         `Server::stateless`) to ask clients of protocol 2025-11-25 and earlier"
+    )]
+    Stateless(String),
     /// The client answered with a JSON-RPC error.
     #[error("the client answered error {code}: {message}")]
     Rejected {

@@ -145,7 +145,7 @@ impl Server {
                 let _log = install_log(&mut self);
                 let server = keys_from_env(self);
                 if let Err(error) = server.serve_stdio().await {
-                    fail(&error);
+                    fail_unless_said(&error);
                 }
                 Ok(())
             }
@@ -172,11 +172,11 @@ impl Server {
                 #[cfg(not(feature = "auth"))]
                 let _ = auth;
                 if let Err(error) = server.serve_http(addr.clone()).await {
-                    // A start-up sentence stands alone; an I/O error needs
-                    // to say what it was doing.
-                    if wrapped_registry_error(&error) {
-                        fail(&error);
+                    if crate::startup::already_said(&error) {
+                        std::process::exit(FAILURE);
                     }
+                    // An I/O error while serving needs to say what it was
+                    // doing.
                     fail(&format!("cannot serve HTTP at {addr}: {error}"));
                 }
                 Ok(())
@@ -264,11 +264,13 @@ fn fail(error: &dyn std::fmt::Display) -> ! {
     std::process::exit(FAILURE)
 }
 
-#[cfg(feature = "http")]
-fn wrapped_registry_error(error: &std::io::Error) -> bool {
-    error
-        .get_ref()
-        .is_some_and(|inner| inner.is::<RegistryError>())
+/// Exits with `error`, written on stderr unless `serve_*` wrote it there
+/// already (a server that could not start).
+fn fail_unless_said(error: &std::io::Error) -> ! {
+    if crate::startup::already_said(error) {
+        std::process::exit(FAILURE);
+    }
+    fail(error)
 }
 
 /// Writes `text` to stdout. A reader that went away (`| head`) is not an

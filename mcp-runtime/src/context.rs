@@ -112,6 +112,10 @@ pub(crate) struct SessionShared {
     /// The round of the one request a 2026-07-28 session serves, when that
     /// request may ask (its questions are answered from it).
     pub(crate) round: Option<Arc<crate::rounds::Round>>,
+    /// A stateless HTTP request's stand-in for a session: the client's
+    /// answer to a question would come in a request of its own, which
+    /// nothing routes back here, so the client cannot be asked.
+    pub(crate) one_way: bool,
 }
 
 impl SessionShared {
@@ -131,7 +135,17 @@ impl SessionShared {
             roots: Mutex::new(None),
             notices: std::sync::OnceLock::new(),
             round: None,
+            one_way: false,
         }
+    }
+
+    /// The same session, with no way back from the client (stateless
+    /// HTTP), unless it is of the 2026-07-28 era, whose requests carry the
+    /// answers to its questions.
+    #[cfg(feature = "http")]
+    pub(crate) fn one_way(mut self) -> SessionShared {
+        self.one_way = !self.version.is_modern();
+        self
     }
 
     /// The same session, whose requests to the client wait `timeout`.
@@ -313,10 +327,18 @@ impl Context {
     /// `error`; in the 2026-07-28 era, when it says the client lacks a
     /// capability, the call also ends with -32021 naming it instead of its
     /// result (a server must not go on as if the capability were there).
+    /// On stateless HTTP the capabilities are not known (no session keeps
+    /// them), and not the point: there is no way to ask at all.
     pub(crate) fn refused(
         &self,
         error: crate::ask::ClientRequestError,
     ) -> crate::ask::ClientRequestError {
+        if let crate::ask::ClientRequestError::NotSupported(capability) = &error
+            && self.session().is_some_and(|session| session.one_way)
+        {
+            let capability = capability.split('.').next().unwrap_or(capability);
+            return crate::ask::ClientRequestError::Stateless(capability.to_owned());
+        }
         if let crate::ask::ClientRequestError::NotSupported(capability) = &error
             && let Some(request) = self.request()
             && request.session.version.is_modern()
@@ -516,7 +538,10 @@ impl Context {
     /// answer.
     ///
     /// Fails without sending anything when the client did not declare the
-    /// capability the method needs (`elicitation`, `sampling`, `roots`);
+    /// capability the method needs (`elicitation`, `sampling`, `roots`),
+    /// and on a stateless HTTP server (`Server::stateless`), which has no
+    /// way back from a client of protocol 2025-11-25 or earlier
+    /// ([`ClientRequestError::Stateless`](crate::ClientRequestError::Stateless));
     /// fails when the client answers with an error, does not answer within
     /// the timeout ([`Server::client_request_timeout`](crate::Server::client_request_timeout),
     /// 5 minutes unless set), or goes away. Cancelling the call cancels the
@@ -543,6 +568,9 @@ impl Context {
                 Some(answer) => Ok(answer),
                 None => std::future::pending().await,
             };
+        }
+        if session.one_way {
+            return Err(ClientRequestError::Stateless(method.to_owned()));
         }
         let (id, answer) = session.asks.open();
         // Forgets the question and tells the client when the call stops

@@ -127,6 +127,7 @@ mod rounds;
 mod sampling;
 mod schema;
 mod server;
+mod startup;
 mod telemetry;
 pub mod testing;
 mod text_param;

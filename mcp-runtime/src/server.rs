@@ -422,11 +422,12 @@ impl Server {
     ///
     /// Name a loopback address (`127.0.0.1:8080`) unless the server is meant
     /// to be reached from other machines. Fails at once if the tools cannot
-    /// be served (as [`Server::serve_stdio`]) or the address cannot be bound.
+    /// be served or the address cannot be bound, saying why on stderr first
+    /// (as [`Server::serve_stdio`] does).
     #[cfg(feature = "http")]
     pub async fn serve_http(self, addr: impl tokio::net::ToSocketAddrs) -> std::io::Result<()> {
         let (core, config) = self.http_parts()?;
-        let listener = tokio::net::TcpListener::bind(addr).await?;
+        let listener = crate::startup::bind(addr).await?;
         crate::transport::http::serve(
             core,
             config,
@@ -479,21 +480,18 @@ impl Server {
     /// flight then get the shutdown grace period to answer. stdout carries
     /// protocol messages only; logs go through `tracing`.
     ///
-    /// Fails at once, before reading anything, if the tools cannot be served:
-    /// the [`std::io::Error`] wraps the [`RegistryError`], whose `Display`
-    /// and `Debug` are both a sentence naming the problem, where it is and
-    /// how to fix it. A server with no tools starts, and says why on stderr.
+    /// Fails at once, before reading anything, if the tools cannot be
+    /// served: it writes `error: ` and a sentence naming the problem, where
+    /// it is and how to fix it on stderr, and returns a [`std::io::Error`]
+    /// that wraps the [`RegistryError`], whose `Display` and `Debug` are
+    /// both that sentence. (A `main` returning it adds the line `Error:
+    /// Custom { kind: Other, error: <the sentence> }`: the `Debug` of an
+    /// `io::Error` is that struct, whatever it wraps.) A server with no
+    /// tools starts, and says why on stderr.
     pub async fn serve_stdio(self) -> std::io::Result<()> {
         // A server with a handle may well start empty: its tools come later.
         let may_grow = self.handle.is_some();
-        // Not logged as well: `run()` prints it, and so does a `main`
-        // returning it.
-        let core = self.into_core().map_err(|error| {
-            // `main` returning this prints `Error: Custom { kind: Other,
-            // error: <the sentence> }`: `Debug` of an `io::Error` wrapping
-            // an error is that struct, whatever the inner type.
-            std::io::Error::other(error)
-        })?;
+        let core = self.into_core().map_err(failed)?;
         let warning = no_tools_warning(&core).filter(|_| !may_grow);
         if std::io::stdin().is_terminal() {
             print_terminal_hint(&core, warning.as_deref());
@@ -506,12 +504,12 @@ impl Server {
         crate::transport::stdio::serve(Arc::new(core)).await
     }
 
-    /// The core and the HTTP settings, or the start-up error as an
-    /// `io::Error`; says on stderr when there are no tools.
+    /// The core and the HTTP settings, or the start-up error (said on
+    /// stderr) as an `io::Error`; says on stderr when there are no tools.
     #[cfg(feature = "http")]
     fn http_parts(self) -> std::io::Result<(ServerCore, crate::transport::http::HttpConfig)> {
         let may_grow = self.handle.is_some();
-        let (core, config) = self.into_http_parts().map_err(std::io::Error::other)?;
+        let (core, config) = self.into_http_parts().map_err(failed)?;
         if let Some(warning) = no_tools_warning(&core).filter(|_| !may_grow) {
             eprintln!("{warning}");
         }
@@ -613,6 +611,11 @@ impl std::fmt::Debug for Server {
             .field("state", &self.state)
             .finish_non_exhaustive()
     }
+}
+
+/// A tool set that cannot be served, said on stderr, as an `io::Error`.
+fn failed(error: RegistryError) -> std::io::Error {
+    crate::startup::failed(std::io::ErrorKind::Other, error)
 }
 
 /// The Inspector, as the README runs it: pinned, and on the Node 22 that npx

@@ -2,21 +2,11 @@
 //! client: it declares what capabilities it is told to, and the test
 //! answers each request by hand.
 
-use std::time::Duration;
-
 use mcp_runtime::Server;
 use mcp_runtime::serde_json::{Value, json};
 use mcp_runtime::testing::TestClient;
 
-/// How long any one step may take.
-pub const STEP: Duration = Duration::from_secs(20);
-
-/// `future`, or a panic after [`STEP`].
-pub async fn within<T>(future: impl Future<Output = T>) -> T {
-    tokio::time::timeout(STEP, future)
-        .await
-        .expect("the step did not finish in time")
-}
+use super::step::within;
 
 /// A raw in-process client, initialized at `version` declaring
 /// `capabilities`.

@@ -12,6 +12,9 @@ use serde_json::{Value, json};
 /// How long any read waits before the test fails.
 pub const TIMEOUT: Duration = Duration::from_secs(20);
 
+/// What tells a server to stop: it completes when [`HttpServer`] stops.
+type Stopped = std::pin::Pin<Box<dyn Future<Output = ()> + Send>>;
+
 /// A server on a free loopback port, in a runtime of its own; stopped (as
 /// by SIGTERM) when dropped or by [`HttpServer::stop`].
 pub struct HttpServer {
@@ -39,7 +42,30 @@ impl HttpServer {
         Self::serve_on(std::net::TcpListener::bind(addr).expect("bind"), server)
     }
 
+    /// An axum router (`Server::into_router` with HTTP layers around it)
+    /// on a free loopback port.
+    pub fn start_router(router: axum::Router) -> HttpServer {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        Self::run_on(listener, |listener, stopped| async move {
+            axum::serve(listener, router)
+                .with_graceful_shutdown(stopped)
+                .await
+        })
+    }
+
     fn serve_on(listener: std::net::TcpListener, server: Server) -> HttpServer {
+        Self::run_on(listener, |listener, stopped| {
+            server.serve_http_with(listener, stopped)
+        })
+    }
+
+    /// Runs `serve` on `listener` in a runtime of its own, until the
+    /// future it is given completes.
+    fn run_on<F, Fut>(listener: std::net::TcpListener, serve: F) -> HttpServer
+    where
+        F: FnOnce(tokio::net::TcpListener, Stopped) -> Fut + Send + 'static,
+        Fut: Future<Output = std::io::Result<()>>,
+    {
         listener.set_nonblocking(true).unwrap();
         let addr = listener.local_addr().unwrap();
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
@@ -51,11 +77,13 @@ impl HttpServer {
                 .unwrap();
             runtime.block_on(async move {
                 let listener = tokio::net::TcpListener::from_std(listener)?;
-                server
-                    .serve_http_with(listener, async move {
+                serve(
+                    listener,
+                    Box::pin(async move {
                         let _ = stopped.await;
-                    })
-                    .await
+                    }),
+                )
+                .await
             })
         });
         HttpServer {

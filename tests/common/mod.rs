@@ -6,6 +6,8 @@ pub mod asking;
 pub mod fleet;
 pub mod http;
 pub mod oidc;
+pub mod results;
+pub mod step;
 pub mod upstreams;
 
 use std::path::PathBuf;
@@ -17,6 +19,15 @@ pub fn weather_binary() -> PathBuf {
     static PATH: OnceLock<PathBuf> = OnceLock::new();
     PATH.get_or_init(|| example_binary("weather")).clone()
 }
+
+/// The weather example's tools, in the order `tools/list` gives them.
+pub const WEATHER_TOOLS: [&str; 5] = [
+    "current_conditions",
+    "get_forecast",
+    "search_cities",
+    "subscribe_alerts",
+    "summarize_forecast",
+];
 
 /// The path of the `progress` example binary.
 pub fn progress_binary() -> PathBuf {

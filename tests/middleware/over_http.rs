@@ -2,7 +2,6 @@
 //! HTTP layers (tower-http on `Server::into_router`) around them.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use axum::http::{HeaderName, HeaderValue, Method, header};
 use governor::Quota;
@@ -42,52 +41,6 @@ fn with_http_layers(server: Server) -> Result<axum::Router, RegistryError> {
                 .layer(CompressionLayer::new()),
         );
     Ok(router)
-}
-
-/// A router served on a free loopback port, in a runtime of its own,
-/// until dropped.
-struct Serving {
-    addr: std::net::SocketAddr,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<()>>,
-}
-
-fn serve(router: axum::Router) -> Serving {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    listener.set_nonblocking(true).unwrap();
-    let addr = listener.local_addr().unwrap();
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let thread = std::thread::spawn(move || {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .unwrap();
-        runtime.block_on(async move {
-            let listener = tokio::net::TcpListener::from_std(listener).unwrap();
-            let stopped = async move {
-                let _ = stopped.await;
-            };
-            let serving = axum::serve(listener, router).with_graceful_shutdown(stopped);
-            let _ = tokio::time::timeout(Duration::from_secs(120), serving).await;
-        });
-    });
-    Serving {
-        addr,
-        stop: Some(stop),
-        thread: Some(thread),
-    }
-}
-
-impl Drop for Serving {
-    fn drop(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
-    }
 }
 
 #[test]
@@ -147,7 +100,7 @@ fn the_readme_http_layers_work_around_the_mcp_ones() {
     let log = Arc::default();
     let (server, _) = probed();
     let router = with_http_layers(server.layer(recording(Arc::clone(&log)))).unwrap();
-    let serving = serve(router);
+    let serving = HttpServer::start_router(router);
     let origin = ("Origin", "https://app.example.com");
 
     // A browser's preflight, answered by the CORS layer.

@@ -13,9 +13,10 @@ use crate::client::notification::Notifications;
 use crate::client::session::{Handlers, ProgressFn, Session};
 use crate::client::transport::{Received, Transport};
 use crate::client::types::{
-    Completion, CompletionRef, PromptInfo, ResourceInfo, ResourceTemplateInfo, ServerCapabilities,
-    ServerInfo, ToolInfo,
+    Completion, PromptInfo, ResourceInfo, ResourceTemplateInfo, ServerCapabilities, ServerInfo,
+    ToolInfo,
 };
+use crate::completion::CompletionRef;
 use crate::content::ResourceContents;
 use crate::context::LogLevel;
 use crate::prompts::GetPromptResult;

@@ -91,10 +91,11 @@ pub use self::error::ClientError;
 pub use self::http_options::HttpOptions;
 pub use self::notification::{Notification, Notifications};
 pub use self::types::{
-    Completion, CompletionRef, PromptInfo, ResourceInfo, ResourceTemplateInfo, ServerCapabilities,
-    ServerInfo, ToolInfo,
+    Completion, PromptInfo, ResourceInfo, ResourceTemplateInfo, ServerCapabilities, ServerInfo,
+    ToolInfo,
 };
 pub use crate::ask::Root;
+pub use crate::completion::CompletionRef;
 pub use crate::content::ResourceContents;
 pub use crate::context::LogLevel;
 pub use crate::prompts::GetPromptResult;

@@ -211,27 +211,6 @@ impl ServerCapabilities {
     }
 }
 
-/// What a completion completes: a prompt's argument, or a resource
-/// template's variable.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum CompletionRef {
-    /// `ref/prompt`, by the prompt's name.
-    Prompt(String),
-    /// `ref/resource`, by the template's URI template.
-    Resource(String),
-}
-
-impl CompletionRef {
-    pub(crate) fn to_json(&self) -> Value {
-        match self {
-            CompletionRef::Prompt(name) => serde_json::json!({"type": "ref/prompt", "name": name}),
-            CompletionRef::Resource(uri) => {
-                serde_json::json!({"type": "ref/resource", "uri": uri})
-            }
-        }
-    }
-}
-
 /// The answer of `completion/complete`.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Completion {

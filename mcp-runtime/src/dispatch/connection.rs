@@ -200,7 +200,8 @@ impl Connection {
     pub(crate) fn assume_initialized(&mut self, version: ProtocolVersion) {
         self.session = Some(Arc::new(
             SessionShared::new(Arc::clone(&self.core.state), version, ClientInfo::default())
-                .with_ask_timeout(self.core.limits.client_request_timeout),
+                .with_ask_timeout(self.core.limits.client_request_timeout)
+                .one_way(),
         ));
     }
 

@@ -54,7 +54,7 @@ mod replay;
 mod resources;
 mod tools;
 
+pub use crate::completion::CompletionRef;
 pub use client::TestClient;
 pub use error::RpcError;
-pub use prompts::CompletionRef;
 pub use replay::{MAX_ROUNDS, Replayed, call_replaying};

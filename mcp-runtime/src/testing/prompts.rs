@@ -5,26 +5,7 @@ use serde_json::{Map, Value, json};
 
 use super::client::TestClient;
 use super::error::RpcError;
-
-/// What a `completion/complete` request completes an argument of: its
-/// `ref`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CompletionRef<'a> {
-    /// An argument of the prompt with this name (`ref/prompt`).
-    Prompt(&'a str),
-    /// A variable of the resource template with this URI template
-    /// (`ref/resource`), for example `"users://{id}/profile"`.
-    Template(&'a str),
-}
-
-impl CompletionRef<'_> {
-    fn to_json(self) -> Value {
-        match self {
-            CompletionRef::Prompt(name) => json!({"type": "ref/prompt", "name": name}),
-            CompletionRef::Template(uri) => json!({"type": "ref/resource", "uri": uri}),
-        }
-    }
-}
+use crate::completion::CompletionRef;
 
 impl TestClient {
     /// `prompts/list`, following `nextCursor` to the end: every prompt, in
@@ -124,12 +105,12 @@ impl TestClient {
     /// # async fn main() {
     /// let mut client = TestClient::connect(Server::new("trips", "1.0.0")).await.unwrap();
     /// let result = client
-    ///     .complete(CompletionRef::Prompt("plan_trip"), "city", "Os")
+    ///     .complete(&CompletionRef::Prompt("plan_trip".into()), "city", "Os")
     ///     .await
     ///     .unwrap();
     /// assert_eq!(result, json!({"completion": {"values": ["Oslo", "Osaka"]}}));
     /// let result = client
-    ///     .complete(CompletionRef::Template("weather://cities/{name}"), "name", "P")
+    ///     .complete(&CompletionRef::Resource("weather://cities/{name}".into()), "name", "P")
     ///     .await
     ///     .unwrap();
     /// assert_eq!(result["completion"]["values"], json!(["Paris"]));
@@ -137,7 +118,7 @@ impl TestClient {
     /// ```
     pub async fn complete(
         &mut self,
-        reference: CompletionRef<'_>,
+        reference: &CompletionRef,
         argument: &str,
         value: &str,
     ) -> Result<Value, RpcError> {
@@ -172,7 +153,7 @@ impl TestClient {
     /// let mut client = TestClient::connect(Server::new("projects", "1.0.0")).await.unwrap();
     /// let result = client
     ///     .complete_with_context(
-    ///         CompletionRef::Prompt("start"),
+    ///         &CompletionRef::Prompt("start".into()),
     ///         "framework",
     ///         "a",
     ///         json!({"language": "rust"}),
@@ -184,7 +165,7 @@ impl TestClient {
     /// ```
     pub async fn complete_with_context(
         &mut self,
-        reference: CompletionRef<'_>,
+        reference: &CompletionRef,
         argument: &str,
         value: &str,
         context: Value,

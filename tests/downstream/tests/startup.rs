@@ -1,6 +1,8 @@
 //! A newcomer's first run, through this crate's binaries as a user runs
-//! them (`main` is `Server::run()`, which logs to stderr): what stderr says
-//! when the tools are not linked, and when a `State<T>` is missing.
+//! them (`main` is `Server::run()`, which logs to stderr, or returns what
+//! `serve_stdio` or `serve_http` returns): what stderr says when the tools
+//! are not linked, when a `State<T>` is missing, and when the address is
+//! taken.
 
 use std::io::{Read, Write};
 use std::process::{Command, ExitStatus, Stdio};
@@ -238,5 +240,65 @@ fn the_command_line_is_the_servers() {
     assert_eq!(
         wrong.stderr,
         "error: unknown option `--no-such-option`; try --help\n"
+    );
+}
+
+#[test]
+fn a_main_returning_the_error_of_serve_stdio_still_shows_the_sentence_first() {
+    let run = run(env!("CARGO_BIN_EXE_own_main"), &[], "");
+    let stderr = &run.stderr;
+    assert_eq!(run.status.code(), Some(1), "stderr:\n{stderr}");
+    assert_eq!(run.stdout, "", "stderr:\n{stderr}");
+    // The runtime's own line, then the one `main` adds: `Error: ` and the
+    // `Debug` of the `io::Error`, whose wrapped error prints the sentence
+    // itself (no quotes, no escapes).
+    let lines: Vec<&str> = stderr.lines().collect();
+    let [said, returned] = lines[..] else {
+        panic!("two lines expected on stderr:\n{stderr}");
+    };
+    let sentence = said.strip_prefix("error: ").expect("`error: ` first");
+    assert!(
+        sentence.starts_with(
+            "cannot start the MCP server: the tool `save_note` (defined at src/notes.rs:"
+        ),
+        "{sentence}"
+    );
+    assert!(
+        sentence.ends_with("where `value` is a `downstream::notes::Notebook`"),
+        "{sentence}"
+    );
+    assert_eq!(
+        returned,
+        format!("Error: Custom {{ kind: Other, error: {sentence} }}")
+    );
+}
+
+#[test]
+fn a_main_returning_the_error_of_serve_http_says_which_address_is_taken() {
+    // Held for the whole run, so the server cannot bind it.
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = taken.local_addr().unwrap().to_string();
+    let run = run(env!("CARGO_BIN_EXE_own_main"), &[&addr], "");
+    let stderr = &run.stderr;
+    assert_eq!(run.status.code(), Some(1), "stderr:\n{stderr}");
+    let sentence = stderr
+        .lines()
+        .next()
+        .and_then(|line| line.strip_prefix("error: "))
+        .unwrap_or_else(|| panic!("`error: ` first:\n{stderr}"));
+    assert!(
+        sentence.starts_with(&format!("cannot serve HTTP at {addr}: ")),
+        "{sentence}"
+    );
+    assert!(
+        sentence
+            .ends_with("; another program listens on that port: stop it, or choose another port"),
+        "{sentence}"
+    );
+    assert!(
+        stderr.contains(&format!(
+            "\nError: Custom {{ kind: AddrInUse, error: {sentence} }}\n"
+        )),
+        "stderr:\n{stderr}"
     );
 }
