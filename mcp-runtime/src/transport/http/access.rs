@@ -74,7 +74,7 @@ mod checked {
     use crate::dispatch::ServerCore;
     use crate::dispatch::Snapshot;
     use crate::jsonrpc::{self, Line, Message};
-    use crate::transport::http::endpoint::error;
+    use crate::transport::http::reply::error;
 
     impl Access {
         pub(crate) fn new(config: &crate::transport::http::HttpConfig) -> Access {
