@@ -17,7 +17,7 @@ use super::guard::Guard;
 use super::headers::{self, Accepts};
 use super::legacy::Legacy;
 use super::modern::{self, Modern};
-use super::reply::{error, not_found, too_large};
+use super::reply::{error, not_found, too_large, unavailable};
 use super::request::{Posts, Sender, read_body};
 use crate::auth::Identity;
 use crate::dispatch::ServerCore;
@@ -121,11 +121,7 @@ impl Endpoint {
             );
         }
         if self.shutting_down.load(Ordering::Acquire) {
-            return error(
-                StatusCode::SERVICE_UNAVAILABLE,
-                None,
-                "Service Unavailable: the server is shutting down",
-            );
+            return unavailable(None, "Service Unavailable: the server is shutting down");
         }
         let limit = self.core.limits.max_message_bytes;
         let declared = headers

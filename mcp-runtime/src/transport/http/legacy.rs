@@ -10,10 +10,12 @@ use axum::body::Body;
 use axum::http::{HeaderMap, HeaderValue, Response, StatusCode};
 
 use super::HttpConfig;
+use super::client::Clients;
 use super::headers::{Accepts, LAST_EVENT_ID, SESSION_ID};
-use super::reply::{error, method_not_allowed};
+use super::reply::{error, method_not_allowed, unavailable};
 use super::request::{Posts, REPLY_ROOM, Sender, respond};
-use super::session::{CreateError, Session, Sessions};
+use super::session::Active;
+use super::sessions::{Bounds, Full, NoRandomness, Sessions};
 use super::sse;
 use super::stream::EventStream;
 use crate::auth::Identity;
@@ -29,6 +31,7 @@ pub(super) struct Legacy {
     core: Arc<ServerCore>,
     stateless: bool,
     sessions: Arc<Sessions>,
+    clients: Clients,
     posts: Arc<Posts>,
 }
 
@@ -37,11 +40,13 @@ impl Legacy {
         Legacy {
             core,
             stateless: config.stateless,
-            sessions: Arc::new(Sessions::new(
-                config.session_idle_timeout,
-                config.max_sessions,
-                config.replay_events,
-            )),
+            sessions: Arc::new(Sessions::new(Bounds {
+                idle_timeout: config.session_idle_timeout,
+                max: config.max_sessions,
+                per_client: config.per_client(),
+                replay_events: config.replay_events,
+            })),
+            clients: Clients::new(&config.trusted_proxies),
             posts,
         }
     }
@@ -66,7 +71,7 @@ impl Legacy {
         // With a session id, `initialize` goes to that session (which
         // refuses a second one, as on stdio); without, it starts one.
         if initialize && !headers.contains_key(&SESSION_ID) {
-            return self.initialize(line, size, accepts, sender).await;
+            return self.initialize(line, size, headers, accepts, sender).await;
         }
         let session = match self.session_of(headers, sender.identity()) {
             Ok(session) => session,
@@ -94,7 +99,7 @@ impl Legacy {
         let response = respond(
             reader,
             accepts,
-            Some(&session),
+            Some(&*session),
             None,
             negotiated.unwrap_or(DEFAULT_VERSION),
         )
@@ -108,23 +113,14 @@ impl Legacy {
         &self,
         line: Line<'_>,
         size: usize,
+        headers: &HeaderMap,
         accepts: Accepts,
         sender: Sender,
     ) -> Response<Body> {
-        let session = match self.sessions.create(&self.core) {
+        let client = self.clients.of(sender.identity(), sender.peer(), headers);
+        let session = match self.sessions.create(&self.core, client) {
             Ok(session) => session,
-            Err(CreateError::TooMany) => {
-                tracing::warn!(
-                    sessions = self.sessions.len(),
-                    "initialize refused: too many sessions"
-                );
-                return error(
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    Some(INTERNAL_ERROR),
-                    "Service Unavailable: too many sessions; try again later",
-                );
-            }
-            Err(CreateError::NoRandomness) => {
+            Err(NoRandomness) => {
                 tracing::error!("no random bytes from the operating system for a session id");
                 return error(
                     StatusCode::INTERNAL_SERVER_ERROR,
@@ -149,12 +145,37 @@ impl Legacy {
             return respond(reader, accepts, None, None, DEFAULT_VERSION).await;
         };
         let _ = session.version.set(version);
-        self.sessions.insert(&session);
+        if let Err(full) = self.sessions.insert(&session) {
+            Arc::clone(&session).end();
+            return self.refuse(full);
+        }
         let mut response = respond(reader, accepts, Some(&session), None, version).await;
         if let Ok(id) = HeaderValue::from_str(&session.id) {
             response.headers_mut().insert(SESSION_ID, id);
         }
         response
+    }
+
+    /// 503 for a session that found no room: every session that could have
+    /// made it is in use.
+    fn refuse(&self, full: Full) -> Response<Body> {
+        tracing::warn!(
+            sessions = self.sessions.len(),
+            ?full,
+            "initialize refused: no room for a session, and every one that could make room is in use"
+        );
+        unavailable(
+            Some(INTERNAL_ERROR),
+            match full {
+                Full::Client => {
+                    "Service Unavailable: this client holds as many sessions as it may, and \
+                     each is in use; end one with DELETE, or try again later"
+                }
+                Full::Server => {
+                    "Service Unavailable: too many sessions, and each is in use; try again later"
+                }
+            },
+        )
     }
 
     async fn post_stateless(
@@ -184,7 +205,7 @@ impl Legacy {
         &self,
         headers: &HeaderMap,
         identity: Option<&Identity>,
-    ) -> Result<Arc<Session>, Box<Response<Body>>> {
+    ) -> Result<Active, Box<Response<Body>>> {
         let Some(id) = headers.get(&SESSION_ID) else {
             return Err(Box::new(error(
                 StatusCode::BAD_REQUEST,
@@ -257,7 +278,7 @@ impl Legacy {
                 prime: false,
                 ids: true,
                 reader,
-                session: Some(session),
+                session: Some(Arc::clone(&session)),
                 connection: None,
             });
         }
@@ -278,7 +299,7 @@ impl Legacy {
             prime: version >= ProtocolVersion::V2025_11_25,
             ids: true,
             reader,
-            session: Some(session),
+            session: Some(Arc::clone(&session)),
             connection: None,
         })
     }

@@ -24,15 +24,22 @@
 //!   the answer made of it;
 //! - `headers`: MCP's header names, `Accept`, `MCP-Protocol-Version`;
 //! - `reply`: errors, plain JSON, 202, and the 2026-07-28 statuses;
-//! - `session`: ids, the idle timeout and the limit on sessions;
+//! - `session`: one session: its id, connection, streams, and whether it
+//!   is in use;
+//! - `sessions`: the store: the idle timeout, and room made at the bounds
+//!   on all sessions and on one client's by ending the idlest;
+//! - `client`: who a client is (token subject, or address, forwarded
+//!   only by trusted proxies);
 //! - `stream`: one response stream's events, kept for `Last-Event-ID`;
 //! - `sse`: events as an HTTP body;
 //! - `guard`: `Host` and `Origin` allow-lists;
 //! - `access`: bearer tokens, scopes and the Protected Resource Metadata;
 //! - `listener`: accepting connections, timeouts, graceful shutdown;
-//! - `config`: the settings, from the [`Server`](crate::Server) builder.
+//! - `config`: the settings, and the [`Server`](crate::Server) builder's
+//!   methods that set them.
 
 mod access;
+mod client;
 mod config;
 mod endpoint;
 mod era;
@@ -44,6 +51,7 @@ mod modern;
 mod reply;
 mod request;
 mod session;
+mod sessions;
 mod sse;
 mod stream;
 

@@ -3,7 +3,7 @@
 //! 2026-07-28 response carries.
 
 use axum::body::Body;
-use axum::http::header::{ALLOW, CACHE_CONTROL, CONTENT_TYPE};
+use axum::http::header::{ALLOW, CACHE_CONTROL, CONTENT_TYPE, RETRY_AFTER};
 use axum::http::{HeaderValue, Response, StatusCode};
 use bytes::Bytes;
 
@@ -79,6 +79,18 @@ pub(super) fn method_not_allowed(message: &str, allow: &'static str) -> Response
     response
         .headers_mut()
         .insert(ALLOW, HeaderValue::from_static(allow));
+    response
+}
+
+/// Seconds a 503 asks the client to wait before it tries again.
+pub(super) const RETRY_SECONDS: u32 = 5;
+
+/// 503 with `Retry-After`: the client may try again in [`RETRY_SECONDS`].
+pub(super) fn unavailable(code: Option<i32>, message: &str) -> Response<Body> {
+    let mut response = error(StatusCode::SERVICE_UNAVAILABLE, code, message);
+    response
+        .headers_mut()
+        .insert(RETRY_AFTER, HeaderValue::from(RETRY_SECONDS));
     response
 }
 

@@ -2,10 +2,12 @@
 //! read within the limit, a numbered stream for what its messages produce
 //! ([`Posts`]), and the answer made of that stream ([`respond`]).
 
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use axum::body::Body;
+use axum::extract::ConnectInfo;
 use axum::http::Response;
 use bytes::{Bytes, BytesMut};
 
@@ -25,10 +27,11 @@ use crate::protocol::version::ProtocolVersion;
 pub(super) const REPLY_ROOM: usize = 1024;
 
 /// What a POST brings besides its body: who sent it (with
-/// `Server::auth` (feature `auth`)) and its HTTP extensions (for the
-/// layers of [`Server::layer`](crate::Server::layer)).
+/// `Server::auth` (feature `auth`)), the peer's address when known, and its
+/// HTTP extensions (for the layers of [`Server::layer`](crate::Server::layer)).
 pub(super) struct Sender {
     identity: Option<Arc<Identity>>,
+    peer: Option<SocketAddr>,
     extensions: axum::http::Extensions,
 }
 
@@ -37,10 +40,21 @@ impl Sender {
         identity: Option<Arc<Identity>>,
         extensions: axum::http::Extensions,
     ) -> Sender {
+        // Put there by our listener, or by axum's
+        // `into_make_service_with_connect_info` around a mounted router.
+        let peer = extensions
+            .get::<ConnectInfo<SocketAddr>>()
+            .map(|info| info.0);
         Sender {
             identity,
+            peer,
             extensions,
         }
+    }
+
+    /// The address of the peer that sent it, if known.
+    pub(super) fn peer(&self) -> Option<SocketAddr> {
+        self.peer
     }
 
     /// Who the token proves the sender is, with auth.
