@@ -18,7 +18,7 @@ pub(crate) struct HttpConfig {
     /// Sessions alive at once; beyond it the idlest ends.
     pub(crate) max_sessions: usize,
     /// Sessions one client may hold; beyond it its own idlest ends.
-    /// `None`: a tenth of `max_sessions`.
+    /// `None`: a tenth of `max_sessions`, at least 10.
     pub(crate) max_sessions_per_client: Option<usize>,
     /// Proxies whose `Forwarded` / `X-Forwarded-For` name the client.
     pub(crate) trusted_proxies: Vec<Block>,
@@ -39,10 +39,11 @@ pub(crate) struct HttpConfig {
 }
 
 impl HttpConfig {
-    /// The bound on one client's sessions: as set, or a tenth of all.
+    /// The bound on one client's sessions: as set, or a tenth of all but
+    /// at least 10; never more than all.
     pub(crate) fn per_client(&self) -> usize {
         self.max_sessions_per_client
-            .unwrap_or(self.max_sessions / 10)
+            .unwrap_or((self.max_sessions / 10).max(10))
             .clamp(1, self.max_sessions.max(1))
     }
 }
@@ -108,7 +109,8 @@ impl Server {
     }
 
     /// HTTP: at most this many sessions held by one client (default: a
-    /// tenth of [`Server::max_sessions`], so 1,000). A client at its bound
+    /// tenth of [`Server::max_sessions`] but at least 10, so 1,000 with
+    /// the defaults; never more than `max_sessions`). A client at its bound
     /// that starts another session ends its own idlest one; if each of its
     /// sessions is in use (a request being served, a stream being read),
     /// its `initialize` is answered 503 with `Retry-After` instead, so

@@ -15,8 +15,8 @@
 //! consulted is moved to where it belongs (each move is paid for by a
 //! request that came since). A busy session found first is moved to the
 //! back as if used now. Finding the idlest session is therefore O(log n)
-//! amortized; each search looks at [`EXAMINED`] entries at most, so a
-//! server whose sessions are all busy answers 503 in bounded time.
+//! amortized; a search passes over [`EXAMINED`] sessions in use at most,
+//! so a server whose sessions are all in use answers 503 in bounded time.
 //!
 //! [`Server::max_sessions_per_client`]: crate::Server::max_sessions_per_client
 //! [`Server::max_sessions`]: crate::Server::max_sessions
@@ -31,7 +31,8 @@ use super::session::{Active, Session, new_id};
 use super::stream::EventStream;
 use crate::dispatch::{Connection, ServerCore};
 
-/// Entries one search for the idlest session looks at, at most.
+/// Sessions in use one search for the idlest session passes over before
+/// it gives up.
 const EXAMINED: usize = 1024;
 
 /// A session's place in the idle order: (milliseconds, serial).
@@ -309,11 +310,12 @@ impl Order {
     }
 
     /// The session idle longest, and not in use: of `client`'s, or of all.
-    /// `None` when the first [`EXAMINED`] entries are all in use. The
+    /// `None` when [`EXAMINED`] entries in a row are in use. The
     /// caller holds the map's write lock, so no request can start using
     /// the one returned before it is removed.
     fn idlest(&mut self, client: Option<&Client>, now: u64) -> Option<Arc<Session>> {
-        for _ in 0..EXAMINED {
+        let mut busy = 0;
+        while busy < EXAMINED {
             let tree = match client {
                 Some(client) => self.clients.get(client)?,
                 None => &self.all,
@@ -322,11 +324,13 @@ impl Order {
             let first = Arc::clone(first);
             let used = first.last_used.load(Ordering::Relaxed);
             if used > indexed {
-                // Used since it was placed: to where it belongs now.
+                // Used since it was placed: to where it belongs now. Not
+                // counted: each such move is paid for by a request.
                 self.rekey(&first, used);
             } else if first.is_busy() {
                 // In use: behind everything idle, as if used now.
                 self.rekey(&first, now.max(indexed + 1));
+                busy += 1;
             } else {
                 return Some(first);
             }
@@ -434,6 +438,40 @@ mod tests {
         };
         assert_eq!(store.insert(&refused), Err(Full::Server));
         assert_eq!(store.len(), 2);
+    }
+
+    #[tokio::test]
+    async fn sessions_used_since_they_were_placed_do_not_make_a_search_give_up() {
+        // More of them than a search passes over in use: moving the
+        // entries of sessions used since is not giving up.
+        let (store, core) = (store(2_000, 2_000), core());
+        let sessions: Vec<_> = (0..2_000).map(|_| start(&store, &core, None)).collect();
+        tick();
+        for (n, session) in sessions.iter().enumerate() {
+            if n != 1_500 {
+                store.touch(session);
+            }
+        }
+        start(&store, &core, None);
+        assert!(!alive(&store, &sessions[1_500]), "the one not used since");
+        assert_eq!(store.len(), 2_000);
+    }
+
+    #[test]
+    fn one_client_may_hold_a_tenth_of_the_sessions_by_default() {
+        let bound = |max: usize, per_client: Option<usize>| {
+            let config = super::super::HttpConfig {
+                max_sessions: max,
+                max_sessions_per_client: per_client,
+                ..Default::default()
+            };
+            config.per_client()
+        };
+        assert_eq!(bound(10_000, None), 1_000);
+        assert_eq!(bound(50, None), 10, "at least 10");
+        assert_eq!(bound(3, None), 3, "never more than all");
+        assert_eq!(bound(10_000, Some(7)), 7);
+        assert_eq!(bound(100, Some(500)), 100);
     }
 
     #[tokio::test]
