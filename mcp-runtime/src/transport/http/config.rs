@@ -91,8 +91,8 @@ impl Server {
     /// client of the ended session gets 404 on its next request and
     /// initializes again, as the transport specification expects. Only
     /// when every session looked at is in use is `initialize` answered 503
-    /// with `Retry-After`. Finding the idlest session costs O(log n), not a
-    /// scan. Together with [`Server::max_sessions_per_client`], no one
+    /// with `Retry-After`. Finding the idlest session costs O(log n)
+    /// (amortized), not a scan. Together with [`Server::max_sessions_per_client`], no one
     /// client can lock the others out or end their sessions by opening
     /// many: it ends its own.
     ///
