@@ -47,7 +47,7 @@ pub struct Server {
     /// Given to [`Server::layer`].
     layers: Layers,
     #[cfg(feature = "http")]
-    http: crate::transport::http::HttpConfig,
+    pub(crate) http: crate::transport::http::HttpConfig,
     /// Set by [`Server::auth`]; made ready when the server starts.
     #[cfg(feature = "auth")]
     auth: Option<crate::auth::Auth>,
@@ -325,72 +325,6 @@ impl Server {
         <L::Service as tower::Service<McpRequest>>::Future: Send + 'static,
     {
         self.layers.push(layer);
-        self
-    }
-
-    /// HTTP: serve without sessions. No `Mcp-Session-Id` is issued, every
-    /// POST stands alone (a request needs no `initialize` before it), and
-    /// GET and DELETE are answered 405. What a fleet of instances behind a
-    /// plain load balancer needs.
-    #[cfg(feature = "http")]
-    pub fn stateless(mut self) -> Self {
-        self.http.stateless = true;
-        self
-    }
-
-    /// HTTP: a session unused for this long ends (default 10 minutes); its
-    /// client gets 404 and initializes again.
-    #[cfg(feature = "http")]
-    pub fn session_idle_timeout(mut self, idle: Duration) -> Self {
-        self.http.session_idle_timeout = idle;
-        self
-    }
-
-    /// HTTP: at most this many sessions at once (default 10,000); an
-    /// `initialize` beyond it is answered 503 until one ends.
-    #[cfg(feature = "http")]
-    pub fn max_sessions(mut self, sessions: usize) -> Self {
-        self.http.max_sessions = sessions.max(1);
-        self
-    }
-
-    /// HTTP: the `Host` header values accepted, as `name` or `name:port`
-    /// (403 otherwise), against DNS rebinding. By default a server bound to
-    /// a loopback address accepts only `localhost`, `127.0.0.1` and `[::1]`
-    /// (any port), and one bound elsewhere accepts any host.
-    #[cfg(feature = "http")]
-    pub fn allowed_hosts<I, S>(mut self, hosts: I) -> Self
-    where
-        I: IntoIterator<Item = S>,
-        S: Into<String>,
-    {
-        self.http
-            .allowed_hosts
-            .extend(hosts.into_iter().map(Into::into));
-        self
-    }
-
-    /// HTTP: the `Origin` header values accepted, as `scheme://host[:port]`
-    /// (403 otherwise); a request without `Origin` (not from a browser) is
-    /// not affected. By default a loopback server accepts only localhost
-    /// origins, and one bound elsewhere accepts any.
-    #[cfg(feature = "http")]
-    pub fn allowed_origins<I, S>(mut self, origins: I) -> Self
-    where
-        I: IntoIterator<Item = S>,
-        S: Into<String>,
-    {
-        self.http
-            .allowed_origins
-            .extend(origins.into_iter().map(Into::into));
-        self
-    }
-
-    /// HTTP: how long a client may take to send the headers of a request
-    /// (default 10 s) before its connection is closed.
-    #[cfg(feature = "http")]
-    pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
-        self.http.header_read_timeout = timeout;
         self
     }
 

@@ -443,3 +443,64 @@ impl Client {
         replies.into_iter().last().expect("a response")
     }
 }
+
+/// `count` `initialize` POSTs, one after another on one kept-alive
+/// connection (as a flooding client would send them), each with `headers`
+/// besides the usual ones; returns each answer's status and session id.
+pub fn flood_initialize(
+    addr: SocketAddr,
+    count: usize,
+    headers: &[(&str, &str)],
+) -> Vec<(u16, Option<String>)> {
+    let body = json!({
+        "jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                   "clientInfo": {"name": "flood", "version": "0"}}
+    })
+    .to_string();
+    let mut request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nAccept: application/json, text/event-stream\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    for (name, value) in headers {
+        request.push_str(&format!("{name}: {value}\r\n"));
+    }
+    request.push_str("\r\n");
+    request.push_str(&body);
+    let stream = TcpStream::connect(addr).expect("connect");
+    stream.set_read_timeout(Some(TIMEOUT)).unwrap();
+    let _ = stream.set_nodelay(true);
+    let mut writer = stream.try_clone().unwrap();
+    let mut reader = BufReader::new(stream);
+    let mut answers = Vec::with_capacity(count);
+    for _ in 0..count {
+        writer
+            .write_all(request.as_bytes())
+            .expect("send initialize");
+        let mut line = String::new();
+        reader.read_line(&mut line).expect("read the status line");
+        let status = line
+            .split_whitespace()
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .unwrap_or_else(|| panic!("no status in {line:?}"));
+        let (mut session, mut length) = (None, 0);
+        loop {
+            line.clear();
+            reader.read_line(&mut line).expect("read a header");
+            let Some((name, value)) = line.trim_end().split_once(':') else {
+                break;
+            };
+            if name.eq_ignore_ascii_case("mcp-session-id") {
+                session = Some(value.trim().to_owned());
+            } else if name.eq_ignore_ascii_case("content-length") {
+                length = value.trim().parse().expect("a length");
+            }
+        }
+        let mut skipped = vec![0; length];
+        reader.read_exact(&mut skipped).expect("read the body");
+        answers.push((status, session));
+    }
+    answers
+}

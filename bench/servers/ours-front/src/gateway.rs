@@ -39,7 +39,8 @@ async fn main() -> std::io::Result<()> {
         server = server.stateless();
     }
     if let Some(n) = max_sessions {
-        server = server.max_sessions(n);
+        // One load generator, one address: its sessions are all one client's.
+        server = server.max_sessions(n).max_sessions_per_client(n);
     }
     server.serve_http(addr.ok_or_else(usage)?).await
 }

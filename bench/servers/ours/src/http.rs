@@ -22,7 +22,8 @@ async fn main() -> std::io::Result<()> {
             "--stateless" => server = server.stateless(),
             "--max-sessions" => {
                 let n = raw.next().and_then(|n| n.parse().ok()).ok_or_else(usage)?;
-                server = server.max_sessions(n);
+                // One load generator, one address: its sessions are all one client's.
+                server = server.max_sessions(n).max_sessions_per_client(n);
             }
             _ => return Err(usage()),
         }

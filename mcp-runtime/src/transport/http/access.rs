@@ -74,7 +74,7 @@ mod checked {
     use crate::dispatch::ServerCore;
     use crate::dispatch::Snapshot;
     use crate::jsonrpc::{self, Line, Message};
-    use crate::transport::http::endpoint::error;
+    use crate::transport::http::reply::{error, unavailable};
 
     impl Access {
         pub(crate) fn new(config: &crate::transport::http::HttpConfig) -> Access {
@@ -128,15 +128,10 @@ mod checked {
                 }
                 Rejection::Unavailable(reason) => {
                     tracing::error!(reason = %reason, "cannot check access tokens: the authorization server is unavailable");
-                    let mut response = error(
-                        StatusCode::SERVICE_UNAVAILABLE,
+                    return unavailable(
                         Some(jsonrpc::INTERNAL_ERROR),
                         "Service Unavailable: the authorization server cannot be reached to check the token; try again later",
                     );
-                    response
-                        .headers_mut()
-                        .insert("retry-after", HeaderValue::from_static("5"));
-                    return response;
                 }
             };
             with_challenge(

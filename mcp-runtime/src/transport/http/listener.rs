@@ -3,9 +3,11 @@
 //! graceful stop on SIGTERM or Ctrl-C.
 
 use std::convert::Infallible;
+use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::body::Body;
+use axum::extract::ConnectInfo;
 use axum::http::Request;
 use hyper::body::Incoming;
 use std::time::Duration;
@@ -45,11 +47,14 @@ pub(crate) async fn serve(
         &config,
         local.ip().is_loopback(),
     ));
-    // Straight to the endpoint, without a router: one path to match.
-    let service = {
+    // Straight to the endpoint, without a router: one path to match. The
+    // peer's address goes with each request, as axum's `ConnectInfo`
+    // would put it (for the bound on one client's sessions).
+    let service = |peer: SocketAddr| {
         let endpoint = Arc::clone(&endpoint);
-        hyper::service::service_fn(move |request: Request<Incoming>| {
+        hyper::service::service_fn(move |mut request: Request<Incoming>| {
             let endpoint = Arc::clone(&endpoint);
+            request.extensions_mut().insert(ConnectInfo(peer));
             async move {
                 let response = if request.uri().path() == "/mcp" {
                     endpoint.handle(request.map(Body::new)).await
@@ -71,7 +76,7 @@ pub(crate) async fn serve(
             accepted = listener.accept() => accepted,
             () = &mut stop => break,
         };
-        let (socket, _) = match accepted {
+        let (socket, peer) = match accepted {
             Ok(accepted) => accepted,
             Err(error) => {
                 // Out of descriptors, usually: wait rather than spin.
@@ -81,7 +86,7 @@ pub(crate) async fn serve(
             }
         };
         let _ = socket.set_nodelay(true);
-        let connection = http.serve_connection(TokioIo::new(socket), service.clone());
+        let connection = http.serve_connection(TokioIo::new(socket), service(peer));
         let connection = graceful.watch(connection);
         tokio::spawn(async move {
             if let Err(error) = connection.await {

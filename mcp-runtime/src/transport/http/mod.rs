@@ -1,5 +1,7 @@
-//! The Streamable HTTP transport (protocol versions 2025-03-26 to
-//! 2025-11-25): one endpoint, `/mcp`, on axum and hyper.
+//! The Streamable HTTP transport: one endpoint, `/mcp`, on axum and
+//! hyper, for every protocol version the server speaks (2025-03-26 to
+//! 2025-11-25 with sessions, and 2026-07-28, where each POST stands
+//! alone).
 //!
 //! Each session is one [`Connection`](crate::dispatch::Connection), the
 //! same core that serves stdio; what changes is where its messages go.
@@ -8,21 +10,48 @@
 //! with plain JSON when the response is all there is, or with SSE
 //! ([`sse`]) when notifications come first.
 //!
-//! - `endpoint`: the checks of every request, and POST, GET, DELETE;
-//! - `session`: ids, the idle timeout and the limit on sessions;
+//! The two eras are sibling rooms that never import each other; what both
+//! use lies below them:
+//!
+//! - `endpoint`: the checks of every request, then the era's endpoint;
+//!   shutdown;
+//! - `legacy`: the session eras: POST, GET (a session's stream, or
+//!   resuming one) and DELETE, and stateless mode;
+//! - `modern`: the 2026-07-28 era: headers checked against the body, then
+//!   each POST served by a connection of its own;
+//! - `era`: which era a request is of;
+//! - `request`: what a POST brings (sender, body), its reply stream, and
+//!   the answer made of it;
+//! - `headers`: MCP's header names, `Accept`, `MCP-Protocol-Version`;
+//! - `reply`: errors, plain JSON, 202, and the 2026-07-28 statuses;
+//! - `session`: one session: its id, connection, streams, and whether it
+//!   is in use;
+//! - `sessions`: the store: the idle timeout, and room made at the bounds
+//!   on all sessions and on one client's by ending the idlest;
+//! - `client`: who a client is (token subject, or address, forwarded
+//!   only by trusted proxies);
 //! - `stream`: one response stream's events, kept for `Last-Event-ID`;
 //! - `sse`: events as an HTTP body;
 //! - `guard`: `Host` and `Origin` allow-lists;
 //! - `access`: bearer tokens, scopes and the Protected Resource Metadata;
-//! - `listener`: accepting connections, timeouts, graceful shutdown.
+//! - `listener`: accepting connections, timeouts, graceful shutdown;
+//! - `config`: the settings, and the [`Server`](crate::Server) builder's
+//!   methods that set them.
 
 mod access;
+mod client;
 mod config;
 mod endpoint;
+mod era;
 mod guard;
+mod headers;
+mod legacy;
 mod listener;
 mod modern;
+mod reply;
+mod request;
 mod session;
+mod sessions;
 mod sse;
 mod stream;
 

@@ -1,8 +1,6 @@
-//! The 2026-07-28 era over HTTP: each POST stands alone (no session, no
-//! GET stream, no resumption). A POST is of this era when it names no
-//! session and its `MCP-Protocol-Version` header names no legacy version
-//! (or, without the header, its body's `_meta` names a version, or it is
-//! `server/discover`).
+//! The 2026-07-28 era at the endpoint: each POST stands alone (no
+//! session, no GET stream, no resumption); which requests are of this era
+//! is [`era`](super::era)'s to say.
 //!
 //! Before the body is served, its headers are checked against it
 //! (-32020 and 400 on any difference): `MCP-Protocol-Version` against
@@ -14,7 +12,7 @@
 //! request's id, and their status says what they are: 404 for a method
 //! this era does not have (-32601), 400 for the request's own faults.
 
-use std::sync::atomic::Ordering;
+use std::sync::Arc;
 
 use axum::body::Body;
 use axum::http::{HeaderMap, HeaderName, Response, StatusCode};
@@ -22,8 +20,10 @@ use base64::Engine;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::endpoint::{Accepts, Endpoint, PROTOCOL_VERSION, REPLY_ROOM, SESSION_ID, Sender};
-use crate::dispatch::{Connection, claims_modern, declared_version, meta_in};
+use super::headers::{Accepts, PROTOCOL_VERSION};
+use super::reply::{accepted, error, json_response_with, method_not_allowed};
+use super::request::{Posts, REPLY_ROOM, Sender, respond};
+use crate::dispatch::{ServerCore, declared_version, meta_in};
 use crate::jsonrpc::call_params::Checked;
 use crate::jsonrpc::{self, ErrorObject, HEADER_MISMATCH, INVALID_REQUEST, Line, Message};
 use crate::protocol::version::ProtocolVersion;
@@ -33,28 +33,6 @@ const METHOD: HeaderName = HeaderName::from_static("mcp-method");
 const NAME: HeaderName = HeaderName::from_static("mcp-name");
 /// The prefix of the headers that mirror marked tool arguments.
 const PARAM_PREFIX: &str = "mcp-param-";
-
-/// Whether a POST is of the 2026-07-28 era.
-pub(super) fn is_modern(headers: &HeaderMap, line: &Line<'_>) -> bool {
-    if headers.contains_key(&SESSION_ID) {
-        return false;
-    }
-    match headers.get(&PROTOCOL_VERSION) {
-        Some(value) => {
-            let named = value.to_str().unwrap_or_default().trim();
-            ProtocolVersion::parse_legacy(named).is_none()
-        }
-        None => match line {
-            Line::Single(Message::Request {
-                method,
-                params,
-                call,
-                ..
-            }) => claims_modern(method, meta_in(*params, call.as_ref())),
-            _ => false,
-        },
-    }
-}
 
 /// The body fields the headers mirror.
 struct Mirrored {
@@ -228,37 +206,28 @@ fn check(
     Ok(())
 }
 
-/// The status of a lone response of this era: 404 for a method it does
-/// not have, 400 for the request's own faults, 500 for the server's.
-pub(super) fn status_of(line: &[u8]) -> StatusCode {
-    // Our writers put `result` or `error` right after the id, and a
-    // string id has its quotes escaped: the first of the two is the one.
-    let Some(at) = memchr::memmem::find(line, b",\"error\":{\"code\":") else {
-        return StatusCode::OK;
-    };
-    if memchr::memmem::find(&line[..at], b",\"result\":").is_some() {
-        return StatusCode::OK;
-    }
-    let digits = &line[at + 17..];
-    let end = digits
-        .iter()
-        .position(|b| !(b.is_ascii_digit() || *b == b'-'))
-        .unwrap_or(digits.len());
-    let code = std::str::from_utf8(&digits[..end])
-        .ok()
-        .and_then(|c| c.parse::<i32>().ok());
-    match code {
-        Some(jsonrpc::METHOD_NOT_FOUND) => StatusCode::NOT_FOUND,
-        Some(jsonrpc::INTERNAL_ERROR) => StatusCode::INTERNAL_SERVER_ERROR,
-        Some(_) => StatusCode::BAD_REQUEST,
-        None => StatusCode::OK,
-    }
+/// The endpoint of the 2026-07-28 era.
+pub(super) struct Modern {
+    core: Arc<ServerCore>,
+    posts: Arc<Posts>,
 }
 
-impl Endpoint {
+/// A GET of this era: 405, there is no stream to open.
+pub(super) fn get() -> Response<Body> {
+    method_not_allowed(
+        "Method Not Allowed: protocol 2026-07-28 has no GET stream; POST subscriptions/listen to hear of changes",
+        "POST",
+    )
+}
+
+impl Modern {
+    pub(super) fn new(core: Arc<ServerCore>, posts: Arc<Posts>) -> Modern {
+        Modern { core, posts }
+    }
+
     /// A POST of the 2026-07-28 era: its headers checked, then served by a
     /// connection of its own, in the era's way.
-    pub(super) async fn post_modern(
+    pub(super) async fn post(
         &self,
         line: Line<'_>,
         size: usize,
@@ -275,16 +244,16 @@ impl Endpoint {
             }) => (id, method, *params, call.as_ref()),
             // This era defines no notification a client posts: taken and
             // dropped, as the transport says.
-            Line::Single(Message::Notification { .. }) => return super::endpoint::accepted(),
+            Line::Single(Message::Notification { .. }) => return accepted(),
             Line::Batch(_) => {
-                return super::endpoint::error(
+                return error(
                     StatusCode::BAD_REQUEST,
                     Some(INVALID_REQUEST),
                     "Bad Request: protocol 2026-07-28 takes one request per POST, not a batch",
                 );
             }
             _ => {
-                return super::endpoint::error(
+                return error(
                     StatusCode::BAD_REQUEST,
                     Some(INVALID_REQUEST),
                     "Bad Request: the body is not a JSON-RPC request",
@@ -307,18 +276,15 @@ impl Endpoint {
             tracing::debug!(method = %body.method, error = %refused.message, "request refused");
             let mut reply = Vec::new();
             jsonrpc::write_error(&mut reply, Some(id), &refused);
-            return super::endpoint::json_response_with(StatusCode::BAD_REQUEST, reply.into());
+            return json_response_with(StatusCode::BAD_REQUEST, reply.into());
         }
-        let number = self.stateless_streams.fetch_add(1, Ordering::Relaxed);
-        let reader = self.request_stream(number);
-        let mut connection =
-            Connection::new(std::sync::Arc::clone(&self.core), self.discard.clone());
+        let (reader, mut connection) = self.posts.lone();
         connection.serve_modern();
         sender.hand_to(&mut connection);
         connection
             .handle_parsed(line, size, &reader.stream().outbox(REPLY_ROOM))
             .await;
-        self.respond(
+        respond(
             reader,
             accepts,
             None,
@@ -447,25 +413,5 @@ mod tests {
         );
         let absent = body("tools/call", Some("sql"), json!({"query": "x"}));
         assert_eq!(check(&headers(&base), &absent, Some(schema)).err(), None);
-    }
-
-    #[test]
-    fn statuses_follow_the_error_code() {
-        let line = |code: i32| {
-            format!(r#"{{"jsonrpc":"2.0","id":1,"error":{{"code":{code},"message":"m"}}}}"#)
-        };
-        assert_eq!(status_of(line(-32601).as_bytes()), StatusCode::NOT_FOUND);
-        assert_eq!(status_of(line(-32602).as_bytes()), StatusCode::BAD_REQUEST);
-        assert_eq!(status_of(line(-32021).as_bytes()), StatusCode::BAD_REQUEST);
-        assert_eq!(
-            status_of(line(-32603).as_bytes()),
-            StatusCode::INTERNAL_SERVER_ERROR
-        );
-        assert_eq!(
-            status_of(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#),
-            StatusCode::OK
-        );
-        let nested = br#"{"jsonrpc":"2.0","id":1,"result":{"structuredContent":{"x":1,"error":{"code":-32601}}}}"#;
-        assert_eq!(status_of(nested), StatusCode::OK);
     }
 }

@@ -1,14 +1,14 @@
-//! Sessions of the stateful HTTP transport: one [`Connection`] each, found
-//! by a random id, ended by `DELETE`, by an idle timeout, or to make room
-//! under the limit on their number.
+//! One session of the stateful HTTP transport: a [`Connection`] found by
+//! a random id, its streams, and whether it is in use. The store that
+//! finds, times out and evicts sessions is [`sessions`](super::sessions).
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, RwLock, Weak};
-use std::time::{Duration, Instant};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 
+use super::client::Client;
 use super::stream::EventStream;
-use crate::dispatch::{Connection, ServerCore};
+use crate::dispatch::Connection;
 use crate::protocol::version::ProtocolVersion;
 
 /// Ended streams kept per session for a client that reconnects to read
@@ -25,8 +25,18 @@ pub(crate) struct Session {
     /// With auth, the subject whose token created the session: only its
     /// tokens may use it.
     pub(crate) owner: OnceLock<String>,
+    /// Who started it, for the bound on one client's sessions (`None`:
+    /// unknown, bound by the limit on all sessions only).
+    pub(crate) client: Option<Client>,
     /// Milliseconds since the store's epoch when last used.
-    last_used: AtomicU64,
+    pub(crate) last_used: AtomicU64,
+    /// Where the store's idle order has it: milliseconds (at most
+    /// `last_used`, or later while it was busy) and a serial number
+    /// unique in the store. Changed only under the store's order lock.
+    pub(crate) indexed: AtomicU64,
+    pub(crate) serial: u64,
+    /// Requests of this session being served now (see [`Active`]).
+    in_flight: AtomicUsize,
     /// Messages that belong to no request: the GET stream, number 0.
     pub(crate) standalone: Arc<EventStream>,
     /// POST streams that answered with SSE, by number, for `Last-Event-ID`.
@@ -81,8 +91,45 @@ impl Session {
         self.ended.load(Ordering::Acquire)
     }
 
+    /// A session for `connection`, not yet in the store.
+    pub(crate) fn new(
+        id: Arc<str>,
+        connection: Connection,
+        standalone: Arc<EventStream>,
+        client: Option<Client>,
+        now: u64,
+        serial: u64,
+    ) -> Session {
+        Session {
+            id,
+            connection: tokio::sync::Mutex::new(connection),
+            version: OnceLock::new(),
+            owner: OnceLock::new(),
+            client,
+            last_used: AtomicU64::new(now),
+            indexed: AtomicU64::new(now),
+            serial,
+            in_flight: AtomicUsize::new(0),
+            standalone,
+            streams: Mutex::default(),
+            next_stream: AtomicU64::new(1),
+            ended: AtomicBool::new(false),
+        }
+    }
+
+    /// Its place in the store's idle order.
+    pub(crate) fn key(&self) -> (u64, u64) {
+        (self.indexed.load(Ordering::Relaxed), self.serial)
+    }
+
+    /// Counts a request as being served until the guard drops.
+    pub(crate) fn enter(self: &Arc<Self>) -> Active {
+        self.in_flight.fetch_add(1, Ordering::AcqRel);
+        Active(Arc::clone(self))
+    }
+
     /// Ends the session: its streams close and its calls are dropped.
-    fn end(self: Arc<Self>) {
+    pub(crate) fn end(self: Arc<Self>) {
         if self.ended.swap(true, Ordering::AcqRel) {
             return;
         }
@@ -94,197 +141,37 @@ impl Session {
     }
 
     /// Whether something is using the session now: a request being
-    /// dispatched, or a stream being read.
-    fn is_busy(&self) -> bool {
-        self.connection.try_lock().is_err()
+    /// served, or a stream being read (its GET stream, or a POST's
+    /// answered with SSE).
+    pub(crate) fn is_busy(&self) -> bool {
+        self.in_flight.load(Ordering::Acquire) > 0
+            || self.connection.try_lock().is_err()
             || self.standalone.has_readers()
             || self.lock_streams().values().any(|s| s.has_readers())
     }
 }
 
-/// The sessions of one endpoint.
-pub(crate) struct Sessions {
-    map: RwLock<HashMap<Arc<str>, Arc<Session>>>,
-    epoch: Instant,
-    idle_timeout: Duration,
-    max: usize,
-    replay_events: usize,
-    reaper: AtomicBool,
+/// A session with a request of it being served: the session counts as
+/// busy, and is not evicted, while this lives.
+pub(crate) struct Active(Arc<Session>);
+
+impl std::ops::Deref for Active {
+    type Target = Arc<Session>;
+
+    fn deref(&self) -> &Arc<Session> {
+        &self.0
+    }
 }
 
-/// Why a session could not be made.
-pub(crate) enum CreateError {
-    /// The limit on sessions is reached, and none is idle.
-    TooMany,
-    /// The operating system gave no random bytes for the id.
-    NoRandomness,
-}
-
-impl Sessions {
-    pub(crate) fn new(idle_timeout: Duration, max: usize, replay_events: usize) -> Sessions {
-        Sessions {
-            map: RwLock::default(),
-            epoch: Instant::now(),
-            idle_timeout,
-            max: max.max(1),
-            replay_events,
-            reaper: AtomicBool::new(false),
-        }
-    }
-
-    fn now(&self) -> u64 {
-        self.epoch.elapsed().as_millis() as u64
-    }
-
-    /// The live session with this id, marked as used.
-    pub(crate) fn get(&self, id: &str) -> Option<Arc<Session>> {
-        let session = self
-            .map
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(id)
-            .cloned()?;
-        if session.is_ended() {
-            return None;
-        }
-        self.touch(&session);
-        Some(session)
-    }
-
-    pub(crate) fn touch(&self, session: &Session) {
-        session.last_used.store(self.now(), Ordering::Relaxed);
-    }
-
-    pub(crate) fn len(&self) -> usize {
-        self.map.read().unwrap_or_else(|e| e.into_inner()).len()
-    }
-
-    /// A new session, not yet findable: [`Sessions::insert`] it once
-    /// `initialize` succeeded.
-    pub(crate) fn create(
-        self: &Arc<Self>,
-        core: &Arc<ServerCore>,
-    ) -> Result<Arc<Session>, CreateError> {
-        if self.len() >= self.max {
-            self.reap();
-            if self.len() >= self.max {
-                return Err(CreateError::TooMany);
-            }
-        }
-        let id: Arc<str> = new_id().ok_or(CreateError::NoRandomness)?.into();
-        self.start_reaper();
-        let standalone = EventStream::new(0, self.replay_events);
-        let mut connection = Connection::new(Arc::clone(core), standalone.outbox(0));
-        connection.set_session_id(Arc::clone(&id));
-        Ok(Arc::new(Session {
-            id,
-            connection: tokio::sync::Mutex::new(connection),
-            version: OnceLock::new(),
-            owner: OnceLock::new(),
-            last_used: AtomicU64::new(self.now()),
-            standalone,
-            streams: Mutex::default(),
-            next_stream: AtomicU64::new(1),
-            ended: AtomicBool::new(false),
-        }))
-    }
-
-    pub(crate) fn insert(&self, session: &Arc<Session>) {
-        self.map
-            .write()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(Arc::clone(&session.id), Arc::clone(session));
-        tracing::debug!(session = %session.id, "session started");
-    }
-
-    /// Ends the session with this id; returns whether there was one.
-    pub(crate) fn remove(&self, id: &str) -> bool {
-        let session = self
-            .map
-            .write()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(id);
-        match session {
-            Some(session) => {
-                tracing::debug!(session = %session.id, "session ended by the client");
-                session.end();
-                true
-            }
-            None => false,
-        }
-    }
-
-    /// Ends the sessions idle for longer than the timeout.
-    fn reap(&self) {
-        let now = self.now();
-        let limit = self.idle_timeout.as_millis() as u64;
-        let idle: Vec<Arc<Session>> = self
-            .map
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .values()
-            .filter(|s| now.saturating_sub(s.last_used.load(Ordering::Relaxed)) > limit)
-            .filter(|s| !s.is_busy())
-            .cloned()
-            .collect();
-        if idle.is_empty() {
-            return;
-        }
-        let mut map = self.map.write().unwrap_or_else(|e| e.into_inner());
-        for session in idle {
-            map.remove(&session.id);
-            tracing::debug!(session = %session.id, "session ended after its idle timeout");
-            session.end();
-        }
-    }
-
-    /// Reaps idle sessions every so often, for as long as the store lives.
-    fn start_reaper(self: &Arc<Self>) {
-        if self.reaper.swap(true, Ordering::AcqRel) {
-            return;
-        }
-        let every =
-            (self.idle_timeout / 4).clamp(Duration::from_millis(50), Duration::from_secs(30));
-        let store: Weak<Sessions> = Arc::downgrade(self);
-        tokio::spawn(async move {
-            let mut ticks = tokio::time::interval(every);
-            ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-            loop {
-                ticks.tick().await;
-                let Some(store) = store.upgrade() else { return };
-                store.reap();
-            }
-        });
-    }
-
-    /// Every session, for shutdown.
-    pub(crate) fn all(&self) -> Vec<Arc<Session>> {
-        self.map
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .values()
-            .cloned()
-            .collect()
-    }
-
-    /// Ends every session (shutdown, after the grace period).
-    pub(crate) fn end_all(&self) {
-        let sessions: Vec<Arc<Session>> = self
-            .map
-            .write()
-            .unwrap_or_else(|e| e.into_inner())
-            .drain()
-            .map(|(_, s)| s)
-            .collect();
-        for session in sessions {
-            session.end();
-        }
+impl Drop for Active {
+    fn drop(&mut self) {
+        self.0.in_flight.fetch_sub(1, Ordering::AcqRel);
     }
 }
 
 /// A session id: 128 random bits from the operating system, as 32 hex digits.
 /// `None` if the OS has no randomness to give: never a guessable id.
-fn new_id() -> Option<String> {
+pub(crate) fn new_id() -> Option<String> {
     let mut bytes = [0u8; 16];
     getrandom::fill(&mut bytes).ok()?;
     Some(bytes.iter().map(|b| format!("{b:02x}")).collect())

@@ -1,0 +1,349 @@
+//! The session eras (2025-03-26 to 2025-11-25) at the endpoint: POST with
+//! or without a session (`initialize` starts one), GET for a session's
+//! stream or to resume one with `Last-Event-ID`, DELETE to end a session;
+//! in stateless mode every POST stands alone and GET and DELETE are 405.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::http::{HeaderMap, HeaderValue, Response, StatusCode};
+
+use super::HttpConfig;
+use super::client::Clients;
+use super::headers::{Accepts, LAST_EVENT_ID, SESSION_ID};
+use super::reply::{error, method_not_allowed, unavailable};
+use super::request::{Posts, REPLY_ROOM, Sender, respond};
+use super::session::Active;
+use super::sessions::{Bounds, Full, NoRandomness, Sessions};
+use super::sse;
+use super::stream::EventStream;
+use crate::auth::Identity;
+use crate::dispatch::ServerCore;
+use crate::jsonrpc::{INTERNAL_ERROR, INVALID_REQUEST, Line, Message};
+use crate::protocol::version::ProtocolVersion;
+
+/// The version assumed for a request that names none and has no session.
+const DEFAULT_VERSION: ProtocolVersion = ProtocolVersion::V2025_03_26;
+
+/// The endpoint of the session eras.
+pub(super) struct Legacy {
+    core: Arc<ServerCore>,
+    stateless: bool,
+    sessions: Arc<Sessions>,
+    clients: Clients,
+    posts: Arc<Posts>,
+}
+
+impl Legacy {
+    pub(super) fn new(core: Arc<ServerCore>, config: &HttpConfig, posts: Arc<Posts>) -> Legacy {
+        Legacy {
+            core,
+            stateless: config.stateless,
+            sessions: Arc::new(Sessions::new(Bounds {
+                idle_timeout: config.session_idle_timeout,
+                max: config.max_sessions,
+                per_client: config.per_client(),
+                replay_events: config.replay_events,
+            })),
+            clients: Clients::new(&config.trusted_proxies),
+            posts,
+        }
+    }
+
+    /// A POST of the session eras, its headers checked by the endpoint;
+    /// `version` is what its `MCP-Protocol-Version` header names.
+    pub(super) async fn post(
+        &self,
+        line: Line<'_>,
+        size: usize,
+        headers: &HeaderMap,
+        version: Option<ProtocolVersion>,
+        accepts: Accepts,
+        sender: Sender,
+    ) -> Response<Body> {
+        let initialize = matches!(&line, Line::Single(Message::Request { method, .. }) if method == "initialize");
+        if self.stateless {
+            return self
+                .post_stateless(line, size, version, initialize, accepts, sender)
+                .await;
+        }
+        // With a session id, `initialize` goes to that session (which
+        // refuses a second one, as on stdio); without, it starts one.
+        if initialize && !headers.contains_key(&SESSION_ID) {
+            return self.initialize(line, size, headers, accepts, sender).await;
+        }
+        let session = match self.session_of(headers, sender.identity()) {
+            Ok(session) => session,
+            Err(response) => return *response,
+        };
+        let negotiated = session.version.get().copied();
+        if let (Some(asked), Some(negotiated)) = (version, negotiated)
+            && asked != negotiated
+        {
+            return error(
+                StatusCode::BAD_REQUEST,
+                Some(INVALID_REQUEST),
+                &format!(
+                    "Bad Request: MCP-Protocol-Version {asked} is not the version this session negotiated ({negotiated})"
+                ),
+            );
+        }
+        let reader = self.posts.stream(session.stream_number());
+        {
+            let out = reader.stream().outbox(REPLY_ROOM);
+            let mut connection = session.connection.lock().await;
+            sender.hand_to(&mut connection);
+            connection.handle_parsed(line, size, &out).await;
+        }
+        let response = respond(
+            reader,
+            accepts,
+            Some(&*session),
+            None,
+            negotiated.unwrap_or(DEFAULT_VERSION),
+        )
+        .await;
+        self.sessions.touch(&session);
+        response
+    }
+
+    /// `initialize` in stateful mode: a new session, kept if it succeeds.
+    async fn initialize(
+        &self,
+        line: Line<'_>,
+        size: usize,
+        headers: &HeaderMap,
+        accepts: Accepts,
+        sender: Sender,
+    ) -> Response<Body> {
+        let client = self.clients.of(sender.identity(), sender.peer(), headers);
+        let session = match self.sessions.create(&self.core, client) {
+            Ok(session) => session,
+            Err(NoRandomness) => {
+                tracing::error!("no random bytes from the operating system for a session id");
+                return error(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    Some(INTERNAL_ERROR),
+                    "internal error",
+                );
+            }
+        };
+        if let Some(identity) = sender.identity() {
+            let _ = session.owner.set(identity.subject().to_owned());
+        }
+        let reader = self.posts.stream(session.stream_number());
+        let version = {
+            let out = reader.stream().outbox(REPLY_ROOM);
+            let mut connection = session.connection.lock().await;
+            sender.hand_to(&mut connection);
+            connection.handle_parsed(line, size, &out).await;
+            connection.version()
+        };
+        let Some(version) = version else {
+            // Refused (no protocolVersion, bad params): no session.
+            return respond(reader, accepts, None, None, DEFAULT_VERSION).await;
+        };
+        let _ = session.version.set(version);
+        if let Err(full) = self.sessions.insert(&session) {
+            Arc::clone(&session).end();
+            return self.refuse(full);
+        }
+        let mut response = respond(reader, accepts, Some(&session), None, version).await;
+        if let Ok(id) = HeaderValue::from_str(&session.id) {
+            response.headers_mut().insert(SESSION_ID, id);
+        }
+        response
+    }
+
+    /// 503 for a session that found no room: every session that could have
+    /// made it is in use.
+    fn refuse(&self, full: Full) -> Response<Body> {
+        tracing::warn!(
+            sessions = self.sessions.len(),
+            ?full,
+            "initialize refused: no room for a session, and every one that could make room is in use"
+        );
+        unavailable(
+            Some(INTERNAL_ERROR),
+            match full {
+                Full::Client => {
+                    "Service Unavailable: this client holds as many sessions as it may, and \
+                     each is in use; end one with DELETE, or try again later"
+                }
+                Full::Server => {
+                    "Service Unavailable: too many sessions, and each is in use; try again later"
+                }
+            },
+        )
+    }
+
+    async fn post_stateless(
+        &self,
+        line: Line<'_>,
+        size: usize,
+        version: Option<ProtocolVersion>,
+        initialize: bool,
+        accepts: Accepts,
+        sender: Sender,
+    ) -> Response<Body> {
+        let (reader, mut connection) = self.posts.lone();
+        let version = version.unwrap_or(DEFAULT_VERSION);
+        if !initialize {
+            connection.assume_initialized(version);
+        }
+        sender.hand_to(&mut connection);
+        connection
+            .handle_parsed(line, size, &reader.stream().outbox(REPLY_ROOM))
+            .await;
+        respond(reader, accepts, None, Some(connection), version).await
+    }
+
+    /// The session a request names: 400 without one, 404 if unknown or
+    /// (with auth) created by another subject.
+    fn session_of(
+        &self,
+        headers: &HeaderMap,
+        identity: Option<&Identity>,
+    ) -> Result<Active, Box<Response<Body>>> {
+        let Some(id) = headers.get(&SESSION_ID) else {
+            return Err(Box::new(error(
+                StatusCode::BAD_REQUEST,
+                Some(INVALID_REQUEST),
+                "Bad Request: Mcp-Session-Id header is required (send initialize first to get one)",
+            )));
+        };
+        let id = id.to_str().unwrap_or_default();
+        let found = self.sessions.get(id).filter(|session| {
+            let Some(owner) = session.owner.get() else {
+                return true;
+            };
+            let same = identity.is_some_and(|who| who.subject() == owner);
+            if !same {
+                // Answered as an unknown session: whether another user's
+                // session exists is not this caller's business.
+                tracing::warn!(
+                    subject = identity.map(Identity::subject),
+                    "a session id created by another subject was refused"
+                );
+            }
+            same
+        });
+        found.ok_or_else(|| {
+            Box::new(error(
+                StatusCode::NOT_FOUND,
+                Some(INVALID_REQUEST),
+                "Not Found: unknown or expired session; send initialize to start a new one",
+            ))
+        })
+    }
+
+    /// GET: a session's stream, or the rest of one with `Last-Event-ID`.
+    pub(super) fn get(&self, headers: &HeaderMap, identity: Option<&Identity>) -> Response<Body> {
+        if self.stateless {
+            return method_not_allowed(
+                "Method Not Allowed: this server is stateless and has no stream to GET",
+                "POST",
+            );
+        }
+        if !Accepts::of(headers).sse {
+            return error(
+                StatusCode::NOT_ACCEPTABLE,
+                None,
+                "Not Acceptable: GET opens an SSE stream; the Accept header must allow text/event-stream",
+            );
+        }
+        let session = match self.session_of(headers, identity) {
+            Ok(session) => session,
+            Err(response) => return *response,
+        };
+        let version = session.version.get().copied().unwrap_or(DEFAULT_VERSION);
+        if let Some(last) = headers.get(&LAST_EVENT_ID) {
+            let (stream, cursor) = match parse_event_id(last.to_str().unwrap_or_default())
+                .and_then(|(number, seq)| Some((session.stream(number)?, seq)))
+            {
+                Some(found) => found,
+                None => {
+                    // Nothing kept to resume: an empty stream that ends.
+                    let stream = EventStream::new(u64::MAX, 1);
+                    stream.close();
+                    (stream, 0)
+                }
+            };
+            let reader = stream.attach();
+            return sse::response(sse::Feed {
+                stream,
+                cursor,
+                first: None,
+                prime: false,
+                ids: true,
+                reader,
+                session: Some(Arc::clone(&session)),
+                connection: None,
+            });
+        }
+        let stream = Arc::clone(&session.standalone);
+        if stream.has_readers() {
+            return error(
+                StatusCode::CONFLICT,
+                None,
+                "Conflict: this session's GET stream is already open",
+            );
+        }
+        let reader = stream.attach();
+        let cursor = stream.delivered();
+        sse::response(sse::Feed {
+            stream,
+            cursor,
+            first: None,
+            prime: version >= ProtocolVersion::V2025_11_25,
+            ids: true,
+            reader,
+            session: Some(Arc::clone(&session)),
+            connection: None,
+        })
+    }
+
+    /// DELETE: ends the session.
+    pub(super) fn delete(
+        &self,
+        headers: &HeaderMap,
+        identity: Option<&Identity>,
+    ) -> Response<Body> {
+        if self.stateless {
+            return method_not_allowed(
+                "Method Not Allowed: this server is stateless and has no sessions to end",
+                "POST",
+            );
+        }
+        let session = match self.session_of(headers, identity) {
+            Ok(session) => session,
+            Err(response) => return *response,
+        };
+        self.sessions.remove(&session.id);
+        Response::builder()
+            .status(StatusCode::NO_CONTENT)
+            .body(Body::empty())
+            .unwrap_or_default()
+    }
+
+    /// Shutdown: every session's GET stream ends, its calls in flight get
+    /// `grace` to answer, then every session ends.
+    pub(super) async fn shutdown(&self, grace: Duration) {
+        let sessions = self.sessions.all();
+        for session in &sessions {
+            session.standalone.close();
+        }
+        let drains = sessions.into_iter().map(|session| async move {
+            session.connection.lock().await.drain(grace).await;
+        });
+        let _ = tokio::time::timeout(grace, futures_util::future::join_all(drains)).await;
+        self.sessions.end_all();
+    }
+}
+
+/// `N_M` → stream `N`, event `M`.
+fn parse_event_id(id: &str) -> Option<(u64, u64)> {
+    let (stream, seq) = id.trim().split_once('_')?;
+    Some((stream.parse().ok()?, seq.parse().ok()?))
+}
