@@ -5,8 +5,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::live::Live;
-use super::modern::Tails;
-use crate::context::StateMap;
+use super::tails::Tails;
+use crate::context::{SessionShared, StateMap};
 use crate::middleware::McpService;
 use crate::notify::{Hub, Notifier};
 use crate::protocol::cache::CacheHints;
@@ -108,7 +108,19 @@ impl ServerCore {
 
     /// What every 2026-07-28 result adds.
     pub(crate) fn tails(&self) -> &Tails {
-        self.tails.get_or_init(|| Tails::new(self))
+        self.tails.get_or_init(|| {
+            let instructions = self.instructions.as_deref();
+            Tails::new(&self.info, instructions, &self.served, self.limits.cache)
+        })
+    }
+
+    /// What a result of `method` for `session` adds: `None` in the legacy
+    /// era.
+    pub(crate) fn tail(&self, session: &SessionShared, method: &str) -> Option<Arc<str>> {
+        session
+            .version
+            .is_modern()
+            .then(|| Arc::clone(self.tails().of(method, false)))
     }
 
     /// The same core, serving every request through `service`.
