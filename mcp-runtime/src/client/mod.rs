@@ -94,13 +94,13 @@ pub use self::types::{
     Completion, CompletionRef, PromptInfo, ResourceInfo, ResourceTemplateInfo, ServerCapabilities,
     ServerInfo, ToolInfo,
 };
-pub use crate::ask::Root;
+pub use crate::asking::ask::Root;
+pub use crate::asking::sampling::{
+    Sampled, SamplingContent, SamplingMessage, SamplingRequest, SamplingTool, StopReason,
+    ToolChoice, ToolResult, ToolUse,
+};
 pub use crate::content::ResourceContents;
 pub use crate::context::LogLevel;
 pub use crate::prompts::GetPromptResult;
 pub use crate::protocol::version::ProtocolVersion;
-pub use crate::sampling::{
-    Sampled, SamplingContent, SamplingMessage, SamplingRequest, SamplingTool, StopReason,
-    ToolChoice, ToolResult, ToolUse,
-};
 pub use crate::tools::output::CallToolResult;

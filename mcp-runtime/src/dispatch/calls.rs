@@ -25,13 +25,13 @@ use super::frame::{BatchSlot, Frame};
 use super::live::Snapshot;
 use super::reply::{Answer, JsonAnswer, is_error_answer, write_call_result, write_json_answer};
 use super::tails::finish;
+use crate::asking::rounds::{Interim, Round};
 use crate::auth::Identity;
 use crate::context::{Cancellation, Context, RequestScope, SessionShared};
 use crate::jsonrpc::call_params::CallParams;
 use crate::jsonrpc::{ErrorObject, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, RequestId};
 use crate::outbox::Outbox;
 use crate::protocol::version::ProtocolVersion;
-use crate::rounds::{Interim, Round};
 use crate::telemetry::{self, Answered};
 use crate::tools::def::Outcome;
 

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use super::live::Live;
 use super::tails::Tails;
+use crate::asking::request_state::StateKeys;
 use crate::context::{SessionShared, StateMap};
 use crate::middleware::McpService;
 use crate::notify::{Hub, Notifier};
@@ -13,7 +14,6 @@ use crate::protocol::cache::CacheHints;
 use crate::protocol::capabilities::Served;
 use crate::protocol::info::ServerInfo;
 use crate::registry::Registry;
-use crate::request_state::StateKeys;
 
 /// Tunables of a server, set on the builder.
 #[derive(Clone, Debug)]
@@ -47,7 +47,7 @@ impl Default for Limits {
             page_size: None,
             default_timeout: None,
             list_only_permitted: false,
-            client_request_timeout: crate::ask::DEFAULT_TIMEOUT,
+            client_request_timeout: crate::asking::ask::DEFAULT_TIMEOUT,
             cache: CacheHints::default(),
             state_keys: Arc::new(StateKeys::random()),
         }

@@ -27,11 +27,11 @@ use super::frame::{Frame, Request};
 use super::reply::{Answer, method_not_found};
 use super::state::Connection;
 use super::tails::supported_versions;
+use crate::asking::rounds::{Asked, Round};
 use crate::context::{ClientInfo, LogLevel, SessionShared};
 use crate::jsonrpc::call_params::Checked;
 use crate::jsonrpc::{self, ErrorObject, INVALID_PARAMS, UNSUPPORTED_PROTOCOL_VERSION};
 use crate::protocol::version::ProtocolVersion;
-use crate::rounds::{Asked, Round};
 
 /// The `_meta` keys of this era.
 pub(crate) const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
