@@ -100,18 +100,18 @@ pub(crate) struct SessionShared {
     /// The URIs of the resources the client subscribed to.
     pub(crate) subscriptions: Mutex<HashSet<String>>,
     /// The server's requests to this client that wait for answers.
-    pub(crate) asks: crate::ask::Asks,
+    pub(crate) asks: crate::asking::ask::Asks,
     /// How long each of them waits.
     pub(crate) ask_timeout: Duration,
     /// The client's roots, once asked for; forgotten when it says they
     /// changed.
-    pub(crate) roots: Mutex<Option<Vec<crate::ask::Root>>>,
+    pub(crate) roots: Mutex<Option<Vec<crate::asking::ask::Root>>>,
     /// Where messages that belong to no call go (stdout on stdio, the GET
     /// stream on HTTP), once the session is initialized.
     pub(crate) notices: std::sync::OnceLock<crate::outbox::WeakOutbox>,
     /// The round of the one request a 2026-07-28 session serves, when that
     /// request may ask (its questions are answered from it).
-    pub(crate) round: Option<Arc<crate::rounds::Round>>,
+    pub(crate) round: Option<Arc<crate::asking::rounds::Round>>,
     /// A stateless HTTP request's stand-in for a session: the client's
     /// answer to a question would come in a request of its own, which
     /// nothing routes back here, so the client cannot be asked.
@@ -130,8 +130,8 @@ impl SessionShared {
             client,
             log_level: AtomicU8::new(LogLevel::Info as u8),
             subscriptions: Mutex::default(),
-            asks: crate::ask::Asks::default(),
-            ask_timeout: crate::ask::DEFAULT_TIMEOUT,
+            asks: crate::asking::ask::Asks::default(),
+            ask_timeout: crate::asking::ask::DEFAULT_TIMEOUT,
             roots: Mutex::new(None),
             notices: std::sync::OnceLock::new(),
             round: None,
@@ -176,7 +176,7 @@ pub(crate) struct RequestScope {
     pub(crate) identity: Option<Arc<Identity>>,
     /// The answers given in advance, when the call's questions are served
     /// by running it again (the 2026-07-28 era) rather than asked.
-    pub(crate) replay: Option<Arc<crate::replay::Replay>>,
+    pub(crate) replay: Option<Arc<crate::asking::replay::Replay>>,
     /// The error the call ends with instead of its result, when it asked
     /// for one (`Context::url_elicitation_required`).
     pub(crate) required: Mutex<Option<Box<crate::jsonrpc::ErrorObject>>>,
@@ -331,15 +331,15 @@ impl Context {
     /// them), and not the point: there is no way to ask at all.
     pub(crate) fn refused(
         &self,
-        error: crate::ask::ClientRequestError,
-    ) -> crate::ask::ClientRequestError {
-        if let crate::ask::ClientRequestError::NotSupported(capability) = &error
+        error: crate::asking::ask::ClientRequestError,
+    ) -> crate::asking::ask::ClientRequestError {
+        if let crate::asking::ask::ClientRequestError::NotSupported(capability) = &error
             && self.session().is_some_and(|session| session.one_way)
         {
             let capability = capability.split('.').next().unwrap_or(capability);
-            return crate::ask::ClientRequestError::Stateless(capability.to_owned());
+            return crate::asking::ask::ClientRequestError::Stateless(capability.to_owned());
         }
-        if let crate::ask::ClientRequestError::NotSupported(capability) = &error
+        if let crate::asking::ask::ClientRequestError::NotSupported(capability) = &error
             && let Some(request) = self.request()
             && request.session.version.is_modern()
             && let Ok(mut required) = request.required.lock()
@@ -550,13 +550,13 @@ impl Context {
         &self,
         method: &str,
         params: Value,
-    ) -> Result<Value, crate::ask::ClientRequestError> {
-        use crate::ask::ClientRequestError;
+    ) -> Result<Value, crate::asking::ask::ClientRequestError> {
+        use crate::asking::ask::ClientRequestError;
         let Some(request) = self.request() else {
             return Err(ClientRequestError::NoClient);
         };
         let session = &request.session;
-        if let Some(capability) = crate::ask::capability(method)
+        if let Some(capability) = crate::asking::ask::capability(method)
             && session.client.capabilities.get(capability).is_none()
         {
             return Err(self.refused(ClientRequestError::NotSupported(capability.to_owned())));

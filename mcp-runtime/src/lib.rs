@@ -97,7 +97,7 @@
 extern crate self as mcp_runtime;
 
 pub mod _guide;
-mod ask;
+mod asking;
 pub mod auth;
 mod cli;
 #[cfg(feature = "client")]
@@ -106,7 +106,6 @@ mod completion;
 mod content;
 mod context;
 mod dispatch;
-mod elicit;
 mod handle;
 mod jsonrpc;
 mod location;
@@ -119,12 +118,7 @@ mod outbox;
 mod prompts;
 mod protocol;
 mod registry;
-mod replay;
-mod request_state;
 mod resources;
-mod roots;
-mod rounds;
-mod sampling;
 mod schema;
 mod server;
 mod startup;
@@ -176,17 +170,22 @@ pub use resources::{
 #[doc(hidden)]
 pub use text_param::{PromptArgument, TemplateVariable, UnparseableText};
 
-pub use ask::{ClientRequestError, Root};
+pub use asking::ask::{ClientRequestError, Root};
+pub use asking::elicit::{
+    Asking, Elicit, ElicitEnum, ElicitField, ElicitationComplete, ElicitationId, Elicited,
+    UrlElicitation,
+};
+pub use asking::request_state::StateKeys;
+pub use asking::sampling::{
+    Sampled, SamplingContent, SamplingMessage, SamplingRequest, SamplingTool, StopReason,
+    ToolChoice, ToolResult, ToolUse,
+};
 pub use completion::Arguments;
 pub use content::{
     Annotations, Content, EmbeddedResource, MediaContent, ResourceContents, ResourceLink, Role,
     TextContent,
 };
 pub use context::{ClientInfo, Context, LogLevel, State};
-pub use elicit::{
-    Asking, Elicit, ElicitEnum, ElicitField, ElicitationComplete, ElicitationId, Elicited,
-    UrlElicitation,
-};
 pub use handle::ServerHandle;
 pub use jsonrpc::RequestId;
 pub use location::Location;
@@ -202,15 +201,10 @@ pub use protocol::cache::{CacheHint, CacheHints, CacheScope};
 pub use protocol::version::ProtocolVersion;
 pub use registry::error::{Primitive, RegistryError};
 pub use registry::{CallError, Registry};
-pub use request_state::StateKeys;
 pub use resources::Blob;
 pub use resources::ReadError;
 pub use resources::build::Resource;
 pub use resources::dynamic::DynamicResource;
-pub use sampling::{
-    Sampled, SamplingContent, SamplingMessage, SamplingRequest, SamplingTool, StopReason,
-    ToolChoice, ToolResult, ToolUse,
-};
 pub use server::Server;
 pub use tools::def::{Hints, Tool, ToolAnnotations};
 pub use tools::dynamic::DynamicTool;

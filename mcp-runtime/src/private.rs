@@ -44,7 +44,7 @@ pub use crate::text_param::{
 
 /// What `#[derive(Elicit)]` expansions name.
 pub mod elicit {
-    pub use crate::elicit::{
+    pub use crate::asking::elicit::{
         Choice, Choices, ElicitEnum, ElicitField, Form, FormBuilder, Number, Text, choice_json,
         choose, one_of,
     };

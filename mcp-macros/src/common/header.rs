@@ -8,22 +8,24 @@
 use syn::{Attribute, LitStr};
 
 use super::errors::Errors;
-use super::params::{Param, ParamKind, Rules};
 
-/// The header name of a parameter's `#[header("...")]`, where the attribute
-/// applies and is written once with a valid name.
+/// The header name of a parameter's `#[header("...")]` attributes (`attrs`),
+/// where the attribute applies and is written once with a valid name.
+/// `refusal`: why `#[header]` is refused on every parameter of this
+/// attribute, if it is (see `params::Rules::header`); `injected`: the
+/// parameter is one the runtime injects.
 pub fn parse_header(
     attrs: &[Attribute],
-    kind: ParamKind,
-    rules: &Rules,
+    injected: bool,
+    refusal: Option<&'static str>,
     errors: &mut Errors,
 ) -> Option<LitStr> {
     let first = attrs.first()?;
-    if let Some(refusal) = rules.header {
+    if let Some(refusal) = refusal {
         errors.spanned(first, refusal);
         return None;
     }
-    if kind == ParamKind::Injected {
+    if injected {
         errors.spanned(
             first,
             "#[header] does not apply here: this parameter is injected by the runtime, not given by the client; put it on a parameter that is not `Context` or `State<T>`",
@@ -70,10 +72,11 @@ fn is_tchar(c: char) -> bool {
     c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c)
 }
 
-/// Refuses two parameters mirrored into the same header: names compare
+/// Refuses two parameters mirrored into the same header (`headers`, the
+/// names of a function's parameters in order): names compare
 /// case-insensitively, as HTTP's do.
-pub fn check_unique(params: &[Param], errors: &mut Errors) {
-    let headers: Vec<&LitStr> = params.iter().filter_map(|p| p.header.as_ref()).collect();
+pub fn check_unique<'a>(headers: impl IntoIterator<Item = &'a LitStr>, errors: &mut Errors) {
+    let headers: Vec<&LitStr> = headers.into_iter().collect();
     for (at, later) in headers.iter().enumerate() {
         let name = later.value();
         if let Some(earlier) = headers[..at]

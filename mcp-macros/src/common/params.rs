@@ -155,7 +155,7 @@ pub fn parse_fn(mut item: ItemFn, rules: &Rules, errors: &mut Errors) -> Annotat
             }
         }
     }
-    check_unique(&params, errors);
+    check_unique(params.iter().filter_map(|p| p.header.as_ref()), errors);
     for (name, _) in &argument_docs {
         if !params.iter().any(|p| p.ident == name) {
             errors.spanned(
@@ -257,7 +257,8 @@ fn parse_param(
         ParamKind::Argument
     };
     let complete = parse_complete(&complete, kind, rules, errors);
-    let header = parse_header(&header, kind, rules, errors);
+    let injected = kind == ParamKind::Injected;
+    let header = parse_header(&header, injected, rules.header, errors);
     let ident = ident?;
     if !type_ok {
         return None;

@@ -358,7 +358,7 @@ impl Client {
     /// with nothing sent, for a client built without roots.
     pub async fn set_roots(
         &self,
-        roots: impl IntoIterator<Item = crate::ask::Root>,
+        roots: impl IntoIterator<Item = crate::asking::ask::Root>,
     ) -> Result<bool, ClientError> {
         self.session.set_roots(roots.into_iter().collect()).await
     }

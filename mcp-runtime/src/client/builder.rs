@@ -8,7 +8,8 @@ use std::sync::{Arc, Mutex};
 use serde_json::{Value, json};
 use tokio::process::Command;
 
-use crate::ask::Root;
+use crate::asking::ask::Root;
+use crate::asking::sampling::{Sampled, SamplingRequest};
 use crate::client::api::{Client, Handshake};
 use crate::client::elicitation::{
     self, Elicitation, ElicitationHandler, ElicitationRequest, SamplingHandler,
@@ -19,7 +20,6 @@ use crate::client::http_options::HttpOptions;
 use crate::client::session::Handlers;
 use crate::client::stdio::StdioTransport;
 use crate::client::transport::INBOUND_CAPACITY;
-use crate::sampling::{Sampled, SamplingRequest};
 
 impl Client {
     /// Connects to the Streamable HTTP server at `url` (its MCP endpoint,

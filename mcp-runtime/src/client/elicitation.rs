@@ -41,12 +41,13 @@ type Answering = Pin<Box<dyn Future<Output = Elicitation> + Send>>;
 /// The handler, shared by the connection.
 pub(crate) type ElicitationHandler = Arc<dyn Fn(ElicitationRequest) -> Answering + Send + Sync>;
 
-type Sampling = Pin<Box<dyn Future<Output = Result<crate::sampling::Sampled, String>> + Send>>;
+type Sampling =
+    Pin<Box<dyn Future<Output = Result<crate::asking::sampling::Sampled, String>> + Send>>;
 
 /// The sampling handler, shared by the connection: the completion, or
 /// why the user refused.
 pub(crate) type SamplingHandler =
-    Arc<dyn Fn(crate::sampling::SamplingRequest) -> Sampling + Send + Sync>;
+    Arc<dyn Fn(crate::asking::sampling::SamplingRequest) -> Sampling + Send + Sync>;
 
 pub(crate) fn handler<F, Fut>(handler: F) -> ElicitationHandler
 where

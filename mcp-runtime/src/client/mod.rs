@@ -94,14 +94,14 @@ pub use self::types::{
     Completion, PromptInfo, ResourceInfo, ResourceTemplateInfo, ServerCapabilities, ServerInfo,
     ToolInfo,
 };
-pub use crate::ask::Root;
+pub use crate::asking::ask::Root;
 pub use crate::completion::CompletionRef;
+pub use crate::asking::sampling::{
+    Sampled, SamplingContent, SamplingMessage, SamplingRequest, SamplingTool, StopReason,
+    ToolChoice, ToolResult, ToolUse,
+};
 pub use crate::content::ResourceContents;
 pub use crate::context::LogLevel;
 pub use crate::prompts::GetPromptResult;
 pub use crate::protocol::version::ProtocolVersion;
-pub use crate::sampling::{
-    Sampled, SamplingContent, SamplingMessage, SamplingRequest, SamplingTool, StopReason,
-    ToolChoice, ToolResult, ToolUse,
-};
 pub use crate::tools::output::CallToolResult;

@@ -50,7 +50,7 @@ pub(crate) struct Handlers {
     pub(crate) elicitation: Option<ElicitationHandler>,
     pub(crate) sampling: Option<SamplingHandler>,
     /// The roots `roots/list` answers with, when the client has some.
-    pub(crate) roots: Option<Arc<Mutex<Vec<crate::ask::Root>>>>,
+    pub(crate) roots: Option<Arc<Mutex<Vec<crate::asking::ask::Root>>>>,
 }
 
 pub(crate) struct Session {
@@ -115,7 +115,7 @@ impl Session {
     /// `false` (and nothing sent) when the client declared no roots.
     pub(crate) async fn set_roots(
         &self,
-        roots: Vec<crate::ask::Root>,
+        roots: Vec<crate::asking::ask::Root>,
     ) -> Result<bool, ClientError> {
         let Some(kept) = &self.handlers.roots else {
             return Ok(false);
@@ -362,12 +362,12 @@ impl Session {
         if method == "sampling/createMessage"
             && let Some(handler) = self.handlers.sampling.clone()
         {
-            let request = serde_json::from_value::<crate::sampling::SamplingRequest>(
+            let request = serde_json::from_value::<crate::asking::sampling::SamplingRequest>(
                 params.unwrap_or(Value::Null),
             )
             .map_err(|error| error.to_string())
             .and_then(|request| {
-                crate::sampling::rules::check_messages(&request.messages).map(|()| request)
+                crate::asking::sampling::rules::check_messages(&request.messages).map(|()| request)
             });
             return Box::pin(async move {
                 let request = request.map_err(|reason| {

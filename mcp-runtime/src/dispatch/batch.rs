@@ -4,8 +4,8 @@
 use serde_json::value::RawValue;
 use tokio::sync::oneshot;
 
-use super::connection::Connection;
 use super::reply::{Replies, error_bytes};
+use super::state::Connection;
 use crate::jsonrpc::{self, ErrorObject, INVALID_REQUEST, Message};
 use crate::outbox::Outbox;
 use crate::protocol::version::ProtocolVersion;
@@ -55,13 +55,7 @@ impl Connection {
             let mut reply = Vec::new();
             let size = item.get().len();
             if self
-                .handle_message(
-                    message,
-                    size,
-                    out,
-                    &mut slot,
-                    &mut Replies::Batch(&mut reply),
-                )
+                .handle_message(message, size, out, &mut slot, Replies::Batch(&mut reply))
                 .await
             {
                 parts.push(BatchPart::Ready(reply));

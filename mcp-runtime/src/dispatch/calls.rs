@@ -16,23 +16,22 @@ use std::sync::{Arc, Mutex};
 use std::task::Poll;
 use std::time::Instant;
 
-use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore, TryAcquireError, oneshot};
+use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore, TryAcquireError};
 use tokio::task::{AbortHandle, JoinSet};
 use tracing::Instrument;
 
 use super::core::{Limits, ServerCore};
+use super::frame::{BatchSlot, Frame};
 use super::live::Snapshot;
-use super::modern;
-use super::reply::{
-    Answer, JsonAnswer, Replies, is_error_answer, write_call_result, write_json_answer,
-};
+use super::reply::{Answer, JsonAnswer, is_error_answer, write_call_result, write_json_answer};
+use super::tails::finish;
+use crate::asking::rounds::{Interim, Round};
 use crate::auth::Identity;
 use crate::context::{Cancellation, Context, RequestScope, SessionShared};
 use crate::jsonrpc::call_params::CallParams;
 use crate::jsonrpc::{ErrorObject, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, RequestId};
 use crate::outbox::Outbox;
 use crate::protocol::version::ProtocolVersion;
-use crate::rounds::{Interim, Round};
 use crate::telemetry::{self, Answered};
 use crate::tools::def::Outcome;
 
@@ -45,7 +44,7 @@ pub(crate) enum Route {
     /// Straight to the output.
     Direct,
     /// To the batch it belongs to (`None` when cancelled).
-    Batch(oneshot::Sender<Option<Vec<u8>>>),
+    Batch(BatchSlot),
 }
 
 /// How the answer of a call producing `R` is written.
@@ -75,7 +74,7 @@ impl<R> Job<R> {
         let start = reply.len();
         (self.write)(reply, id, result, self.version);
         if let Some(tail) = &self.tail {
-            modern::finish(reply, start, id, tail);
+            finish(reply, start, id, tail);
         }
     }
 }
@@ -88,7 +87,7 @@ impl Job<JsonAnswer> {
             version: session.version,
             write: write_json_answer,
             is_error: is_error_answer,
-            tail: modern::tail(core, session, method),
+            tail: core.tail(session, method),
             round: session.round.clone(),
         }
     }
@@ -199,25 +198,18 @@ impl Calls {
         }
     }
 
-    /// Starts a call of the tool `params` names. `size` is the
-    /// length of the message it came in, counted against the backlog if it
-    /// has to wait. Its reply goes to `reply` when it completes at once;
-    /// otherwise from its task, to the batch when `batch_slot` holds a
-    /// sender (which it then takes).
-    #[allow(clippy::too_many_arguments)]
+    /// Starts a call of the tool `params` names, for the request of
+    /// `frame`: see [`Calls::run`].
     pub(crate) async fn start(
         &mut self,
         core: &Arc<ServerCore>,
         snapshot: &Snapshot,
-        out: &Outbox,
-        id: &RequestId,
         params: Box<CallParams<'_>>,
         session: Arc<SessionShared>,
         identity: Option<&Arc<Identity>>,
-        size: usize,
-        batch_slot: &mut Option<oneshot::Sender<Option<Vec<u8>>>>,
-        reply: &mut Replies<'_>,
+        frame: &mut Frame<'_>,
     ) -> Result<Answer, ErrorObject> {
+        let id = frame.id;
         let Some(tool) = snapshot.registry.get(&params.name).map(Arc::clone) else {
             return Err(ErrorObject::new(
                 INVALID_PARAMS,
@@ -230,7 +222,7 @@ impl Calls {
             Arc::clone(&tool.name),
             id,
             params.progress_token,
-            out,
+            frame.out,
             identity,
         );
         let call_ctx = ctx.clone();
@@ -248,13 +240,12 @@ impl Calls {
             version: session.version,
             write: write_call_result,
             is_error: Outcome::is_error,
-            tail: modern::tail(core, &session, "tools/call"),
+            tail: core.tail(&session, "tools/call"),
             round: session.round.clone(),
         };
         // Boxed here, not inside `run`: an `async fn`'s arguments stay in
         // its future for its whole life, and this one's in every request's.
-        self.run(out, id, ctx, Box::pin(call), job, size, batch_slot, reply)
-            .await
+        self.run(ctx, Box::pin(call), job, frame).await
     }
 
     /// Refuses an id already used by a call in progress. Most of the time
@@ -275,21 +266,18 @@ impl Calls {
         Ok(())
     }
 
-    /// Runs `call` for the request `id` as a call of this connection: in a
-    /// slot, or waiting for one in the backlog; cancellable; answered with
-    /// `job.write` when it completes (at once, into `reply`, or later from
-    /// its task).
-    #[allow(clippy::too_many_arguments)]
+    /// Runs `call` for the request of `frame` as a call of this
+    /// connection: in a slot, or waiting for one in the backlog (the size
+    /// of its message counted against it); cancellable; answered with
+    /// `job.write` when it completes: at once, into the frame's reply, or
+    /// later from its task, to the batch when the frame's `batch_slot`
+    /// holds a sender (which it then takes), else to the frame's output.
     pub(crate) async fn run<F, R>(
         &mut self,
-        out: &Outbox,
-        id: &RequestId,
         ctx: Context,
         call: Pin<Box<F>>,
         job: Job<R>,
-        size: usize,
-        batch_slot: &mut Option<oneshot::Sender<Option<Vec<u8>>>>,
-        reply: &mut Replies<'_>,
+        frame: &mut Frame<'_>,
     ) -> Result<Answer, ErrorObject>
     where
         F: Future<Output = R> + Send + 'static,
@@ -301,7 +289,8 @@ impl Calls {
             Some(round) => Box::pin(Arc::clone(round).drive(call)),
             None => call,
         };
-        let cost = size.saturating_add(WAITING_CALL_OVERHEAD);
+        let (id, out) = (frame.id, frame.out);
+        let cost = frame.size.saturating_add(WAITING_CALL_OVERHEAD);
         let start = loop {
             match Arc::clone(&self.slots).try_acquire_owned() {
                 Ok(permit) => {
@@ -314,7 +303,7 @@ impl Calls {
                     if let Poll::Ready(result) = first {
                         ctx.finish();
                         telemetry::completed(&result);
-                        reply.write(|reply| job.answer(reply, id, &result));
+                        (frame.reply).write(|reply| job.answer(reply, id, &result));
                         return Ok(Answer::Written);
                     }
                     break Start::Running(permit);
@@ -344,7 +333,7 @@ impl Calls {
                 }
             }
         };
-        let route = match batch_slot.take() {
+        let route = match frame.batch_slot.take() {
             Some(sender) => Route::Batch(sender),
             None => Route::Direct,
         };

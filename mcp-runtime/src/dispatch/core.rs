@@ -5,15 +5,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::live::Live;
-use super::modern::Tails;
-use crate::context::StateMap;
+use super::tails::Tails;
+use crate::asking::request_state::StateKeys;
+use crate::context::{SessionShared, StateMap};
 use crate::middleware::McpService;
 use crate::notify::{Hub, Notifier};
 use crate::protocol::cache::CacheHints;
 use crate::protocol::capabilities::Served;
 use crate::protocol::info::ServerInfo;
 use crate::registry::Registry;
-use crate::request_state::StateKeys;
 
 /// Tunables of a server, set on the builder.
 #[derive(Clone, Debug)]
@@ -47,7 +47,7 @@ impl Default for Limits {
             page_size: None,
             default_timeout: None,
             list_only_permitted: false,
-            client_request_timeout: crate::ask::DEFAULT_TIMEOUT,
+            client_request_timeout: crate::asking::ask::DEFAULT_TIMEOUT,
             cache: CacheHints::default(),
             state_keys: Arc::new(StateKeys::random()),
         }
@@ -108,7 +108,19 @@ impl ServerCore {
 
     /// What every 2026-07-28 result adds.
     pub(crate) fn tails(&self) -> &Tails {
-        self.tails.get_or_init(|| Tails::new(self))
+        self.tails.get_or_init(|| {
+            let instructions = self.instructions.as_deref();
+            Tails::new(&self.info, instructions, &self.served, self.limits.cache)
+        })
+    }
+
+    /// What a result of `method` for `session` adds: `None` in the legacy
+    /// era.
+    pub(crate) fn tail(&self, session: &SessionShared, method: &str) -> Option<Arc<str>> {
+        session
+            .version
+            .is_modern()
+            .then(|| Arc::clone(self.tails().of(method, false)))
     }
 
     /// The same core, serving every request through `service`.

@@ -15,22 +15,20 @@ use std::time::Duration;
 
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
-use tokio::sync::oneshot;
 use tower::ServiceExt;
 
 use super::calls::{Job, request_context};
-use super::connection::{
-    Connection, Request, discover_refused, method_not_found, not_initialized, object, set_level,
-};
+use super::frame::{Frame, Request, object};
 use super::live::Snapshot;
-use super::reply::{Answer, JsonAnswer, Replies};
+use super::logging::set_level;
+use super::reply::{Answer, JsonAnswer, method_not_found};
 use super::resources::{progress_token, subscribe};
+use super::state::Connection;
 use super::{prompts, resources};
 use crate::context::{ClientInfo, Context, SessionShared};
 use crate::jsonrpc::call_params::{CallParams, Checked};
 use crate::jsonrpc::{self, ErrorObject, INTERNAL_ERROR, INVALID_PARAMS, RequestId};
 use crate::middleware::{McpError, McpRequest, McpService, Perform, error_object};
-use crate::outbox::Outbox;
 use crate::protocol::shape;
 use crate::protocol::version::ProtocolVersion;
 use crate::registry::Registry;
@@ -40,30 +38,25 @@ use crate::tools::def::Tool;
 type LayeredAnswer = Result<Value, ErrorObject>;
 
 impl Connection {
-    /// Serves `request` through the layers: the counterpart of
-    /// `handle_request` when the server has some.
+    /// Serves `request` through the layers: what `route` does instead of
+    /// its plain path when the server has some.
     pub(super) async fn handle_layered(
         &mut self,
         request: Request<'_, '_>,
-        out: &Outbox,
-        batch_slot: &mut Option<oneshot::Sender<Option<Vec<u8>>>>,
-        reply: &mut Replies<'_>,
+        frame: &mut Frame<'_>,
     ) -> Result<Answer, ErrorObject> {
         let Request {
-            id,
             method,
             params,
             call,
-            size,
         } = request;
+        let id = frame.id;
         let Some(service) = self.core.service.clone() else {
             return Err(ErrorObject::new(INTERNAL_ERROR, "internal error"));
         };
+        // Past the era's gate: a `ping` may come before `initialize`.
         let method = match method {
-            "server/discover" => return Err(discover_refused()),
-            "initialize" => return self.initialize_layered(service, id, params, reply).await,
             "ping" => "ping",
-            _ if self.session.is_none() => return Err(not_initialized()),
             other => match served_method(other) {
                 Some(method) if self.core.served.serves(method) => method,
                 _ => return Err(method_not_found(other)),
@@ -89,7 +82,7 @@ impl Connection {
             handler_name(&snapshot.registry, method, &params),
             id,
             params.as_object().and_then(progress_token),
-            out,
+            frame.out,
             self.identity.as_ref(),
         );
         let job = Job {
@@ -97,7 +90,7 @@ impl Connection {
             version: session.version,
             write: write_answer,
             is_error: LayeredAnswer::is_err,
-            tail: super::modern::tail(&self.core, &session, method),
+            tail: self.core.tail(&session, method),
             round: session.round.clone(),
         };
         let request = McpRequest {
@@ -121,38 +114,31 @@ impl Connection {
             (service.oneshot(request).await)
                 .map_err(|error| error_object(error, method, &answer_id))
         };
-        self.calls
-            .run(out, id, ctx, Box::pin(call), job, size, batch_slot, reply)
-            .await
+        self.calls.run(ctx, Box::pin(call), job, frame).await
     }
 
-    /// `initialize` through the layers: negotiated first, then passed
-    /// through them with its result, awaited here (nothing else can happen
-    /// on a connection before it), and the session starts only if they
-    /// answer `Ok`.
-    async fn initialize_layered(
+    /// `initialize` through the layers, with the `result` and `version`
+    /// it negotiated: what they answer (see `connection`, where the session
+    /// starts only if it is `Ok`).
+    pub(super) async fn layered_initialize(
         &mut self,
         service: McpService,
         id: &RequestId,
         params: Option<&RawValue>,
-        reply: &mut Replies<'_>,
-    ) -> Result<Answer, ErrorObject> {
-        let mut negotiated = self.negotiate(params)?;
+        version: ProtocolVersion,
+        result: Value,
+    ) -> LayeredAnswer {
         let request = McpRequest {
             method: "initialize",
             params: params_value(params, None)?,
             id: id.clone(),
             session_id: self.session_id.clone(),
             identity: self.identity.clone(),
-            version: Some(negotiated.session.version),
+            version: Some(version),
             extensions: self.extensions.clone(),
-            perform: Box::new(Ready(std::mem::take(&mut negotiated.result))),
+            perform: Box::new(Ready(result)),
         };
-        let result = (service.oneshot(request).await)
-            .map_err(|error| error_object(error, "initialize", id))?;
-        self.commit(negotiated);
-        reply.write(|reply| jsonrpc::write_result(reply, id, &result));
-        Ok(Answer::Written)
+        (service.oneshot(request).await).map_err(|error| error_object(error, "initialize", id))
     }
 }
 

@@ -10,13 +10,13 @@
 //! ends it by closing the stream (HTTP) or cancelling the request (stdio).
 
 use std::collections::HashSet;
-use std::sync::Arc;
 
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::connection::{Connection, params_object};
+use super::frame::params_object;
 use super::reply::Answer;
+use super::state::Connection;
 use crate::jsonrpc::{ErrorObject, INVALID_PARAMS, RequestId};
 use crate::notify::Filter;
 use crate::outbox::Outbox;
@@ -107,9 +107,6 @@ impl Connection {
         }
     }
 }
-
-/// The subscriptions a connection holds open.
-pub(super) type Listens = Vec<Arc<crate::notify::Subscription>>;
 
 #[cfg(test)]
 mod tests {

@@ -1,25 +1,45 @@
 //! One client connection, from the lines a transport reads to the messages
-//! it writes: the lifecycle gate and routing by method (`connection`), the
-//! calls in flight and waiting (`calls`), batches (`batch`), where replies
-//! go (`reply`), what every connection of a server shares (`core`), what
-//! it serves right now (`live`, paged by `pages`), and the path of a
-//! request through the server's middleware (`layered`).
+//! it writes. From the top down:
+//!
+//! - `serve`: the lines a transport hands a connection, each message they
+//!   hold, and each request sent to its era; `batch`: JSON-RPC batches
+//!   (protocol 2025-03-26).
+//! - The two eras, sibling rooms that never import each other:
+//!   `connection`, legacy sessions (up to 2025-11-25: the lifecycle gate
+//!   and `initialize`), and `modern`, the 2026-07-28 era (no session; each
+//!   request checked by its `_meta`, `server/discover`), with `listen`,
+//!   its `subscriptions/listen`.
+//! - What both eras route to: `route`, routing by method; `layered`, the
+//!   path through the server's middleware; `resources` and `prompts`, the
+//!   methods that run as calls; `logging`, `logging/setLevel`; `calls`,
+//!   the calls in flight and waiting.
+//! - What all of them stand on: `state`, the [`Connection`] itself;
+//!   `frame`, a request and where its answer goes; `reply`, replies and
+//!   the refusals both eras give; `tails`, what a 2026-07-28 result adds;
+//!   `core`, what every connection of a server shares; `live`, what it
+//!   serves right now, paged by `pages`; `incoming`, what a transport hands
+//!   a connection.
 
 mod batch;
 mod calls;
 mod connection;
 mod core;
+mod frame;
 mod incoming;
 mod layered;
 mod listen;
 mod live;
+mod logging;
 mod modern;
 mod pages;
 mod prompts;
 mod reply;
 mod resources;
+mod route;
+mod serve;
+mod state;
+mod tails;
 
-pub(crate) use self::connection::{Connection, serve};
 pub(crate) use self::core::{Limits, ServerCore};
 pub(crate) use self::incoming::{Incoming, for_each_line, lines_of};
 pub(crate) use self::live::Live;
@@ -27,3 +47,5 @@ pub(crate) use self::live::Live;
 pub(crate) use self::live::Snapshot;
 #[cfg(feature = "http")]
 pub(crate) use self::modern::{claims_modern, declared_version, meta_in};
+pub(crate) use self::serve::serve;
+pub(crate) use self::state::Connection;

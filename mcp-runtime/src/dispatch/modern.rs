@@ -22,24 +22,21 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
-use tokio::sync::oneshot;
-
-use super::connection::{Connection, Request, method_not_found};
 use super::core::ServerCore;
-use super::reply::{Answer, Replies};
+use super::frame::{Frame, Request};
+use super::reply::{Answer, method_not_found};
+use super::state::Connection;
+use super::tails::supported_versions;
+use crate::asking::rounds::{Asked, Round};
 use crate::context::{ClientInfo, LogLevel, SessionShared};
 use crate::jsonrpc::call_params::Checked;
-use crate::jsonrpc::{self, ErrorObject, INVALID_PARAMS, RequestId, UNSUPPORTED_PROTOCOL_VERSION};
-use crate::outbox::Outbox;
-use crate::protocol::cache::CacheHint;
+use crate::jsonrpc::{self, ErrorObject, INVALID_PARAMS, UNSUPPORTED_PROTOCOL_VERSION};
 use crate::protocol::version::ProtocolVersion;
-use crate::rounds::{Asked, Round};
 
 /// The `_meta` keys of this era.
 pub(crate) const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 pub(crate) const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
 pub(crate) const LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
-pub(crate) const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 
 /// The methods of the legacy era that this one removed.
 pub(crate) fn removed(method: &str) -> bool {
@@ -117,16 +114,6 @@ fn invalid(message: &str) -> ErrorObject {
              \"{PROTOCOL_VERSION}\" (a string) and \"{CLIENT_CAPABILITIES}\" (an object)"
         ),
     )
-}
-
-/// Every version served, newest first: `supportedVersions`, and the
-/// `supported` of an unsupported-version error.
-pub(crate) fn supported_versions() -> Vec<&'static str> {
-    ProtocolVersion::ALL
-        .iter()
-        .rev()
-        .map(|v| v.as_str())
-        .collect()
 }
 
 /// -32022 for a request that asked for `requested`.
@@ -240,33 +227,34 @@ pub(crate) fn session_for(
 
 impl Connection {
     /// Serves a request of the 2026-07-28 era: checks its `_meta`, answers
-    /// `server/discover` itself, refuses the methods this era removed, and
-    /// routes the rest as the legacy era does, in a session made for the
-    /// request alone.
+    /// `server/discover` itself, refuses the methods this era removed,
+    /// opens `subscriptions/listen`, and routes the rest by method as every
+    /// era does (`route`), in a session made for the request alone.
     pub(super) async fn handle_modern(
         &mut self,
         request: Request<'_, '_>,
-        out: &Outbox,
-        batch_slot: &mut Option<oneshot::Sender<Option<Vec<u8>>>>,
-        reply: &mut Replies<'_>,
+        frame: &mut Frame<'_>,
     ) -> Result<Answer, ErrorObject> {
         let meta = read_meta(meta_of(&request))?;
         let method = request.method;
         if method == "server/discover" {
             let discover = self.core.tails().discover();
-            reply.write(|reply| jsonrpc::write_result(reply, request.id, &discover));
+            let id = frame.id;
+            frame
+                .reply
+                .write(|reply| jsonrpc::write_result(reply, id, &discover));
             return Ok(Answer::Written);
         }
         if removed(method) || !self.core.served.serves(method) {
             return Err(method_not_found(method));
         }
         if method == "subscriptions/listen" {
-            return self.listen(request.id, request.params, out);
+            return self.listen(frame.id, request.params, frame.out);
         }
         let round = self.round_of(&request)?.map(Arc::new);
         let session = session_for(&self.core, meta, round);
         let legacy = self.session.replace(session);
-        let answer = self.route(request, out, batch_slot, reply).await;
+        let answer = self.route(request, frame).await;
         self.session = legacy;
         answer
     }
@@ -318,115 +306,6 @@ impl Connection {
         };
         Round::of(&asked, keys).map(Some)
     }
-}
-
-/// The parts every result of this era adds, serialized once per server.
-pub(crate) struct Tails {
-    /// `"resultType":"complete","_meta":{serverInfo}`.
-    complete: Arc<str>,
-    /// The same with the lists' cache hint.
-    lists: Arc<str>,
-    /// The lists of a server whose lists depend on the caller.
-    private_lists: Arc<str>,
-    /// The same with `resources/read`'s.
-    reads: Arc<str>,
-    /// The whole `server/discover` result.
-    discover: Box<RawValue>,
-}
-
-impl Tails {
-    pub(crate) fn new(core: &ServerCore) -> Tails {
-        let info = serde_json::to_string(&core.info.for_version(ProtocolVersion::MODERN))
-            .unwrap_or_else(|_| "{}".into());
-        let complete =
-            format!("\"resultType\":\"complete\",\"_meta\":{{\"{SERVER_INFO}\":{info}}}");
-        let hints = core.limits.cache;
-        let with = |hint: CacheHint| Arc::from(format!("{},{complete}", hint.fields()));
-        let mut discover = json!({
-            "supportedVersions": supported_versions(),
-            "capabilities": core.served.capabilities(ProtocolVersion::MODERN),
-        });
-        if let Some(instructions) = &core.instructions {
-            discover["instructions"] = Value::String(instructions.clone());
-        }
-        let mut text = serde_json::to_string(&discover).unwrap_or_else(|_| "{}".into());
-        text.pop();
-        text.push(',');
-        text.push_str(&with(hints.discover));
-        text.push('}');
-        Tails {
-            lists: with(hints.lists),
-            private_lists: with(CacheHint {
-                scope: crate::protocol::cache::CacheScope::Private,
-                ..hints.lists
-            }),
-            reads: with(hints.reads),
-            complete: Arc::from(complete),
-            discover: RawValue::from_string(text).unwrap_or_default(),
-        }
-    }
-
-    pub(crate) fn discover(&self) -> &RawValue {
-        &self.discover
-    }
-
-    /// What a result of `method` adds (`private`: a list filtered by the
-    /// caller's scopes).
-    pub(crate) fn of(&self, method: &str, private: bool) -> &Arc<str> {
-        match method {
-            "tools/list" | "resources/list" | "resources/templates/list" | "prompts/list" => {
-                if private {
-                    &self.private_lists
-                } else {
-                    &self.lists
-                }
-            }
-            "resources/read" => &self.reads,
-            _ => &self.complete,
-        }
-    }
-}
-
-/// Whether a result's text has a `_meta` (anywhere: one nested in its
-/// content only costs it the server's name).
-fn has_meta(body: &[u8]) -> bool {
-    memchr::memmem::find(body, b"\"_meta\"").is_some()
-}
-
-/// What a result of `method` for `session` adds: `None` in the legacy
-/// era.
-pub(crate) fn tail(core: &ServerCore, session: &SessionShared, method: &str) -> Option<Arc<str>> {
-    session
-        .version
-        .is_modern()
-        .then(|| Arc::clone(core.tails().of(method, false)))
-}
-
-/// Adds `tail`'s fields to the response to `id` written in `out` since
-/// `start`, when it is a result (an error stays as it is). In place: the
-/// response ends with the result's `}` and its own.
-pub(crate) fn finish(out: &mut Vec<u8>, start: usize, id: &RequestId, tail: &str) {
-    let Some(result_at) = jsonrpc::result_offset(&out[start..], id) else {
-        return;
-    };
-    if !out.ends_with(b"}}") {
-        return;
-    }
-    let result = start + result_at;
-    let end = out.len() - 2;
-    let empty = end == result + 1;
-    let tail = if has_meta(&out[result..end]) {
-        tail.split_once(",\"_meta\":")
-            .map_or(tail, |(fields, _)| fields)
-    } else {
-        tail
-    };
-    out.truncate(end);
-    if !empty {
-        out.push(b',');
-    }
-    out.extend_from_slice(tail.as_bytes());
-    out.extend_from_slice(b"}}");
 }
 
 #[cfg(test)]
@@ -496,44 +375,5 @@ mod tests {
             error.data.unwrap(),
             json!({"requiredCapabilities": {"sampling": {"tools": {}}}})
         );
-    }
-
-    #[test]
-    fn results_gain_their_type_and_keep_their_own_meta() {
-        let tail = r#""resultType":"complete","_meta":{"s":1}"#;
-        let id = RequestId::server(7);
-        let finished = |result: Value| {
-            let mut out = Vec::new();
-            crate::jsonrpc::write_result(&mut out, &id, &result);
-            finish(&mut out, 0, &id, tail);
-            let out: Value = serde_json::from_slice(&out).unwrap();
-            out["result"].to_string()
-        };
-        assert_eq!(
-            finished(json!({"tools": []})),
-            r#"{"tools":[],"resultType":"complete","_meta":{"s":1}}"#
-        );
-        assert_eq!(
-            finished(json!({})),
-            r#"{"resultType":"complete","_meta":{"s":1}}"#
-        );
-        assert_eq!(
-            finished(json!({"_meta": {"mine": true}})),
-            r#"{"_meta":{"mine":true},"resultType":"complete"}"#
-        );
-        let id = RequestId::server(7);
-        let mut out = b"[".to_vec();
-        crate::jsonrpc::write_result(&mut out, &id, &json!({"a": 1}));
-        finish(&mut out, 1, &id, tail);
-        let expected = format!(
-            r#"[{{"jsonrpc":"2.0","id":{},"result":{{"a":1,"resultType":"complete","_meta":{{"s":1}}}}}}"#,
-            id.as_json()
-        );
-        assert_eq!(String::from_utf8(out).unwrap(), expected);
-        let mut out = Vec::new();
-        crate::jsonrpc::write_error(&mut out, Some(&id), &ErrorObject::new(-1, "no"));
-        let error = out.clone();
-        finish(&mut out, 0, &id, tail);
-        assert_eq!(out, error);
     }
 }

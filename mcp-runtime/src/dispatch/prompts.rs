@@ -4,17 +4,16 @@
 use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
-use tokio::sync::oneshot;
 
 use super::calls::{Job, request_context};
-use super::connection::Connection;
-use super::reply::{Answer, JsonAnswer, Replies, json_result};
+use super::frame::Frame;
+use super::reply::{Answer, JsonAnswer, json_result};
 use super::resources::progress_token;
+use super::state::Connection;
 use crate::completion::complete::{Completion, Param};
 use crate::completion::def::Arguments;
 use crate::context::{Context, SessionShared};
-use crate::jsonrpc::{ErrorObject, INTERNAL_ERROR, INVALID_PARAMS, RequestId};
-use crate::outbox::Outbox;
+use crate::jsonrpc::{ErrorObject, INTERNAL_ERROR, INVALID_PARAMS};
 use crate::prompts::build::{GetResult, Prompt};
 use crate::protocol::messages::ShapedPromptResult;
 use crate::protocol::version::ProtocolVersion;
@@ -58,17 +57,13 @@ fn string_arguments(value: Option<&Value>, what: &str) -> Result<Arguments, Erro
 impl Connection {
     /// `prompts/get`: the prompt's messages for the arguments given, got as
     /// a call of its own (concurrent, cancellable).
-    #[allow(clippy::too_many_arguments)]
     pub(super) async fn get_prompt(
         &mut self,
         params: Map<String, Value>,
         session: Arc<SessionShared>,
-        out: &Outbox,
-        id: &RequestId,
-        size: usize,
-        batch_slot: &mut Option<oneshot::Sender<Option<Vec<u8>>>>,
-        reply: &mut Replies<'_>,
+        frame: &mut Frame<'_>,
     ) -> Result<Answer, ErrorObject> {
+        let id = frame.id;
         let snapshot = Arc::clone(self.core.live.refresh(&mut self.held));
         let (prompt, arguments) = prompt_request(&snapshot.registry, &params)?;
         self.calls.check_unused(id)?;
@@ -77,31 +72,25 @@ impl Connection {
             Arc::clone(&prompt.name),
             id,
             progress_token(&params),
-            out,
+            frame.out,
             self.identity.as_ref(),
         );
         let getting = CatchUnwind::new(prompt.get(arguments, ctx.clone()));
         let (name, version) = (Arc::clone(&prompt.name), session.version);
         let call = async move { get_answer(&name, getting.await, version) };
         let job = Job::json("prompts/get", &session, &self.core);
-        self.calls
-            .run(out, id, ctx, Box::pin(call), job, size, batch_slot, reply)
-            .await
+        self.calls.run(ctx, Box::pin(call), job, frame).await
     }
 
     /// `completion/complete`: the values of the named argument of a prompt
     /// or resource template that begin with what was typed.
-    #[allow(clippy::too_many_arguments)]
     pub(super) async fn complete(
         &mut self,
         params: Map<String, Value>,
         session: Arc<SessionShared>,
-        out: &Outbox,
-        id: &RequestId,
-        size: usize,
-        batch_slot: &mut Option<oneshot::Sender<Option<Vec<u8>>>>,
-        reply: &mut Replies<'_>,
+        frame: &mut Frame<'_>,
     ) -> Result<Answer, ErrorObject> {
+        let id = frame.id;
         let snapshot = Arc::clone(self.core.live.refresh(&mut self.held));
         let Target {
             owner,
@@ -110,12 +99,10 @@ impl Connection {
             given,
         } = completion_target(&snapshot.registry, &params)?;
         self.calls.check_unused(id)?;
-        let ctx = request_context(&session, owner, id, None, out, self.identity.as_ref());
+        let ctx = request_context(&session, owner, id, None, frame.out, self.identity.as_ref());
         let call = async move { complete_answer(&param, prefix, given).await };
         let job = Job::json("completion/complete", &session, &self.core);
-        self.calls
-            .run(out, id, ctx, Box::pin(call), job, size, batch_slot, reply)
-            .await
+        self.calls.run(ctx, Box::pin(call), job, frame).await
     }
 }
 

@@ -1,8 +1,10 @@
-//! Where the reply to one message goes, and what a handler did about it.
+//! Where the reply to one message goes, what a handler did about it, and
+//! the answers that both eras give alike.
 
+use serde_json::json;
 use serde_json::value::RawValue;
 
-use crate::jsonrpc::{self, ErrorObject, RequestId};
+use crate::jsonrpc::{self, ErrorObject, INVALID_REQUEST, METHOD_NOT_FOUND, RequestId};
 use crate::outbox::Outbox;
 use crate::protocol::shape;
 use crate::protocol::version::ProtocolVersion;
@@ -86,4 +88,23 @@ pub(crate) fn json_result(value: &impl serde::Serialize) -> JsonAnswer {
         tracing::error!(%error, "a result could not be serialized");
         ErrorObject::new(jsonrpc::INTERNAL_ERROR, "internal error")
     })
+}
+
+/// -32601 for a method that is not served.
+pub(crate) fn method_not_found(method: &str) -> ErrorObject {
+    ErrorObject::new(METHOD_NOT_FOUND, format!("Method not found: {method}"))
+        .with_data(json!({ "method": method }))
+}
+
+/// The refusal of a request that needs a session before `initialize`.
+pub(crate) fn not_initialized() -> ErrorObject {
+    ErrorObject::new(
+        INVALID_REQUEST,
+        "server not initialized: send initialize first",
+    )
+}
+
+/// A result from its JSON text.
+pub(crate) fn raw(json: &str) -> Box<RawValue> {
+    RawValue::from_string(json.to_owned()).unwrap_or_default()
 }

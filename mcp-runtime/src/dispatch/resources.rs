@@ -5,15 +5,14 @@ use std::sync::Arc;
 
 use serde::Serialize;
 use serde_json::{Map, Value, json};
-use tokio::sync::oneshot;
 
 use super::calls::{Job, request_context};
-use super::connection::Connection;
-use super::reply::{Answer, JsonAnswer, Replies, json_result};
+use super::frame::Frame;
+use super::reply::{Answer, JsonAnswer, json_result};
+use super::state::Connection;
 use crate::content::ResourceContents;
 use crate::context::{Context, SessionShared};
-use crate::jsonrpc::{ErrorObject, INTERNAL_ERROR, INVALID_PARAMS, RESOURCE_NOT_FOUND, RequestId};
-use crate::outbox::Outbox;
+use crate::jsonrpc::{ErrorObject, INTERNAL_ERROR, INVALID_PARAMS, RESOURCE_NOT_FOUND};
 use crate::protocol::version::ProtocolVersion;
 use crate::registry::Registry;
 use crate::resources::def::{ReadError, ReadRequest};
@@ -52,17 +51,13 @@ pub(super) fn progress_token(params: &Map<String, Value>) -> Option<Value> {
 impl Connection {
     /// `resources/read`: the resource with that URI, or the template that
     /// matches it, read as a call of its own (concurrent, cancellable).
-    #[allow(clippy::too_many_arguments)]
     pub(super) async fn read_resource(
         &mut self,
         params: Map<String, Value>,
         session: Arc<SessionShared>,
-        out: &Outbox,
-        id: &RequestId,
-        size: usize,
-        batch_slot: &mut Option<oneshot::Sender<Option<Vec<u8>>>>,
-        reply: &mut Replies<'_>,
+        frame: &mut Frame<'_>,
     ) -> Result<Answer, ErrorObject> {
+        let id = frame.id;
         let uri = uri_of(&params, "resources/read")?;
         let snapshot = Arc::clone(self.core.live.refresh(&mut self.held));
         let Some((resource, vars)) = snapshot.registry.find_resource(uri) else {
@@ -75,7 +70,7 @@ impl Connection {
             name,
             id,
             progress_token(&params),
-            out,
+            frame.out,
             self.identity.as_ref(),
         );
         let request = ReadRequest {
@@ -87,9 +82,7 @@ impl Connection {
         let version = session.version;
         let call = async move { read_answer(&uri, reading.await, version) };
         let job = Job::json("resources/read", &session, &self.core);
-        self.calls
-            .run(out, id, ctx, Box::pin(call), job, size, batch_slot, reply)
-            .await
+        self.calls.run(ctx, Box::pin(call), job, frame).await
     }
 }
 

@@ -6,10 +6,10 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 
+use crate::asking::replay::{Replay, Run};
 use crate::context::{ClientInfo, Context, RequestScope, SessionShared};
 use crate::protocol::version::ProtocolVersion;
 use crate::registry::{CallError, Registry};
-use crate::replay::{Replay, Run};
 use crate::tools::output::CallToolResult;
 
 /// The most rounds [`call_replaying`] allows before it gives up on a tool

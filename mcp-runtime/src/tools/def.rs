@@ -269,7 +269,7 @@ pub(crate) enum Outcome {
     Failed(crate::jsonrpc::ErrorObject),
 }
 
-impl crate::rounds::Interim for Outcome {
+impl crate::asking::rounds::Interim for Outcome {
     fn interim() -> Self {
         Outcome::Failed(crate::jsonrpc::ErrorObject::new(
             crate::jsonrpc::INTERNAL_ERROR,

@@ -17,7 +17,7 @@ use std::task::{Context as TaskContext, Poll};
 
 use serde_json::{Map, Value, json};
 
-use crate::ask::ClientRequestError;
+use crate::asking::ask::ClientRequestError;
 use crate::context::{Context, SessionShared};
 
 pub use fields::{

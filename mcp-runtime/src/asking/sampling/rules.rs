@@ -6,11 +6,11 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
-use crate::ask::ClientRequestError;
+use crate::asking::ask::ClientRequestError;
+use crate::asking::sampling::blocks::{SamplingContent, SamplingMessage};
+use crate::asking::sampling::{Sampled, SamplingRequest};
 use crate::content::Role;
 use crate::protocol::version::ProtocolVersion;
-use crate::sampling::blocks::{SamplingContent, SamplingMessage};
-use crate::sampling::{Sampled, SamplingRequest};
 
 /// The capability a client declares to be sent tools in sampling.
 pub(crate) const TOOLS_CAPABILITY: &str = "sampling.tools";
@@ -37,12 +37,12 @@ pub(crate) fn check_request(
     version: ProtocolVersion,
     capabilities: &Value,
 ) -> Result<(), ClientRequestError> {
-    if !crate::ask::declares(capabilities, "sampling") {
+    if !crate::asking::ask::declares(capabilities, "sampling") {
         return Err(ClientRequestError::NotSupported("sampling".into()));
     }
     if uses_tools(request)
         && (version < ProtocolVersion::V2025_11_25
-            || !crate::ask::declares(capabilities, TOOLS_CAPABILITY))
+            || !crate::asking::ask::declares(capabilities, TOOLS_CAPABILITY))
     {
         return Err(ClientRequestError::NotSupported(TOOLS_CAPABILITY.into()));
     }
@@ -176,7 +176,7 @@ pub(crate) fn check_answer(request: &SamplingRequest, answer: &Sampled) -> Resul
                 tool_use.name
             ));
         }
-        if request.tool_choice == Some(crate::sampling::ToolChoice::None) {
+        if request.tool_choice == Some(crate::asking::sampling::ToolChoice::None) {
             return Err(format!(
                 "the answer uses the tool `{}`, but the request said to use none",
                 tool_use.name
@@ -198,7 +198,7 @@ pub(crate) fn check_answer(request: &SamplingRequest, answer: &Sampled) -> Resul
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sampling::{SamplingTool, ToolResult, ToolUse};
+    use crate::asking::sampling::{SamplingTool, ToolResult, ToolUse};
     use serde_json::json;
 
     fn uses(ids: &[&str]) -> SamplingMessage {

@@ -1,7 +1,7 @@
 //! Multi round-trip requests, the 2026-07-28 way of asking the client: a
 //! `tools/call`, `prompts/get` or `resources/read` whose handler asks (its
 //! `ctx.elicit`, `ctx.sample`, `ctx.roots`) is run with the answers it was
-//! sent (see [`crate::replay`]); at the first question without one it
+//! sent (see [`crate::asking::replay`]); at the first question without one it
 //! stops, and the request is answered `input_required` with every question
 //! raised (`inputRequests`) and a signed `requestState` carrying the
 //! answers so far. The client asks its user or model and sends the request
@@ -14,9 +14,9 @@ use std::sync::{Arc, Mutex};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use crate::asking::replay::{Question, Replay, Run};
+use crate::asking::request_state::{StateKeys, binding};
 use crate::jsonrpc::{self, ErrorObject, INVALID_PARAMS, RequestId};
-use crate::replay::{Question, Replay, Run};
-use crate::request_state::{StateKeys, binding};
 
 /// One round of a request that may ask: the answers it runs with, and the
 /// questions it raised.

@@ -10,7 +10,7 @@ mod tools;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::ask::ClientRequestError;
+use crate::asking::ask::ClientRequestError;
 use crate::content::Role;
 use crate::context::Context;
 

@@ -9,7 +9,7 @@ use std::sync::{Arc, Weak};
 use serde_json::{Value, json};
 
 use super::{Elicited, action, declares_mode, not_declared};
-use crate::ask::ClientRequestError;
+use crate::asking::ask::ClientRequestError;
 use crate::context::{Context, SessionShared};
 use crate::jsonrpc::{self, ErrorObject};
 use crate::protocol::version::ProtocolVersion;

@@ -2,7 +2,7 @@
 //! user opened, asked for by a tool with [`Context::roots`] and kept per
 //! session until the client says they changed.
 
-use crate::ask::{ClientRequestError, Root};
+use crate::asking::ask::{ClientRequestError, Root};
 use crate::context::Context;
 
 impl Context {
