@@ -14,6 +14,9 @@
 //! no router and no list of tools to maintain. See the README for the whole
 //! picture.
 #![warn(missing_docs)]
+// On docs.rs (`--cfg docsrs`, see Cargo.toml), each item says which cargo
+// feature it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 // Lets `#[tool]` expansions (which name `::mcp_runtime::...`) work inside
 // this crate's own tests.
