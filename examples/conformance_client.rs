@@ -7,7 +7,7 @@
 //! runs every client scenario of the 2025-11-25 requirement set this way.
 //!
 //! ```text
-//! MCP_CONFORMANCE_SCENARIO=tools_call cargo run --example conformance_client -- http://127.0.0.1:PORT/mcp
+//! MCP_CONFORMANCE_SCENARIO=tools_call cargo run --example conformance_client --features client -- http://127.0.0.1:PORT/mcp
 //! conformance client --command target/debug/examples/conformance_client --scenario tools_call
 //! ```
 //!

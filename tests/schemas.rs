@@ -3,7 +3,7 @@
 //! arguments.
 //!
 //! After an intended change to a tool, refresh the snapshots with
-//! `UPDATE_SNAPSHOTS=1 cargo test --test schemas` and review the diff.
+//! `UPDATE_SNAPSHOTS=1 cargo test -p mcp-tests --test schemas` and review the diff.
 
 #[path = "../examples/weather/data.rs"]
 mod data;

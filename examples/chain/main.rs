@@ -3,8 +3,8 @@
 //! of every call and a list of blocked tools, which are not served.
 //!
 //! ```sh
-//! cargo run --example chain -- examples/chain/chain.toml
-//! cargo run --example chain -- examples/chain/chain.toml --http 127.0.0.1:8080
+//! cargo run --example chain --features client -- examples/chain/chain.toml
+//! cargo run --example chain --features client -- examples/chain/chain.toml --http 127.0.0.1:8080
 //! ```
 //!
 //! The config file's format is in `config.rs` (and `chain.toml`); the

@@ -2,8 +2,8 @@
 //! network, over Streamable HTTP, with OAuth and a rate limit per client.
 //!
 //! ```sh
-//! cargo run --example gateway -- --http 127.0.0.1:8080 -- npx -y @modelcontextprotocol/server-everything
-//! cargo run --example gateway -- --http 127.0.0.1:8080 \
+//! cargo run --example gateway --features client -- --http 127.0.0.1:8080 -- npx -y @modelcontextprotocol/server-everything
+//! cargo run --example gateway --features client,auth -- --http 127.0.0.1:8080 \
 //!     --auth-issuer https://auth.example.com --auth-audience https://mcp.example.com/mcp \
 //!     --rate-limit 5 \
 //!     -- --name files npx -y @modelcontextprotocol/server-filesystem /srv/shared \

@@ -19,8 +19,9 @@
 //! weather -- --http 127.0.0.1:8080` (Streamable HTTP at /mcp) or `cargo run
 //! --example weather -- --help`; `RUST_LOG=debug` shows every request on stderr.
 //! Every tool, resource and prompt declares the scope `weather:read`, which
-//! counts only with OAuth on (`--http ADDR --auth-issuer URL --auth-audience
-//! URI`; the README's "Securing an HTTP server" walks through it).
+//! counts only with OAuth on (`cargo run --example weather --features auth --
+//! --http ADDR --auth-issuer URL --auth-audience URI`; the README's "Securing
+//! an HTTP server" walks through it).
 
 mod asking;
 mod data;

@@ -91,6 +91,9 @@
 //! | `client` | no | an MCP client (`client`), and `Server::mount` |
 //! | `otel` | no | OpenTelemetry export of traces and metrics over OTLP/HTTP |
 #![warn(missing_docs)]
+// On docs.rs (`--cfg docsrs`, see Cargo.toml), each item says which cargo
+// feature it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 // Lets `#[tool]` expansions (which name `::mcp_runtime::...`) work inside
 // this crate's own tests.
@@ -288,7 +291,7 @@ pub use serde_json;
 /// versions ignore the header.
 ///
 /// A plain `fn` is accepted too and runs on Tokio's blocking pool.
-pub use mcp_macros::tool;
+pub use mcp_runtime_macros::tool;
 
 /// Turns a function into an MCP resource (or resource template), served by
 /// every [`Server`] in a binary that links the crate defining it.
@@ -342,7 +345,7 @@ pub use mcp_macros::tool;
 /// invalid URI or template, and a return type that is none of the above
 /// are compile errors. A plain `fn` runs on Tokio's blocking pool, as a
 /// tool's does.
-pub use mcp_macros::resource;
+pub use mcp_runtime_macros::resource;
 
 /// Turns a function into an MCP prompt, served by every [`Server`] in a
 /// binary that links the crate defining it.
@@ -388,7 +391,7 @@ pub use mcp_macros::resource;
 ///
 /// A plain `fn` runs on Tokio's blocking pool, as a tool's does; a plain
 /// completion function is called directly, so keep it quick.
-pub use mcp_macros::prompt;
+pub use mcp_runtime_macros::prompt;
 
 /// Derives [`Elicit`](trait@Elicit) for a struct with named fields: a form
 /// a tool asks its client's user to fill in with [`Context::elicit`]. On a
@@ -444,7 +447,7 @@ pub use mcp_macros::prompt;
 /// A field of another type, a keyword on a field it does not apply to, a
 /// tuple struct, generics, or an enum variant with data, is a compile error
 /// naming it: the 2025-11-25 protocol asks for flat forms only.
-pub use mcp_macros::Elicit;
+pub use mcp_runtime_macros::Elicit;
 
 // The README's examples, compiled (and those not marked `no_run` or
 // `ignore`, run) as doctests.

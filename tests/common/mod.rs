@@ -43,8 +43,22 @@ pub fn hostile_target_binary() -> PathBuf {
         .clone()
 }
 
+/// The features the tests build the examples with, one set for all of them
+/// (`--auth-issuer`, the OTLP export, and the MCP client that the gateway,
+/// the chain and the conformance client need). Every example is built with
+/// both example packages selected and all of these features, so that cargo
+/// compiles mcp-runtime once for all of them.
+const EXAMPLE_FEATURES: &str = "weather-example/auth,weather-example/otel,\
+                                mcp-examples/auth,mcp-examples/otel,mcp-examples/client";
+
 /// Builds an example (test targets cannot depend on examples, so the test
-/// asks cargo) and returns its executable.
+/// asks cargo) and returns its executable, at a path of this checkout's own:
+/// cargo compiles in the build directory of this test (shared with every
+/// checkout that uses the same `CARGO_TARGET_DIR`, so what is built once is
+/// reused), and puts the final executable in a directory named after this
+/// checkout, where no other checkout's build, and no build of the example
+/// with other features (such as a plain `cargo run --example weather`),
+/// replaces it while the test runs it.
 pub fn example_binary(name: &str) -> PathBuf {
     {
         let mut cargo = Command::new(env!("CARGO"));
@@ -68,10 +82,19 @@ pub fn example_binary(name: &str) -> PathBuf {
                 cargo.env_remove(&*variable);
             }
         }
+        let (build_dir, artifact_dir) = example_dirs();
         let output = cargo
+            .env("CARGO_BUILD_BUILD_DIR", build_dir)
+            .env("CARGO_TARGET_DIR", artifact_dir)
             .args([
                 "build",
                 "--quiet",
+                "--package",
+                "weather-example",
+                "--package",
+                "mcp-examples",
+                "--features",
+                EXAMPLE_FEATURES,
                 "--example",
                 name,
                 "--message-format=json",
@@ -95,6 +118,26 @@ pub fn example_binary(name: &str) -> PathBuf {
             })
             .unwrap_or_else(|| panic!("cargo reported no executable for the {name} example"))
     }
+}
+
+/// Where [`example_binary`] has cargo compile (this test's own build
+/// directory, the parent of `debug/deps/` where the test runs from) and
+/// where it has cargo put the examples' executables (a directory in it named
+/// after this checkout's path).
+fn example_dirs() -> (PathBuf, PathBuf) {
+    use std::hash::{Hash, Hasher};
+    let test = std::env::current_exe().expect("the test's executable");
+    let build_dir = test
+        .ancestors()
+        .nth(3)
+        .expect("the test runs from BUILD_DIR/PROFILE/deps/")
+        .to_path_buf();
+    let mut checkout = std::hash::DefaultHasher::new();
+    env!("CARGO_MANIFEST_DIR").hash(&mut checkout);
+    let artifact_dir = build_dir
+        .join("examples-of-checkouts")
+        .join(format!("{:016x}", checkout.finish()));
+    (build_dir, artifact_dir)
 }
 
 use std::io::{BufRead, BufReader, Read, Write};

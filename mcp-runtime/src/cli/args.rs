@@ -149,13 +149,15 @@ where
         (None, None) => None,
         (Some(_), None) => {
             return Err(UsageError(
-                "`--auth-issuer` needs `--auth-audience URI` too: the URL clients reach this                  server at, such as `https://mcp.example.com/mcp`"
+                "`--auth-issuer` needs `--auth-audience URI` too: the URL clients reach this \
+                 server at, such as `https://mcp.example.com/mcp`"
                     .into(),
             ));
         }
         (None, Some(_)) => {
             return Err(UsageError(
-                "`--auth-audience` needs `--auth-issuer URL` too: the authorization server                  that issues the tokens"
+                "`--auth-audience` needs `--auth-issuer URL` too: the authorization server \
+                 that issues the tokens"
                     .into(),
             ));
         }
@@ -193,7 +195,8 @@ fn http_command(
 ) -> Result<Command, UsageError> {
     if auth.is_some() && cfg!(not(feature = "auth")) {
         return Err(UsageError(
-            "this binary was built without OAuth support: build it with the `auth` feature              of mcp-runtime (`features = [\"auth\"]`) to use `--auth-issuer`"
+            "this binary was built without OAuth support: build it with the `auth` feature \
+             of mcp-runtime (`features = [\"auth\"]`) to use `--auth-issuer`"
                 .into(),
         ));
     }
