@@ -30,6 +30,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -59,6 +60,8 @@ pub struct Prerequisite {
     /// when all is well, and before and after an install.
     pub installed: fn() -> bool,
     outcome: OnceLock<Result<(), String>>,
+    /// Whether a test failed with the whole story already.
+    told: AtomicBool,
 }
 
 impl Prerequisite {
@@ -76,22 +79,40 @@ impl Prerequisite {
             by_hand,
             installed,
             outcome: OnceLock::new(),
+            told: AtomicBool::new(false),
         }
     }
 
     /// Makes sure it is installed (installing it if not, once per machine),
-    /// or fails the test saying why and what to do.
+    /// or fails the test saying why and what to do: the first test of the
+    /// process to fail so with the script's output, the others in short.
     pub fn ensure(&self) {
         if let Err(message) = self.outcome.get_or_init(|| self.check_or_install()) {
+            if self.told.swap(true, Ordering::Relaxed) {
+                panic!(
+                    "{}",
+                    self.failure(&format!(
+                        "{} did not install it; its output is in {}, and in the first failure \
+                         that quotes it",
+                        self.script,
+                        self.dir().join(format!("{}.log", self.name)).display()
+                    ))
+                );
+            }
             panic!("{message}");
         }
+    }
+
+    /// Where the lock and log files are: `target/tmp/prerequisites`.
+    fn dir(&self) -> PathBuf {
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join("prerequisites")
     }
 
     fn check_or_install(&self) -> Result<(), String> {
         if (self.installed)() {
             return Ok(());
         }
-        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("prerequisites");
+        let dir = self.dir();
         fs::create_dir_all(&dir)
             .map_err(|e| self.failure(&format!("could not create {}: {e}", dir.display())))?;
         let lock = dir.join(format!("{}.lock", self.name));
@@ -110,7 +131,10 @@ impl Prerequisite {
         let started = Instant::now();
         let status = self.run_script(&log)?;
         let output = fs::read_to_string(&log).unwrap_or_default();
-        let output = output.trim_end();
+        let output = match output.trim_end() {
+            "" => "(nothing)",
+            output => output,
+        };
         match status {
             None => Err(self.failure(&format!(
                 "{} did not finish within {INSTALL_TIMEOUT:?} and was stopped; its output:\n{output}",
@@ -200,7 +224,7 @@ impl Prerequisite {
                 Ok(None) => {
                     // The whole group: the script, npm or apt-get, and theirs.
                     let _ = Command::new("kill")
-                        .args(["-KILL", &format!("-{}", child.id())])
+                        .args(["-s", "KILL", "--", &format!("-{}", child.id())])
                         .status();
                     let _ = child.kill();
                     let _ = child.wait();
