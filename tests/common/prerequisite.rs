@@ -24,6 +24,13 @@
 //!
 //! The outcome is kept for the rest of the process: one attempt per test
 //! binary, whatever the number of tests that need it.
+//!
+//! Where things go: the npm installs stay in tests/oidc/node_modules and
+//! tests/upstreams/node_modules (ignored by git, each with Node 22 from the
+//! npm package `node@22`), where the interop suite and the README's auth
+//! section find them too; nginx comes from the distribution (apt-get, as
+//! root or with a sudo that asks no password, since the tests have no
+//! terminal to ask on).
 
 use std::fs::{self, File, TryLockError};
 use std::io::Write;
@@ -49,16 +56,16 @@ const POLL: Duration = Duration::from_millis(100);
 /// Something the tests need that cargo does not build, and how to install it.
 pub struct Prerequisite {
     /// A short name, for the lock and log files: `oidc`.
-    pub name: &'static str,
+    name: &'static str,
     /// What it is, for messages: "the OpenID provider (npm oidc-provider)".
-    pub what: &'static str,
+    what: &'static str,
     /// The install script, from the repository root: `tests/oidc/install`.
-    pub script: &'static str,
+    script: &'static str,
     /// What to do by hand when the script cannot install it: a sentence.
-    pub by_hand: &'static str,
+    by_hand: &'static str,
     /// Whether it is installed and current. Cheap: called once per process
     /// when all is well, and before and after an install.
-    pub installed: fn() -> bool,
+    installed: fn() -> bool,
     outcome: OnceLock<Result<(), String>>,
     /// Whether a test failed with the whole story already.
     told: AtomicBool,
