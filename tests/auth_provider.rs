@@ -1,8 +1,10 @@
 //! The OAuth resource server (`Server::auth`) against a real authorization
 //! server: the npm package `oidc-provider` (tests/oidc/provider.mjs,
-//! installed by tests/oidc/install; .ci/run installs it before `cargo test
-//! --workspace`), started on loopback by each test. Without that install
-//! every test here fails and says how to make it.
+//! installed by tests/oidc/install), started on loopback by each test. The
+//! first test to start one runs that script when the install is missing or
+//! older than its pins (tests/common/prerequisite.rs: once, under a lock);
+//! if it cannot install it, every test here fails with the script's output
+//! and what to install by hand.
 //!
 //! The failure table of the issue, each row with its status and its
 //! `WWW-Authenticate` challenge: no token, expired, wrong audience, wrong

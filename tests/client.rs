@@ -3,7 +3,8 @@
 //! that exit, hang or answer a version we do not know, and against a
 //! server we did not write, the reference server
 //! `@modelcontextprotocol/server-everything` (npm, pinned in
-//! tests/upstreams, installed by tests/upstreams/install).
+//! tests/upstreams, installed by tests/upstreams/install, which the first
+//! test to run it runs when the install is missing or stale).
 
 mod common;
 

@@ -9,9 +9,10 @@
 //! nginx runs in the foreground on a free loopback port, from a config,
 //! pid file, logs and temp dirs of its own in a temp dir; its access log
 //! records which instance (`$upstream_addr`) served each request, named by
-//! an `X-Fleet-Step` header the client adds. nginx must be installed:
-//! `tests/fleet/install` does it (`.ci/run` runs it); this test does not
-//! skip without it.
+//! an `X-Fleet-Step` header the client adds. Without nginx, the first test
+//! to start it runs `tests/fleet/install` (apt-get, as root or with sudo:
+//! see [`NGINX`]); if that cannot install it, the tests fail and say what
+//! to install by hand. They never skip.
 
 mod common;
 
@@ -29,6 +30,7 @@ use common::fleet::{
     request,
 };
 use common::http;
+use common::prerequisite::Prerequisite;
 use serde_json::{Value, json};
 
 /// How long nginx may take to start listening, or to stop, or to log.
@@ -45,23 +47,32 @@ const OTHER_KEYS: [&str; 3] = [
 /// The header that names each request in nginx's access log.
 const STEP: &str = "X-Fleet-Step";
 
+/// nginx, from the distribution's packages: installed by tests/fleet/install
+/// (apt-get, as root or with sudo) if the first test to start it finds none.
+static NGINX: Prerequisite = Prerequisite::new(
+    "nginx",
+    "nginx (the fleet test's load balancer)",
+    "tests/fleet/install",
+    "Install it by hand from your distribution's packages (Debian and Ubuntu: `sudo apt-get \
+     install nginx`) so that `nginx` is on PATH or at /usr/sbin/nginx, then run the tests again.",
+    || find_nginx().is_some(),
+);
+
 /// nginx: the binary on PATH, or Debian's /usr/sbin/nginx (not on a
 /// user's PATH).
-fn nginx_binary() -> PathBuf {
+fn find_nginx() -> Option<PathBuf> {
     let on_path = std::env::var_os("PATH").and_then(|path| {
         std::env::split_paths(&path)
             .map(|dir| dir.join("nginx"))
             .find(|candidate| candidate.is_file())
     });
-    on_path
-        .or_else(|| Some(PathBuf::from("/usr/sbin/nginx")).filter(|path| path.is_file()))
-        .unwrap_or_else(|| {
-            panic!(
-                "nginx is not installed, and the fleet test needs it as its load balancer: run \
-                 tests/fleet/install (.ci/run does), which installs it from the distribution's \
-                 packages"
-            )
-        })
+    on_path.or_else(|| Some(PathBuf::from("/usr/sbin/nginx")).filter(|path| path.is_file()))
+}
+
+/// nginx, installed first if it is not.
+fn nginx_binary() -> PathBuf {
+    NGINX.ensure();
+    find_nginx().expect("nginx, just found")
 }
 
 /// nginx in the foreground, balancing `/mcp` over some instances round

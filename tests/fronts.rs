@@ -2,8 +2,9 @@
 //! as binaries and driven by our own client (`mcp_runtime::client`), in
 //! front of our examples (weather, progress) and the reference server
 //! `@modelcontextprotocol/server-everything` (npm, pinned in
-//! tests/upstreams, installed by tests/upstreams/install). The Python SDK
-//! drives them too, against more servers we did not write, in
+//! tests/upstreams, installed by tests/upstreams/install on first use, as
+//! the OpenID provider is by tests/oidc/install). The Python SDK drives them
+//! too, against more servers we did not write, in
 //! tests/interop/python/gateway.py and chain.py.
 
 mod common;
@@ -34,8 +35,8 @@ fn chain_binary() -> PathBuf {
     PATH.get_or_init(|| common::example_binary("chain")).clone()
 }
 
-/// The Node 22 and the reference server's script, installed by
-/// tests/upstreams/install (checked current), and `stdio`.
+/// The Node 22 and the reference server's script (tests/upstreams/install
+/// runs first if they are missing or stale), and `stdio`.
 fn everything() -> [String; 3] {
     let (node, args) = common::upstreams::everything();
     let [script, stdio] = <[String; 2]>::try_from(args).expect("a script and `stdio`");

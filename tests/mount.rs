@@ -2,8 +2,10 @@
 //! prompts served as ours, under a prefix, with every request forwarded.
 //! Upstreams here are our own examples over stdio and in-process servers
 //! over Streamable HTTP on loopback (which a test can change, stop and
-//! start again); tests/client.rs and the interop suite mount servers we
-//! did not write.
+//! start again); one test mounts the reference server
+//! `@modelcontextprotocol/server-everything` (tests/upstreams/install, run
+//! on first use), and tests/client.rs and the interop suite mount more
+//! servers we did not write.
 
 mod common;
 

@@ -6,6 +6,7 @@ pub mod asking;
 pub mod fleet;
 pub mod http;
 pub mod oidc;
+pub mod prerequisite;
 pub mod results;
 pub mod step;
 pub mod upstreams;

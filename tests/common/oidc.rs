@@ -1,9 +1,11 @@
 //! A real OpenID provider for the auth tests: `tests/oidc/provider.mjs`
 //! (npm `oidc-provider`, pinned in tests/oidc/package-lock.json) on a free
 //! loopback port, run with the Node 22 installed next to it by
-//! `tests/oidc/install`. It issues access tokens with the client-credentials
-//! grant for any `http://127.0.0.1:*` resource indicator: RS256 JWTs whose
-//! `aud` is the resource, or opaque tokens ([`Provider::opaque`]) checked by
+//! `tests/oidc/install`, which the first test to start a provider runs when
+//! the install is missing or older than the pins ([`INSTALL`]). It issues
+//! access tokens with the client-credentials grant for any
+//! `http://127.0.0.1:*` resource indicator: RS256 JWTs whose `aud` is the
+//! resource, or opaque tokens ([`Provider::opaque`]) checked by
 //! introspection. The process is killed when the [`Provider`] is dropped,
 //! and exits by itself when the test process dies (its stdin closes).
 //!
@@ -12,7 +14,7 @@
 
 use std::io::{BufRead, BufReader, Read};
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::Duration;
@@ -20,6 +22,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::http;
+use super::prerequisite::{self, Prerequisite};
 
 /// The usual caller: a confidential client whose tokens have this subject.
 pub const CLIENT: &str = "mcp-test";
@@ -272,31 +275,32 @@ impl Drop for Provider {
 }
 
 fn oidc_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/oidc")
+    prerequisite::repository().join("tests/oidc")
 }
 
-/// The Node 22 installed by tests/oidc/install, after checking that the
-/// install is there and made from the current pins.
+/// The OpenID provider in tests/oidc/node_modules, with the Node 22 it runs
+/// on, installed from the current pins by tests/oidc/install.
+pub static INSTALL: Prerequisite = Prerequisite::new(
+    "oidc",
+    "the OpenID provider of the auth tests (npm oidc-provider on Node 22, pinned in \
+     tests/oidc/package-lock.json)",
+    "tests/oidc/install",
+    "Install it by hand: run tests/oidc/install (it needs Node.js 20 or later with npm, and \
+     access to https://registry.npmjs.org), then run the tests again.",
+    || {
+        prerequisite::npm_install_current(
+            &oidc_dir(),
+            ".oidc-stamp",
+            &["node_modules/.bin/node", "node_modules/oidc-provider"],
+        )
+    },
+);
+
+/// The Node 22 installed by tests/oidc/install, installed first if it is
+/// not (or not from the current pins).
 fn node() -> PathBuf {
-    let dir = oidc_dir();
-    let node = dir.join("node_modules/.bin/node");
-    let install = "run tests/oidc/install (it needs Node.js 20 or later with npm, and access \
-                   to https://registry.npmjs.org); .ci/run does it before `cargo test --workspace`";
-    assert!(
-        node.exists() && dir.join("node_modules/oidc-provider").exists(),
-        "the OpenID provider the auth tests run against is not installed in tests/oidc/node_modules: {install}"
-    );
-    let pins = [
-        std::fs::read(dir.join("package.json")).expect("tests/oidc/package.json"),
-        std::fs::read(dir.join("package-lock.json")).expect("tests/oidc/package-lock.json"),
-    ]
-    .concat();
-    let stamp = std::fs::read(dir.join("node_modules/.oidc-stamp")).unwrap_or_default();
-    assert!(
-        stamp == pins,
-        "tests/oidc/node_modules was not installed from the current tests/oidc/package-lock.json: {install}"
-    );
-    node
+    INSTALL.ensure();
+    oidc_dir().join("node_modules/.bin/node")
 }
 
 /// The header of a JWT, decoded.

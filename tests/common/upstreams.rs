@@ -1,30 +1,43 @@
 //! The servers we did not write that tests run against, installed by
-//! tests/upstreams/install at pinned versions.
+//! tests/upstreams/install at pinned versions, which the first test to use
+//! one runs when the install is missing or older than the pins
+//! ([`INSTALL`]).
 
 use std::path::PathBuf;
 
+use super::prerequisite::{self, Prerequisite};
+
+/// The reference servers in tests/upstreams/node_modules, with the Node 22
+/// they run on, installed from the current pins by tests/upstreams/install.
+pub static INSTALL: Prerequisite = Prerequisite::new(
+    "upstreams",
+    "the reference servers the client and gateway tests run against (npm \
+     @modelcontextprotocol/server-everything and server-filesystem on Node 22, pinned in \
+     tests/upstreams/package-lock.json)",
+    "tests/upstreams/install",
+    "Install them by hand: run tests/upstreams/install (it needs Node.js 20 or later with npm, \
+     and access to https://registry.npmjs.org), then run the tests again.",
+    || prerequisite::npm_install_current(&dir(), ".upstreams-stamp", &[NODE, EVERYTHING]),
+);
+
+const NODE: &str = "node_modules/.bin/node";
+const EVERYTHING: &str = "node_modules/@modelcontextprotocol/server-everything/dist/index.js";
+
+fn dir() -> PathBuf {
+    prerequisite::repository().join("tests/upstreams")
+}
+
 /// The Node 22 and the reference server `@modelcontextprotocol/server-everything`
-/// (its entry script), after checking the install is current: the program
-/// and the arguments that serve it on stdio.
+/// (its entry script), installed first if they are not: the program and the
+/// arguments that serve it on stdio.
 pub fn everything() -> (PathBuf, Vec<String>) {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/upstreams");
-    let node = dir.join("node_modules/.bin/node");
-    let server = dir.join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
-    let install = "run tests/upstreams/install (it needs Node.js 20 or later with npm, and \
-                   access to https://registry.npmjs.org)";
-    assert!(
-        node.exists() && server.exists(),
-        "the reference server the tests run against is not installed: {install}"
-    );
-    let pins = [
-        std::fs::read(dir.join("package.json")).unwrap(),
-        std::fs::read(dir.join("package-lock.json")).unwrap(),
-    ]
-    .concat();
-    let stamp = std::fs::read(dir.join("node_modules/.upstreams-stamp")).unwrap_or_default();
-    assert!(
-        stamp == pins,
-        "tests/upstreams/node_modules was not installed from the current pins: {install}"
-    );
-    (node, vec![server.display().to_string(), "stdio".to_owned()])
+    INSTALL.ensure();
+    let dir = dir();
+    (
+        dir.join(NODE),
+        vec![
+            dir.join(EVERYTHING).display().to_string(),
+            "stdio".to_owned(),
+        ],
+    )
 }
