@@ -169,9 +169,6 @@ impl Prerequisite {
     /// The lock file at `path`, held (exclusively) until the file is dropped.
     /// The OS releases it when the process dies, so a killed test run leaves
     /// no stale lock behind.
-    // `File::try_lock` is stable since Rust 1.89, one release past the
-    // crates' `rust-version`: only these tests (never published) need it.
-    #[allow(clippy::incompatible_msrv)]
     fn lock(&self, path: &Path) -> Result<File, String> {
         let file = File::options()
             .create(true)

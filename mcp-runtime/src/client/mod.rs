@@ -95,11 +95,11 @@ pub use self::types::{
     ToolInfo,
 };
 pub use crate::asking::ask::Root;
-pub use crate::completion::CompletionRef;
 pub use crate::asking::sampling::{
     Sampled, SamplingContent, SamplingMessage, SamplingRequest, SamplingTool, StopReason,
     ToolChoice, ToolResult, ToolUse,
 };
+pub use crate::completion::CompletionRef;
 pub use crate::content::ResourceContents;
 pub use crate::context::LogLevel;
 pub use crate::prompts::GetPromptResult;
