@@ -1,5 +1,7 @@
-//! The `/mcp` endpoint: the checks every request passes, in the order of
-//! PROTOCOL.md's table, before it is handed to the endpoint of its era
+//! The `/mcp` endpoint: the checks every request passes, in this order
+//! (`Host`/`Origin` 403, access 401/403, the method 405; for a POST,
+//! `Accept` 406, `Content-Type` 415, shutdown 503, the body's size 413, JSON
+//! -32700, the era and `MCP-Protocol-Version`, the token's scopes), before it is handed to the endpoint of its era
 //! ([`legacy`](super::legacy) or [`modern`](super::modern)), and shutdown.
 
 use std::sync::Arc;
