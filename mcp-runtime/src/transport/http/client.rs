@@ -39,7 +39,18 @@ impl Block {
         let base: IpAddr = addr.parse().ok()?;
         let width = if base.is_ipv4() { 32 } else { 128 };
         let bits = bits.unwrap_or(width);
-        (bits <= width).then_some(Block { base, bits })
+        if bits > width {
+            return None;
+        }
+        // `::ffff:a.b.c.d/n` as the IPv4 block it is: peers are compared
+        // as IPv4 (`to_canonical`), so as written it would match none.
+        match base.to_canonical() {
+            IpAddr::V4(v4) if base.is_ipv6() && bits >= 96 => Some(Block {
+                base: IpAddr::V4(v4),
+                bits: bits - 96,
+            }),
+            _ => Some(Block { base, bits }),
+        }
     }
 
     fn contains(&self, addr: IpAddr) -> bool {
@@ -211,6 +222,21 @@ mod tests {
         for bad in ["", "10.0.0.0/33", "::/129", "localhost", "10.0.0.0/x"] {
             assert_eq!(Block::parse(bad), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn a_block_written_as_ipv4_mapped_matches_the_ipv4_peers_it_names() {
+        // A dual-stack listener shows an IPv4 peer as `::ffff:a.b.c.d`,
+        // and so may an operator's configuration; peers are compared as
+        // IPv4.
+        let one = Block::parse("::ffff:127.0.0.1").unwrap();
+        assert!(one.contains(ip("127.0.0.1")));
+        assert!(one.contains(ip("::ffff:127.0.0.1")));
+        assert!(!one.contains(ip("127.0.0.2")));
+        let block = Block::parse("::ffff:10.0.0.0/104").unwrap();
+        assert!(block.contains(ip("10.200.3.4")));
+        assert!(!block.contains(ip("11.0.0.1")));
+        assert!(!Block::parse("::/64").unwrap().contains(ip("10.0.0.1")));
     }
 
     #[test]
