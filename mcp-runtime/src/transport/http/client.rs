@@ -165,7 +165,8 @@ fn forwarded_chains(headers: &HeaderMap) -> (Vec<Option<IpAddr>>, Vec<Option<IpA
     (forwarded, x_forwarded_for)
 }
 
-/// `1.2.3.4`, `1.2.3.4:80`, `2001:db8::1`, `[2001:db8::1]:80` → the address.
+/// `1.2.3.4`, `1.2.3.4:80`, `2001:db8::1`, `[2001:db8::1]:80` → the address;
+/// a port may be obfuscated (`1.2.3.4:_hidden`, RFC 7239).
 fn node_address(node: &str) -> Option<IpAddr> {
     if let Ok(addr) = node.parse::<IpAddr>() {
         return Some(addr);
@@ -174,7 +175,9 @@ fn node_address(node: &str) -> Option<IpAddr> {
         return rest.split_once(']')?.0.parse().ok();
     }
     let (addr, port) = node.rsplit_once(':')?;
-    port.parse::<u16>().ok()?;
+    if port.parse::<u16>().is_err() && !port.starts_with('_') {
+        return None;
+    }
     addr.parse().ok()
 }
 
@@ -315,6 +318,18 @@ mod tests {
             ]),
             ip("198.51.100.7")
         );
+    }
+
+    #[test]
+    fn an_obfuscated_port_leaves_the_address() {
+        // RFC 7239 6.3: a proxy may hide the port (`_` and letters), not
+        // the address.
+        let clients = Clients::new(&[Block::parse("10.0.0.0/8").unwrap()]);
+        let from = |value: &str| clients.address(ip("10.0.0.2"), &headers(&[("forwarded", value)]));
+        assert_eq!(from("for=\"192.0.2.43:_abc\""), ip("192.0.2.43"));
+        assert_eq!(from("for=\"[2001:db8::1]:_x-1\""), ip("2001:db8::1"));
+        assert_eq!(from("for=\"192.0.2.43:x\""), ip("10.0.0.2"), "no port");
+        assert_eq!(from("for=_hidden"), ip("10.0.0.2"), "an obfuscated node");
     }
 
     #[test]
