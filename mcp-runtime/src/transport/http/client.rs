@@ -2,7 +2,8 @@
 //! the subject of its token with auth; otherwise its address, which is the
 //! peer's, or, when the peer is a proxy the operator trusts
 //! ([`Server::trusted_proxies`](crate::Server::trusted_proxies)), the
-//! address that proxy forwarded (`Forwarded`, else `X-Forwarded-For`).
+//! address that proxy forwarded (`Forwarded` or `X-Forwarded-For`; with
+//! both, only if they agree).
 //! IPv6 addresses count by their /64, the block one host is given.
 
 use std::net::{IpAddr, Ipv6Addr, SocketAddr};
@@ -38,7 +39,18 @@ impl Block {
         let base: IpAddr = addr.parse().ok()?;
         let width = if base.is_ipv4() { 32 } else { 128 };
         let bits = bits.unwrap_or(width);
-        (bits <= width).then_some(Block { base, bits })
+        if bits > width {
+            return None;
+        }
+        // `::ffff:a.b.c.d/n` as the IPv4 block it is: peers are compared
+        // as IPv4 (`to_canonical`), so as written it would match none.
+        match base.to_canonical() {
+            IpAddr::V4(v4) if base.is_ipv6() && bits >= 96 => Some(Block {
+                base: IpAddr::V4(v4),
+                bits: bits - 96,
+            }),
+            _ => Some(Block { base, bits }),
+        }
     }
 
     fn contains(&self, addr: IpAddr) -> bool {
@@ -90,28 +102,42 @@ impl Clients {
     /// proxy; then the forwarded chain is read from the right, past every
     /// trusted proxy, to the first address that is not one (an entry that
     /// is no address, such as `unknown`, stops the walk at the proxy that
-    /// wrote it).
+    /// wrote it). With both `Forwarded` and `X-Forwarded-For`, the proxy
+    /// may have written one only and passed on the other from the client:
+    /// unless both name the same client, the client is the proxy.
     fn address(&self, peer: IpAddr, headers: &HeaderMap) -> IpAddr {
         let peer = peer.to_canonical();
         if !self.trusts(peer) {
             return peer;
         }
-        let mut client = peer;
-        for hop in forwarded_chain(headers).into_iter().rev() {
-            let Some(hop) = hop else { break };
-            client = hop.to_canonical();
-            if !self.trusts(client) {
-                break;
+        let walk = |chain: Vec<Option<IpAddr>>| {
+            let mut client = peer;
+            for hop in chain.into_iter().rev() {
+                let Some(hop) = hop else { break };
+                client = hop.to_canonical();
+                if !self.trusts(client) {
+                    break;
+                }
+            }
+            client
+        };
+        let (forwarded, x_forwarded_for) = forwarded_chains(headers);
+        match (forwarded.is_empty(), x_forwarded_for.is_empty()) {
+            (true, true) => peer,
+            (false, true) => walk(forwarded),
+            (true, false) => walk(x_forwarded_for),
+            (false, false) => {
+                let (one, other) = (walk(forwarded), walk(x_forwarded_for));
+                if one == other { one } else { peer }
             }
         }
-        client
     }
 }
 
 /// The addresses a request was forwarded for, nearest the client first:
-/// the `for=` of each `Forwarded` element (RFC 7239), or, without that
-/// header, `X-Forwarded-For`. `None` for an entry that is no address.
-fn forwarded_chain(headers: &HeaderMap) -> Vec<Option<IpAddr>> {
+/// the `for=` of each `Forwarded` element (RFC 7239), and the entries of
+/// `X-Forwarded-For`. `None` for an entry that is no address.
+fn forwarded_chains(headers: &HeaderMap) -> (Vec<Option<IpAddr>>, Vec<Option<IpAddr>>) {
     let lines = |name: &str| {
         headers
             .get_all(name)
@@ -121,27 +147,26 @@ fn forwarded_chain(headers: &HeaderMap) -> Vec<Option<IpAddr>> {
             .filter(|item| !item.is_empty())
             .collect::<Vec<_>>()
     };
-    let forwarded = lines("forwarded");
-    if !forwarded.is_empty() {
-        return forwarded
-            .into_iter()
-            .map(|element| {
-                element.split(';').find_map(|pair| {
-                    let (key, value) = pair.split_once('=')?;
-                    key.trim()
-                        .eq_ignore_ascii_case("for")
-                        .then(|| node_address(value.trim().trim_matches('"')))
-                })?
-            })
-            .collect();
-    }
-    lines("x-forwarded-for")
+    let forwarded = lines("forwarded")
+        .into_iter()
+        .map(|element| {
+            element.split(';').find_map(|pair| {
+                let (key, value) = pair.split_once('=')?;
+                key.trim()
+                    .eq_ignore_ascii_case("for")
+                    .then(|| node_address(value.trim().trim_matches('"')))
+            })?
+        })
+        .collect();
+    let x_forwarded_for = lines("x-forwarded-for")
         .into_iter()
         .map(node_address)
-        .collect()
+        .collect();
+    (forwarded, x_forwarded_for)
 }
 
-/// `1.2.3.4`, `1.2.3.4:80`, `2001:db8::1`, `[2001:db8::1]:80` → the address.
+/// `1.2.3.4`, `1.2.3.4:80`, `2001:db8::1`, `[2001:db8::1]:80` → the address;
+/// a port may be obfuscated (`1.2.3.4:_hidden`, RFC 7239).
 fn node_address(node: &str) -> Option<IpAddr> {
     if let Ok(addr) = node.parse::<IpAddr>() {
         return Some(addr);
@@ -150,7 +175,9 @@ fn node_address(node: &str) -> Option<IpAddr> {
         return rest.split_once(']')?.0.parse().ok();
     }
     let (addr, port) = node.rsplit_once(':')?;
-    port.parse::<u16>().ok()?;
+    if port.parse::<u16>().is_err() && !port.starts_with('_') {
+        return None;
+    }
     addr.parse().ok()
 }
 
@@ -201,6 +228,21 @@ mod tests {
     }
 
     #[test]
+    fn a_block_written_as_ipv4_mapped_matches_the_ipv4_peers_it_names() {
+        // A dual-stack listener shows an IPv4 peer as `::ffff:a.b.c.d`,
+        // and so may an operator's configuration; peers are compared as
+        // IPv4.
+        let one = Block::parse("::ffff:127.0.0.1").unwrap();
+        assert!(one.contains(ip("127.0.0.1")));
+        assert!(one.contains(ip("::ffff:127.0.0.1")));
+        assert!(!one.contains(ip("127.0.0.2")));
+        let block = Block::parse("::ffff:10.0.0.0/104").unwrap();
+        assert!(block.contains(ip("10.200.3.4")));
+        assert!(!block.contains(ip("11.0.0.1")));
+        assert!(!Block::parse("::/64").unwrap().contains(ip("10.0.0.1")));
+    }
+
+    #[test]
     fn forwarded_addresses_count_only_from_trusted_proxies() {
         let clients = Clients::new(&[Block::parse("10.0.0.0/8").unwrap()]);
         let from = |peer: &str, pairs: &[(&str, &str)]| clients.address(ip(peer), &headers(pairs));
@@ -234,13 +276,60 @@ mod tests {
                 &[("forwarded", "for=unknown"), ("x-forwarded-for", "1.1.1.1")]
             ),
             ip("10.0.0.2"),
-            "Forwarded wins, and `unknown` stops at the proxy"
+            "the two disagree (`unknown` stops at the proxy): the proxy"
         );
         assert_eq!(from("10.0.0.2", &[]), ip("10.0.0.2"));
         assert_eq!(
             from("10.0.0.2", &[("x-forwarded-for", "192.0.2.1:5555")]),
             ip("192.0.2.1")
         );
+    }
+
+    #[test]
+    fn a_header_the_proxy_did_not_write_names_no_client() {
+        // nginx as configured most often writes X-Forwarded-For and passes
+        // on a `Forwarded` the client wrote itself: were that believed, a
+        // client would be anyone it claims, each new session another one.
+        let clients = Clients::new(&[Block::parse("127.0.0.1").unwrap()]);
+        let from = |pairs: &[(&str, &str)]| clients.address(ip("127.0.0.1"), &headers(pairs));
+        for claim in ["192.0.2.1", "192.0.2.2"] {
+            assert_ne!(
+                from(&[
+                    ("forwarded", &format!("for={claim}")),
+                    ("x-forwarded-for", "198.51.100.7"),
+                ]),
+                ip(claim),
+                "the client's own claim"
+            );
+        }
+        // The other way round: a proxy that writes `Forwarded` only.
+        assert_ne!(
+            from(&[
+                ("x-forwarded-for", "192.0.2.1"),
+                ("forwarded", "for=198.51.100.7"),
+            ]),
+            ip("192.0.2.1")
+        );
+        // A proxy that writes both, alike: believed.
+        assert_eq!(
+            from(&[
+                ("x-forwarded-for", "198.51.100.7"),
+                ("forwarded", "for=198.51.100.7"),
+            ]),
+            ip("198.51.100.7")
+        );
+    }
+
+    #[test]
+    fn an_obfuscated_port_leaves_the_address() {
+        // RFC 7239 6.3: a proxy may hide the port (`_` and letters), not
+        // the address.
+        let clients = Clients::new(&[Block::parse("10.0.0.0/8").unwrap()]);
+        let from = |value: &str| clients.address(ip("10.0.0.2"), &headers(&[("forwarded", value)]));
+        assert_eq!(from("for=\"192.0.2.43:_abc\""), ip("192.0.2.43"));
+        assert_eq!(from("for=\"[2001:db8::1]:_x-1\""), ip("2001:db8::1"));
+        assert_eq!(from("for=\"192.0.2.43:x\""), ip("10.0.0.2"), "no port");
+        assert_eq!(from("for=_hidden"), ip("10.0.0.2"), "an obfuscated node");
     }
 
     #[test]

@@ -133,10 +133,12 @@ impl Server {
     /// HTTP: the reverse proxies whose forwarded client address is believed
     /// (default: none), as addresses (`127.0.0.1`, `::1`) or blocks in CIDR
     /// notation (`10.0.0.0/8`, `fd00::/8`). For a request from one of them,
-    /// the client is the address its `Forwarded` header names (RFC 7239),
-    /// or, without that header, its `X-Forwarded-For`, read from the right
-    /// past every trusted proxy; from any other peer those headers are
-    /// ignored, since a client can write them. Used for the bound of
+    /// the client is the address its `Forwarded` header (RFC 7239) or its
+    /// `X-Forwarded-For` names, read from the right past every trusted
+    /// proxy; with both, only if both name the same client (a proxy that
+    /// writes one passes on the other as the client wrote it), else the
+    /// proxy. From any other peer those headers are ignored, since a
+    /// client can write them. Used for the bound of
     /// [`Server::max_sessions_per_client`].
     ///
     /// ```

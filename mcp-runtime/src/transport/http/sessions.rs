@@ -328,8 +328,23 @@ impl Order {
                 // counted: each such move is paid for by a request.
                 self.rekey(&first, used);
             } else if first.is_busy() {
+                if indexed >= now {
+                    // Everything left was placed now or later (this search
+                    // passed over the rest): looked at where it is, since
+                    // moving it on would place it in the future, and with
+                    // each search further.
+                    let tree = match client {
+                        Some(client) => self.clients.get(client)?,
+                        None => &self.all,
+                    };
+                    return tree
+                        .values()
+                        .take(EXAMINED - busy)
+                        .find(|s| !s.is_busy())
+                        .cloned();
+                }
                 // In use: behind everything idle, as if used now.
-                self.rekey(&first, now.max(indexed + 1));
+                self.rekey(&first, now);
                 busy += 1;
             } else {
                 return Some(first);
@@ -438,6 +453,35 @@ mod tests {
         };
         assert_eq!(store.insert(&refused), Err(Full::Server));
         assert_eq!(store.len(), 2);
+    }
+
+    #[tokio::test]
+    async fn a_search_that_finds_only_busy_sessions_does_not_place_them_in_the_future() {
+        // Client 1's two sessions are in use, so its third is refused; the
+        // search that found them busy must place them as used then, not
+        // later. Client 2's session, used after that, is then the more
+        // recent, and the idlest of all is one of client 1's.
+        let (store, core) = (store(3, 2), core());
+        let a = start(&store, &core, client(1));
+        let b = start(&store, &core, client(1));
+        tick();
+        let c = start(&store, &core, client(2));
+        let busy = (a.enter(), b.enter());
+        let Ok(refused) = store.create(&core, client(1)) else {
+            panic!()
+        };
+        assert_eq!(store.insert(&refused), Err(Full::Client));
+        drop(busy);
+        tick();
+        store.touch(&c);
+        tick();
+        start(&store, &core, client(3));
+        assert!(alive(&store, &c), "used last: not the idlest");
+        assert!(!alive(&store, &a) || !alive(&store, &b));
+        assert!(
+            a.indexed.load(Ordering::Relaxed) <= store.now(),
+            "placed in the future"
+        );
     }
 
     #[tokio::test]
