@@ -232,9 +232,14 @@ impl Prerequisite {
                 Ok(None) if Instant::now() < deadline => thread::sleep(POLL),
                 Ok(None) => {
                     // The whole group: the script, npm or apt-get, and theirs.
-                    let _ = Command::new("kill")
-                        .args(["-s", "KILL", "--", &format!("-{}", child.id())])
-                        .status();
+                    // kill(2) itself, not a `kill` program (procps, which a
+                    // slim image lacks: the script alone would then die).
+                    #[cfg(unix)]
+                    if let Ok(group) = libc::pid_t::try_from(child.id()) {
+                        // SAFETY: kill(2) of the process group of our own
+                        // child, which leads it and has not been waited for.
+                        unsafe { libc::kill(-group, libc::SIGKILL) };
+                    }
                     let _ = child.kill();
                     let _ = child.wait();
                     return Ok(None);
