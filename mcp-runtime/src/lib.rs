@@ -125,6 +125,7 @@ mod resources;
 mod schema;
 mod server;
 mod startup;
+pub mod tasks;
 mod telemetry;
 pub mod testing;
 mod text_param;
