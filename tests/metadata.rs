@@ -1,9 +1,12 @@
-//! Icons and `_meta` on tools, and the 2025-11-25 `serverInfo` fields,
-//! each sent only to the protocol versions that define them.
+//! Icons, `_meta` and task support on tools, and the 2025-11-25
+//! `serverInfo` fields, each sent only to the protocol versions that define
+//! them.
+
+use std::time::Duration;
 
 use mcp_runtime::serde_json::{Value, json};
 use mcp_runtime::testing::TestClient;
-use mcp_runtime::{DynamicTool, Icon, Server, tool};
+use mcp_runtime::{DynamicTool, Icon, Server, TaskSupport, tool};
 
 /// Says hello.
 #[tool(
@@ -12,6 +15,24 @@ use mcp_runtime::{DynamicTool, Icon, Server, tool};
 )]
 async fn hello() -> String {
     "hello".into()
+}
+
+/// Builds a report; a client may run it as a task.
+#[tool(task = "optional")]
+async fn report(days: u32) -> String {
+    format!("{days} days")
+}
+
+/// Trains a model; a client must run it as a task.
+#[tool(task = "required", read_only)]
+async fn train(epochs: u32) -> String {
+    format!("{epochs} epochs")
+}
+
+/// Says outright that it never runs as a task.
+#[tool(task = "forbidden")]
+async fn ping() -> &'static str {
+    "pong"
 }
 
 fn server() -> Server {
@@ -23,12 +44,20 @@ fn server() -> Server {
     )
     .icon(Icon::new("https://example.com/echo.svg").mime_type("image/svg+xml"))
     .meta(json!({"example.com/source": "plugin"}));
+    let batch = DynamicTool::new(
+        "batch",
+        "Runs a batch.",
+        json!({"type": "object"}),
+        |_arguments, _ctx| async move { "done".to_owned() },
+    )
+    .task(TaskSupport::Required);
     Server::new("meta-test", "2.0.0")
         .title("Metadata test")
         .description("Shows icons and _meta.")
         .website_url("https://example.com/meta-test")
         .icon(Icon::new("https://example.com/server.png").sizes(["48x48"]))
         .tool(echo)
+        .tool(batch)
 }
 
 async fn tools_and_info(version: &str) -> (Vec<Value>, Value) {
@@ -40,6 +69,24 @@ async fn tools_and_info(version: &str) -> (Vec<Value>, Value) {
     assert_eq!(init["protocolVersion"], version);
     let tools = client.list_tools().await.expect("tools/list answers");
     (tools, init["serverInfo"].clone())
+}
+
+/// The tools a 2026-07-28 client is listed (no `initialize` in that era).
+async fn modern_tools() -> Vec<Value> {
+    let mut client = TestClient::start(server()).expect("the server starts");
+    let params = json!({"_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "metadata-test", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }});
+    let list = tokio::time::timeout(
+        Duration::from_secs(60),
+        client.request("tools/list", params),
+    )
+    .await
+    .expect("tools/list answers within a minute")
+    .expect("tools/list answers");
+    list["tools"].as_array().expect("a tools array").clone()
 }
 
 fn tool<'a>(tools: &'a [Value], name: &str) -> &'a Value {
@@ -78,6 +125,42 @@ async fn tools_carry_icons_and_meta_where_the_version_defines_them() {
             let entry = tool(&tools, name);
             assert!(entry.get("icons").is_none(), "{version}: {entry}");
             assert!(entry.get("_meta").is_none(), "{version}: {entry}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn only_2025_11_25_clients_are_told_which_tools_run_as_tasks() {
+    let (tools, _) = tools_and_info("2025-11-25").await;
+    for (name, support) in [
+        ("report", "optional"),
+        ("train", "required"),
+        ("batch", "required"),
+    ] {
+        let entry = tool(&tools, name);
+        assert_eq!(
+            entry["execution"],
+            json!({"taskSupport": support}),
+            "{entry}"
+        );
+    }
+    // Absent means forbidden: a tool that never runs as a task says nothing.
+    for name in ["hello", "echo", "ping"] {
+        let entry = tool(&tools, name);
+        assert!(entry.get("execution").is_none(), "{entry}");
+    }
+    // The annotations of a task tool are unchanged by it.
+    assert_eq!(tool(&tools, "train")["annotations"]["readOnlyHint"], true);
+
+    let mut others = Vec::new();
+    for version in ["2025-06-18", "2025-03-26", "2024-11-05"] {
+        others.push((version, tools_and_info(version).await.0));
+    }
+    others.push(("2026-07-28", modern_tools().await));
+    for (version, tools) in others {
+        for name in ["report", "train", "batch", "hello", "echo", "ping"] {
+            let entry = tool(&tools, name);
+            assert!(entry.get("execution").is_none(), "{version}: {entry}");
         }
     }
 }

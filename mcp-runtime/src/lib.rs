@@ -210,7 +210,7 @@ pub use resources::ReadError;
 pub use resources::build::Resource;
 pub use resources::dynamic::DynamicResource;
 pub use server::Server;
-pub use tools::def::{Hints, Tool, ToolAnnotations};
+pub use tools::def::{Hints, TaskSupport, Tool, ToolAnnotations};
 pub use tools::dynamic::DynamicTool;
 pub use tools::output::{CallToolResult, IntoCallToolResult};
 
@@ -258,6 +258,7 @@ pub use serde_json;
 /// | `read_only`, `destructive`, `idempotent`, `open_world` (`= false` too) | `annotations` hints |
 /// | `title = "..."` | `title` |
 /// | `timeout = "30s"` | calls end with `isError: true` after 30 s |
+/// | `task = "optional"` or `"required"` (`"forbidden"`, the default) | `execution.taskSupport` (2025-11-25 clients only): whether the client may, or must, run it as a task |
 /// | `icons = ["https://..."]`, `meta = r#"{..}"#` | `icons`, `_meta` |
 /// | `scopes = ["weather:read"]` | nothing in the listing; with `Server::auth`, a call without those scopes is refused with 403 `insufficient_scope` |
 ///

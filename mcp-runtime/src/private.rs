@@ -13,7 +13,7 @@ pub use serde;
 pub use serde_json;
 
 pub use crate::context::{Context, Inject, Requirement};
-pub use crate::tools::def::{BoxFuture, Hints, Location, ToolDef};
+pub use crate::tools::def::{BoxFuture, Hints, Location, TaskSupport, ToolDef};
 pub use crate::tools::output::{
     KindJsonSchemaOnly, KindResultBadOk, KindSerializeOnly, KindStructured, KindStructuredResult,
     KindStructuredResultBadError, KindText, KindTextResultBadError, KindUnsupported, Probe,

@@ -147,6 +147,7 @@ fn generate(args: &ToolArgs, tool: &AnnotatedFn, name: &str, description: &str) 
         Some(ms) => quote!(::core::option::Option::Some(::core::time::Duration::from_millis(#ms))),
         None => quote!(::core::option::Option::None),
     };
+    let task = format_ident!("{}", args.task.unwrap_or("Forbidden"));
     let location = call::location();
     let args_ident = format_ident!(
         "__McpArgs_{}",
@@ -210,6 +211,7 @@ fn generate(args: &ToolArgs, tool: &AnnotatedFn, name: &str, description: &str) 
                         open_world: #open_world,
                     },
                     timeout: #timeout,
+                    task: #rt::TaskSupport::#task,
                     icons: #icons,
                     meta: #meta,
                     scopes: #scopes,

@@ -23,6 +23,7 @@ pub const KEYS: &[&str] = &[
     "idempotent",
     "open_world",
     "timeout",
+    "task",
     "icons",
     "meta",
     "scopes",
@@ -45,6 +46,17 @@ pub const RULES: Rules = Rules {
     header: None,
 };
 
+/// The values `task = ".."` accepts, each with the `TaskSupport` variant
+/// it names.
+pub const TASK_VALUES: &[(&str, &str)] = &[
+    ("forbidden", "Forbidden"),
+    ("optional", "Optional"),
+    ("required", "Required"),
+];
+
+/// The values `task` accepts and what each means, for its error messages.
+const TASK_HELP: &str = "expected one of: \"forbidden\" (never run as a task; the default), \"optional\" (a client may run it as a task), \"required\" (a client must run it as a task)";
+
 /// A hint flag such as `read_only` or `destructive = false`.
 #[derive(Clone, Copy)]
 pub struct Flag {
@@ -62,6 +74,8 @@ pub struct ToolArgs {
     pub open_world: Option<Flag>,
     /// The timeout in milliseconds.
     pub timeout_ms: Option<u64>,
+    /// `task = ".."`: the `TaskSupport` variant it names.
+    pub task: Option<&'static str>,
 }
 
 impl ToolArgs {
@@ -85,6 +99,7 @@ impl ToolArgs {
                         )
                     })?);
                 }
+                "task" => args.task = Some(parse_task(meta)?),
                 _ => return args.metadata.parse_key(key, meta),
             }
             Ok(true)
@@ -123,6 +138,39 @@ fn parse_flag(meta: &ParseNestedMeta) -> syn::Result<Flag> {
     } else {
         Ok(Flag { value: true, span })
     }
+}
+
+/// Parses `task = "optional"` (or `"required"`, `"forbidden"`) into the
+/// `TaskSupport` variant it names.
+fn parse_task(meta: &ParseNestedMeta) -> syn::Result<&'static str> {
+    if !meta.input.peek(syn::Token![=]) {
+        return Err(meta.error(format!(
+            "`task` needs a value, such as task = \"optional\"; {TASK_HELP}"
+        )));
+    }
+    let value = meta.value()?;
+    if !value.peek(LitStr) {
+        let token: proc_macro2::TokenTree = value.parse()?;
+        let text = token.to_string();
+        let message = if TASK_VALUES.iter().any(|(name, _)| *name == text) {
+            format!("`task` takes a string: write task = \"{text}\", in quotes")
+        } else {
+            format!("`task` takes a string, such as task = \"optional\"; {TASK_HELP}")
+        };
+        return Err(syn::Error::new(token.span(), message));
+    }
+    let lit: LitStr = value.parse()?;
+    let text = lit.value();
+    TASK_VALUES
+        .iter()
+        .find(|(name, _)| *name == text)
+        .map(|(_, variant)| *variant)
+        .ok_or_else(|| {
+            syn::Error::new(
+                lit.span(),
+                format!("unknown task support {text:?}; {TASK_HELP}"),
+            )
+        })
 }
 
 /// Parses a duration such as `30s`, `1500ms`, `2m` or `1h30m` into milliseconds.

@@ -61,6 +61,8 @@ pub(crate) fn tool(link: &Arc<Link>, info: &ToolInfo, location: Location) -> Dyn
     tool.hints.destructive = hint("destructiveHint");
     tool.hints.idempotent = hint("idempotentHint");
     tool.hints.open_world = hint("openWorldHint");
+    // The upstream's `execution.taskSupport` is not copied: tasks are not
+    // forwarded, so the tool is served as one that forbids them.
     match info.output_schema() {
         Some(schema) if schema.get("type") == Some(&Value::from("object")) => {
             tool = tool.output_schema(schema.clone());

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use crate::content::Content;
 use crate::protocol::version::ProtocolVersion;
-use crate::tools::def::{Outcome, Tool};
+use crate::tools::def::{Outcome, TaskSupport, Tool};
 use crate::tools::output::CallToolResult;
 
 impl Tool {
@@ -42,10 +42,14 @@ impl Serialize for ToolEntry<'_> {
         let annotations = tool
             .annotations()
             .filter(|_| version.has_tool_annotations());
+        // Absent means forbidden: only a tool that allows tasks says so.
+        let task = Some(tool.task_support())
+            .filter(|&task| task != TaskSupport::Forbidden && version.has_tool_execution());
         let fields = 3
             + usize::from(title.is_some())
             + usize::from(output_schema.is_some())
             + usize::from(annotations.is_some())
+            + usize::from(task.is_some())
             + tool.metadata.fields(version);
         let mut map = serializer.serialize_map(Some(fields))?;
         map.serialize_entry("name", tool.name())?;
@@ -61,7 +65,21 @@ impl Serialize for ToolEntry<'_> {
         if let Some(annotations) = &annotations {
             map.serialize_entry("annotations", annotations)?;
         }
+        if let Some(task) = task {
+            map.serialize_entry("execution", &Execution(task))?;
+        }
         tool.metadata.serialize_into(&mut map, version)?;
+        map.end()
+    }
+}
+
+/// A tool's `execution` object: `{"taskSupport": ".."}`.
+struct Execution(TaskSupport);
+
+impl Serialize for Execution {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(1))?;
+        map.serialize_entry("taskSupport", self.0.as_str())?;
         map.end()
     }
 }

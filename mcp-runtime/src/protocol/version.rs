@@ -113,6 +113,12 @@ impl ProtocolVersion {
         self >= ProtocolVersion::V2025_11_25
     }
 
+    /// A tool's `execution` (its `taskSupport`): 2025-11-25 only. The
+    /// 2026-07-28 `Tool` has none (tasks moved to an extension there).
+    pub(crate) fn has_tool_execution(self) -> bool {
+        self == ProtocolVersion::V2025_11_25
+    }
+
     /// The `completions` capability: 2025-03-26 (the method is older).
     pub(crate) fn has_completions_capability(self) -> bool {
         self >= ProtocolVersion::V2025_03_26

@@ -44,6 +44,36 @@ impl Hints {
     }
 }
 
+/// Whether a client may run a tool as a task (MCP 2025-11-25,
+/// `execution.taskSupport` in `tools/list`): a call that answers at once
+/// with a task id, whose result the client fetches later. Set with
+/// `#[tool(task = "optional")]` or [`DynamicTool::task`](crate::DynamicTool::task).
+///
+/// Only 2025-11-25 clients are told; a tool that forbids tasks is listed
+/// without `execution`, which clients read as forbidden.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum TaskSupport {
+    /// The client must never ask to run the tool as a task: every call is
+    /// answered with its result. The default.
+    #[default]
+    Forbidden,
+    /// The client may ask to run the tool as a task, or call it plainly.
+    Optional,
+    /// The tool must run as a task: the client always asks for one.
+    Required,
+}
+
+impl TaskSupport {
+    /// The name on the wire: `"forbidden"`, `"optional"` or `"required"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TaskSupport::Forbidden => "forbidden",
+            TaskSupport::Optional => "optional",
+            TaskSupport::Required => "required",
+        }
+    }
+}
+
 /// The annotations object of a tool, as it appears in `tools/list`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -74,6 +104,8 @@ pub struct ToolDef {
     pub description: &'static str,
     pub hints: Hints,
     pub timeout: Option<Duration>,
+    /// `task = ".."`: whether a client may run it as a task.
+    pub task: TaskSupport,
     /// `icons = [..]`: icon URLs.
     pub icons: &'static [&'static str],
     /// `meta = ".."`: JSON object text, checked by the runtime at start-up.
@@ -104,6 +136,7 @@ pub struct Tool {
     pub(crate) description: String,
     pub(crate) hints: Hints,
     pub(crate) timeout: Option<Duration>,
+    pub(crate) task: TaskSupport,
     pub(crate) input_schema: Map<String, Value>,
     pub(crate) output_schema: Option<Map<String, Value>>,
     /// The output type is not an object: structured values go under
@@ -157,6 +190,12 @@ impl Tool {
     /// The time after which a call ends with `isError: true`, if set.
     pub fn timeout(&self) -> Option<Duration> {
         self.timeout
+    }
+
+    /// Whether a client may run it as a task (`task = ".."` on the
+    /// attribute, or `.task(..)`).
+    pub fn task_support(&self) -> TaskSupport {
+        self.task
     }
 
     /// The JSON Schema of the arguments.

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use crate::context::Context;
 use crate::meta::Icon;
-use crate::tools::def::{DynHandler, Hints, Location};
+use crate::tools::def::{DynHandler, Hints, Location, TaskSupport};
 use crate::tools::output::IntoCallToolResult;
 
 /// A tool defined at run time: a name, a description, a JSON input schema
@@ -40,6 +40,7 @@ pub struct DynamicTool {
     pub(crate) description: String,
     pub(crate) hints: Hints,
     pub(crate) timeout: Option<Duration>,
+    pub(crate) task: TaskSupport,
     pub(crate) input_schema: Value,
     pub(crate) output_schema: Option<Value>,
     pub(crate) icons: Vec<Icon>,
@@ -80,6 +81,7 @@ impl DynamicTool {
             description: description.into(),
             hints: Hints::default(),
             timeout: None,
+            task: TaskSupport::Forbidden,
             input_schema,
             output_schema: None,
             icons: Vec::new(),
@@ -159,5 +161,66 @@ impl DynamicTool {
     pub fn timeout(mut self, limit: Duration) -> Self {
         self.timeout = Some(limit);
         self
+    }
+
+    /// Sets whether a client may run it as a task (told to 2025-11-25
+    /// clients as `execution.taskSupport`); [`TaskSupport::Forbidden`]
+    /// unless set.
+    pub fn task(mut self, support: TaskSupport) -> Self {
+        self.task = support;
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::protocol::shape::tool_json;
+    use crate::protocol::version::ProtocolVersion;
+    use crate::tools::build::build_dynamic;
+
+    fn echo() -> DynamicTool {
+        DynamicTool::new(
+            "echo",
+            "Repeats its text.",
+            json!({"type": "object"}),
+            |_arguments, _ctx| async move { String::new() },
+        )
+    }
+
+    #[test]
+    fn task_support_is_forbidden_unless_set_and_listed_only_at_2025_11_25() {
+        let plain = build_dynamic(&echo()).unwrap();
+        assert_eq!(plain.task_support(), TaskSupport::Forbidden);
+        for support in [TaskSupport::Optional, TaskSupport::Required] {
+            let tool = build_dynamic(&echo().task(support)).unwrap();
+            assert_eq!(tool.task_support(), support);
+            for version in ProtocolVersion::ALL {
+                let listed = tool_json(&tool, version);
+                let expected = (version == ProtocolVersion::V2025_11_25)
+                    .then(|| json!({"taskSupport": support.as_str()}));
+                assert_eq!(listed.get("execution"), expected.as_ref(), "{version}");
+            }
+        }
+        // The last call wins; forbidden is listed as nothing at all.
+        let reset = echo()
+            .task(TaskSupport::Required)
+            .task(TaskSupport::Forbidden);
+        let tool = build_dynamic(&reset).unwrap();
+        assert_eq!(tool.task_support(), TaskSupport::Forbidden);
+        for version in ProtocolVersion::ALL {
+            assert!(tool_json(&tool, version).get("execution").is_none());
+        }
+        assert_eq!(
+            [
+                TaskSupport::Forbidden,
+                TaskSupport::Optional,
+                TaskSupport::Required
+            ]
+            .map(TaskSupport::as_str),
+            ["forbidden", "optional", "required"]
+        );
     }
 }
