@@ -50,8 +50,14 @@ async fn every_fixture_the_scenarios_call_is_listed() {
     assert_eq!(
         names,
         [
+            "confirm_delete",
+            "failing_job",
+            "greet",
             "json_schema_2020_12_tool",
             "list_roots",
+            "multi_input",
+            "protocol_error_job",
+            "slow_compute",
             "test_audio_content",
             "test_custom_header",
             "test_elicitation",
@@ -77,6 +83,7 @@ async fn every_fixture_the_scenarios_call_is_listed() {
             "test_streaming_elicitation",
             "test_tool_with_logging",
             "test_tool_with_progress",
+            "test_tool_with_task",
             "test_trigger_prompt_change",
             "test_trigger_tool_change",
         ]

@@ -180,6 +180,9 @@ pub(crate) struct RequestScope {
     /// The error the call ends with instead of its result, when it asked
     /// for one (`Context::url_elicitation_required`).
     pub(crate) required: Mutex<Option<Box<crate::jsonrpc::ErrorObject>>>,
+    /// The task the call runs as, once it became one (2026-07-28): its
+    /// questions and progress then go through the task.
+    pub(crate) task: std::sync::OnceLock<Arc<dyn crate::asking::tasked::TaskChannel>>,
 }
 
 /// The client, as it described itself in `initialize`.
@@ -261,7 +264,7 @@ impl Cancellation {
         self.cancelled.load(Ordering::SeqCst)
     }
 
-    async fn cancelled(&self) {
+    pub(crate) async fn cancelled(&self) {
         crate::wait::until(&self.notify, || self.is_cancelled()).await;
     }
 }
@@ -393,6 +396,46 @@ impl Context {
             .map(|error| *error)
     }
 
+    /// Makes the call's questions and progress go through `task` from now
+    /// on (the call just became a task).
+    pub(crate) fn set_task(&self, task: Arc<dyn crate::asking::tasked::TaskChannel>) {
+        if let Some(request) = self.request() {
+            let _ = request.task.set(task);
+        }
+    }
+
+    /// Ends the call with a JSON-RPC error (`code`, `message`) instead of
+    /// its result: the client gets an error response, not an `isError`
+    /// result, and a task that ends so is `failed` with this error. For a
+    /// call the protocol itself cannot serve; a tool's own failure is
+    /// better returned as its `Err` (an `isError` result the model reads).
+    ///
+    /// Returns `message`: return it as the `Err` of the call. Called in
+    /// process (no client), the call's result is that `Err`.
+    ///
+    /// ```
+    /// use mcp_runtime::{Context, tool};
+    ///
+    /// /// Runs the nightly job.
+    /// #[tool]
+    /// async fn nightly(ctx: Context) -> Result<String, String> {
+    ///     Err(ctx.protocol_error(-32603, "the job queue is gone"))
+    /// }
+    /// ```
+    pub fn protocol_error(&self, code: i32, message: impl Into<String>) -> String {
+        let message = message.into();
+        if let Some(request) = self.request()
+            && let Ok(mut required) = request.required.lock()
+            && required.is_none()
+        {
+            *required = Some(Box::new(crate::jsonrpc::ErrorObject::new(
+                code,
+                message.clone(),
+            )));
+        }
+        message
+    }
+
     /// Marks the call answered: later progress is dropped.
     pub(crate) fn finish(&self) {
         // Without a progress token nothing is ever reported: no lock needed.
@@ -468,6 +511,20 @@ impl Context {
         let Some(request) = self.request() else {
             return false;
         };
+        if let Some(task) = request.task.get() {
+            // A 2026-07-28 task has no progress notifications: where it
+            // stands is its status message.
+            if request.cancellation.is_cancelled() || !progress.is_finite() {
+                return false;
+            }
+            let message = match (message, total) {
+                (Some(message), _) => message.to_owned(),
+                (None, Some(total)) => format!("{progress}/{total}"),
+                (None, None) => format!("{progress}"),
+            };
+            task.progress(message);
+            return true;
+        }
         let Some(token) = &request.progress_token else {
             return false;
         };
@@ -526,109 +583,6 @@ impl Context {
         jsonrpc::write_notification(&mut line, "notifications/message", &params);
         line.push(b'\n');
         request.out.try_send(&line)
-    }
-}
-
-impl Context {
-    /// Sends the client a request and waits for its answer: the low-level
-    /// way to ask it something while a call runs (`elicitation/create`,
-    /// `sampling/createMessage`, `roots/list`, or any other method). On
-    /// stdio the request goes out between the server's other messages; over
-    /// HTTP, on the stream of the call that asks, and the client POSTs its
-    /// answer.
-    ///
-    /// Fails without sending anything when the client did not declare the
-    /// capability the method needs (`elicitation`, `sampling`, `roots`),
-    /// and on a stateless HTTP server (`Server::stateless`), which has no
-    /// way back from a client of protocol 2025-11-25 or earlier
-    /// ([`ClientRequestError::Stateless`](crate::ClientRequestError::Stateless));
-    /// fails when the client answers with an error, does not answer within
-    /// the timeout ([`Server::client_request_timeout`](crate::Server::client_request_timeout),
-    /// 5 minutes unless set), or goes away. Cancelling the call cancels the
-    /// request (`notifications/cancelled` to the client).
-    pub async fn send_request(
-        &self,
-        method: &str,
-        params: Value,
-    ) -> Result<Value, crate::asking::ask::ClientRequestError> {
-        use crate::asking::ask::ClientRequestError;
-        let Some(request) = self.request() else {
-            return Err(ClientRequestError::NoClient);
-        };
-        let session = &request.session;
-        if let Some(capability) = crate::asking::ask::capability(method)
-            && session.client.capabilities.get(capability).is_none()
-        {
-            return Err(self.refused(ClientRequestError::NotSupported(capability.to_owned())));
-        }
-        if let Some(replay) = &request.replay {
-            // Answered in advance, or raised: the run then stops here and
-            // is dropped by `Replay::run`.
-            return match replay.answer(method, &params, self.question_key()) {
-                Some(answer) => Ok(answer),
-                None => std::future::pending().await,
-            };
-        }
-        if session.one_way {
-            return Err(ClientRequestError::Stateless(method.to_owned()));
-        }
-        let (id, answer) = session.asks.open();
-        // Forgets the question and tells the client when the call stops
-        // waiting for any reason but the answer.
-        let mut pending = Pending {
-            request,
-            id: &id,
-            waiting: true,
-        };
-        let mut line = Vec::new();
-        jsonrpc::write_request(&mut line, &id, method, &params);
-        line.push(b'\n');
-        if !request.out.try_send(&line) {
-            pending.waiting = false;
-            session.asks.forget(&id);
-            return Err(ClientRequestError::Disconnected);
-        }
-        let timeout = session.ask_timeout;
-        let answer = tokio::select! {
-            answer = tokio::time::timeout(timeout, answer) => answer,
-            () = request.cancellation.cancelled() => return Err(ClientRequestError::Cancelled),
-        };
-        match answer {
-            Ok(Ok(answer)) => {
-                pending.waiting = false;
-                answer
-            }
-            // The session ended: its questions went with it.
-            Ok(Err(_)) => {
-                pending.waiting = false;
-                Err(ClientRequestError::Disconnected)
-            }
-            Err(_) => Err(ClientRequestError::Timeout(timeout)),
-        }
-    }
-}
-
-/// A request to the client that the call still waits for.
-struct Pending<'a> {
-    request: &'a RequestScope,
-    id: &'a RequestId,
-    waiting: bool,
-}
-
-impl Drop for Pending<'_> {
-    fn drop(&mut self) {
-        if !self.waiting {
-            return;
-        }
-        self.request.session.asks.forget(self.id);
-        let params = serde_json::json!({
-            "requestId": serde_json::value::RawValue::from_string(self.id.as_json().to_owned()).ok(),
-            "reason": "the server stopped waiting",
-        });
-        let mut line = Vec::new();
-        jsonrpc::write_notification(&mut line, "notifications/cancelled", &params);
-        line.push(b'\n');
-        self.request.out.try_send(&line);
     }
 }
 

@@ -46,6 +46,8 @@ pub struct Server {
     pub(crate) limits: Limits,
     /// Given to [`Server::layer`].
     layers: Layers,
+    /// Where and how long tasks are kept (`Server::tasks`).
+    pub(crate) tasks: crate::tasks::runner::TaskSettings,
     #[cfg(feature = "http")]
     pub(crate) http: crate::transport::http::HttpConfig,
     /// Set by [`Server::auth`]; made ready when the server starts.
@@ -77,6 +79,7 @@ impl Server {
             handle: None,
             limits: Limits::default(),
             layers: Layers::default(),
+            tasks: Default::default(),
             #[cfg(feature = "http")]
             http: Default::default(),
             #[cfg(feature = "auth")]
@@ -462,6 +465,8 @@ impl Server {
             let authenticator = crate::auth::Authenticator::new(auth)
                 .map_err(|reason| RegistryError::InvalidAuth { reason })?;
             http.auth = Some(Arc::new(authenticator));
+            // Callers are known: 2025-11-25 `tasks/list` shows each its own.
+            self.tasks.identified = true;
         }
         Ok((self.into_core()?, http))
     }
@@ -482,6 +487,7 @@ impl Server {
             );
         }
         let limits = self.limits;
+        let tasks = crate::tasks::runner::TaskRunner::for_server(self.tasks, &registry);
         let service = self.layers.build();
         #[cfg(feature = "client")]
         let mounts = self.mounts;
@@ -489,11 +495,13 @@ impl Server {
         let Some(handle) = self.handle else {
             let served = Served {
                 list_changes: notifier.is_some(),
+                tasks_list: tasks.as_ref().is_some_and(|t| t.identified()),
                 ..Served::of(&registry)
             };
             return Ok(
                 ServerCore::new(info, instructions, registry, served, limits, notifier)
-                    .with_service(service),
+                    .with_service(service)
+                    .with_tasks(tasks),
             );
         };
         handle.start(|pending| {
@@ -503,16 +511,14 @@ impl Server {
                     registry = changed;
                 }
             }
+            let served = Served {
+                tasks_list: tasks.as_ref().is_some_and(|t| t.identified()),
+                ..Served::everything()
+            };
             #[allow(unused_mut)]
-            let mut core = ServerCore::new(
-                info,
-                instructions,
-                registry,
-                Served::everything(),
-                limits,
-                notifier,
-            )
-            .with_service(service);
+            let mut core = ServerCore::new(info, instructions, registry, served, limits, notifier)
+                .with_service(service)
+                .with_tasks(tasks);
             #[cfg(feature = "client")]
             {
                 core.mounts = mounts;

@@ -41,12 +41,9 @@ json-schema-2020-12-preservation and the auth extensions on the client
 leg), refuses entries that name nothing (a typo would otherwise hide a
 failure for good), and prints one table of every scenario.
 
-On the server leg, unscored scenarios whose reason is `extension` (the
-io.modelcontextprotocol/tasks scenarios, tasks-*, of 2026-07-28: optional by
-definition, and not implemented here) are reported but not judged: the
-table shows their checks and "not judged (extension)", they neither pass
-nor fail the run, and an expected-failures entry for one is refused (it
-would mean nothing). Python 3.11 standard library only.
+Every scenario is judged, the unscored extension scenarios too (the
+io.modelcontextprotocol/tasks scenarios, tasks-*, of 2026-07-28: optional
+in the suite, implemented here). Python 3.11 standard library only.
 """
 
 import json
@@ -72,11 +69,6 @@ def yaml_lines(path):
         text = re.sub(r"(^|\s)#.*$", "", raw).rstrip()
         if text.strip():
             yield len(text) - len(text.lstrip()), text.strip()
-
-
-# The server-leg scenarios reported but not judged: those a requirement set
-# runs unscored for this reason (optional extensions).
-NOT_JUDGED_REASONS = {"extension"}
 
 
 def read_requirements(path, leg):
@@ -210,9 +202,7 @@ STATUS_LETTERS = (("SUCCESS", "s"), ("FAILURE", "f"), ("WARNING", "w"), ("SKIPPE
 
 
 def main(results_dir, expected_path, requirements_path, leg="server"):
-    scored, unscored, reasons = read_requirements(requirements_path, leg)
-    # Only the server leg: the client leg judges its extensions (auth/...) as before.
-    not_judged = {s for s, reason in reasons.items() if leg == "server" and reason in NOT_JUDGED_REASONS}
+    scored, unscored, _ = read_requirements(requirements_path, leg)
     expected = read_expected(expected_path, leg)
     results = read_results(results_dir, leg)
     statuses = read_statuses(results_dir) if leg == "client" else {}
@@ -223,19 +213,11 @@ def main(results_dir, expected_path, requirements_path, leg="server"):
         for scenario in expected
         if scenario not in scored and scenario not in unscored
     ]
-    problems += [
-        f"{name} lists {scenario}, which is not judged ({reasons[scenario]}): remove the entry"
-        for scenario in expected
-        if scenario in not_judged
-    ]
     rows = []
     for scenario in scored + unscored:
         checks = results.get(scenario)
-        if scenario in not_judged:
-            result = f"not judged ({reasons[scenario]})"
-        else:
-            result, found = judge(scenario, checks, expected, statuses.get(scenario), name)
-            problems += found
+        result, found = judge(scenario, checks, expected, statuses.get(scenario), name)
+        problems += found
         counts = "-"
         if checks is not None:
             counts = " ".join(f"{sum(c.get('status') == s for c in checks)}{letter}" for s, letter in STATUS_LETTERS)
@@ -245,10 +227,8 @@ def main(results_dir, expected_path, requirements_path, leg="server"):
     for scenario, kind, counts, result in rows:
         print(f"{scenario:<{width}}  {kind:<10}  {counts:<15}  {result}")
     print("(checks: s success, f failure, w warning, k skipped)")
-    judged = [row for row in rows if row[0] not in not_judged]
-    passed = sum(row[3] == "pass" for row in judged)
-    print(f"\n{passed} of {len(judged)} scenarios pass, {len(judged) - passed} fail.", end="")
-    print(f" {len(rows) - len(judged)} not judged (extensions)." if len(judged) < len(rows) else "")
+    passed = sum(row[3] == "pass" for row in rows)
+    print(f"\n{passed} of {len(rows)} scenarios pass, {len(rows) - passed} fail.")
     if problems:
         print("\nConformance problems:", file=sys.stderr)
         for problem in problems:

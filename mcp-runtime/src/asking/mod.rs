@@ -16,3 +16,5 @@ pub(crate) mod request_state;
 pub(crate) mod roots;
 pub(crate) mod rounds;
 pub(crate) mod sampling;
+mod send;
+pub(crate) mod tasked;

@@ -176,6 +176,7 @@ mod tests {
             identity: None,
             replay: Some(Arc::clone(replay)),
             required: Default::default(),
+            task: Default::default(),
         })
     }
 

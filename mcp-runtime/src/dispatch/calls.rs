@@ -22,16 +22,14 @@ use tracing::Instrument;
 
 use super::core::{Limits, ServerCore};
 use super::frame::{BatchSlot, Frame};
+use super::job::{Job, request_context};
 use super::live::Snapshot;
-use super::reply::{Answer, JsonAnswer, is_error_answer, write_call_result, write_json_answer};
-use super::tails::finish;
-use crate::asking::rounds::{Interim, Round};
+use super::reply::{Answer, write_call_result};
+use crate::asking::rounds::Interim;
 use crate::auth::Identity;
-use crate::context::{Cancellation, Context, RequestScope, SessionShared};
+use crate::context::{Context, SessionShared};
 use crate::jsonrpc::call_params::CallParams;
 use crate::jsonrpc::{ErrorObject, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, RequestId};
-use crate::outbox::Outbox;
-use crate::protocol::version::ProtocolVersion;
 use crate::telemetry::{self, Answered};
 use crate::tools::def::Outcome;
 
@@ -45,78 +43,6 @@ pub(crate) enum Route {
     Direct,
     /// To the batch it belongs to (`None` when cancelled).
     Batch(BatchSlot),
-}
-
-/// How the answer of a call producing `R` is written.
-pub(crate) struct Job<R> {
-    /// The request's method, for logs.
-    pub(crate) method: &'static str,
-    pub(crate) version: ProtocolVersion,
-    /// Writes the response to the request `id`.
-    pub(crate) write: fn(&mut Vec<u8>, &RequestId, &R, ProtocolVersion),
-    /// Whether the answer is an error, for logs.
-    pub(crate) is_error: fn(&R) -> bool,
-    /// What a 2026-07-28 result adds (`resultType`, the server's name, a
-    /// cache hint); `None` for the legacy era.
-    pub(crate) tail: Option<Arc<str>>,
-    /// The round of a 2026-07-28 request that may ask.
-    pub(crate) round: Option<Arc<Round>>,
-}
-
-impl<R> Job<R> {
-    /// Writes the response to `id`.
-    pub(crate) fn answer(&self, reply: &mut Vec<u8>, id: &RequestId, result: &R) {
-        if let Some(round) = &self.round
-            && let Some(questions) = round.take_raised()
-        {
-            return round.write_input_required(reply, id, &questions);
-        }
-        let start = reply.len();
-        (self.write)(reply, id, result, self.version);
-        if let Some(tail) = &self.tail {
-            finish(reply, start, id, tail);
-        }
-    }
-}
-
-impl Job<JsonAnswer> {
-    /// The job of a request of `session` answered with a [`JsonAnswer`].
-    pub(crate) fn json(method: &'static str, session: &SessionShared, core: &ServerCore) -> Self {
-        Job {
-            method,
-            version: session.version,
-            write: write_json_answer,
-            is_error: is_error_answer,
-            tail: core.tail(session, method),
-            round: session.round.clone(),
-        }
-    }
-}
-
-/// The context of one request of `session`, for the handler named `name`.
-pub(crate) fn request_context(
-    session: &Arc<SessionShared>,
-    name: Arc<str>,
-    id: &RequestId,
-    progress_token: Option<serde_json::Value>,
-    out: &Outbox,
-    identity: Option<&Arc<Identity>>,
-) -> Context {
-    Context::for_request(RequestScope {
-        session: Arc::clone(session),
-        name,
-        id: id.clone(),
-        progress_token,
-        cancellation: Cancellation::default(),
-        progress: Mutex::default(),
-        out: out.clone(),
-        identity: identity.cloned(),
-        replay: session
-            .round
-            .as_ref()
-            .map(|round| Arc::clone(&round.replay)),
-        required: Mutex::default(),
-    })
 }
 
 /// A call running or waiting as a task, found by its request id.
@@ -217,6 +143,8 @@ impl Calls {
             ));
         };
         self.check_unused(id)?;
+        let plan =
+            super::task_calls::plan(core, tool.task_support(), &session, params.task, &tool.name)?;
         let ctx = request_context(
             &session,
             Arc::clone(&tool.name),
@@ -226,6 +154,7 @@ impl Calls {
             identity,
         );
         let call_ctx = ctx.clone();
+        let tool_name = Arc::clone(&tool.name);
         let arguments = params.arguments;
         let timeout = core.limits.default_timeout;
         let call = async move {
@@ -243,6 +172,17 @@ impl Calls {
             tail: core.tail(&session, "tools/call"),
             round: session.round.clone(),
         };
+        if !matches!(plan, super::task_calls::Plan::Plain) {
+            let start = super::task_calls::Start {
+                core,
+                session: &session,
+                tool: &tool_name,
+                owner: identity.map(|identity| identity.subject().to_owned()),
+                ctx,
+                job,
+            };
+            return Box::pin(super::task_calls::start(start, plan, Box::pin(call), frame)).await;
+        }
         // Boxed here, not inside `run`: an `async fn`'s arguments stay in
         // its future for its whole life, and this one's in every request's.
         self.run(ctx, Box::pin(call), job, frame).await

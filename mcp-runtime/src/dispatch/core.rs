@@ -77,6 +77,8 @@ pub(crate) struct ServerCore {
     pub(crate) mounts: crate::mount::tasks::Mounts,
     /// What every 2026-07-28 result adds, made when first needed.
     tails: std::sync::OnceLock<Tails>,
+    /// The tasks of this instance, when tools may run as tasks.
+    pub(crate) tasks: Option<Arc<crate::tasks::runner::TaskRunner>>,
 }
 
 impl ServerCore {
@@ -103,6 +105,7 @@ impl ServerCore {
             #[cfg(feature = "client")]
             mounts: Default::default(),
             tails: std::sync::OnceLock::new(),
+            tasks: None,
         }
     }
 
@@ -121,6 +124,16 @@ impl ServerCore {
             .version
             .is_modern()
             .then(|| Arc::clone(self.tails().of(method, false)))
+    }
+
+    /// The same core, running tasks with `runner` (and declaring them).
+    pub(crate) fn with_tasks(
+        mut self,
+        runner: Option<Arc<crate::tasks::runner::TaskRunner>>,
+    ) -> ServerCore {
+        self.served.tasks = runner.is_some();
+        self.tasks = runner;
+        self
     }
 
     /// The same core, serving every request through `service`.

@@ -17,8 +17,8 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 use tower::ServiceExt;
 
-use super::calls::{Job, request_context};
 use super::frame::{Frame, Request, object};
+use super::job::{Job, request_context};
 use super::live::Snapshot;
 use super::logging::set_level;
 use super::reply::{Answer, JsonAnswer, method_not_found};

@@ -26,6 +26,7 @@ mod connection;
 mod core;
 mod frame;
 mod incoming;
+mod job;
 mod layered;
 mod listen;
 mod live;
@@ -39,6 +40,8 @@ mod route;
 mod serve;
 mod state;
 mod tails;
+mod task_calls;
+mod tasks;
 
 pub(crate) use self::core::{Limits, ServerCore};
 pub(crate) use self::incoming::{Incoming, for_each_line, lines_of};

@@ -248,6 +248,7 @@ impl Connection {
         if removed(method) || !self.core.served.serves(method) {
             return Err(method_not_found(method));
         }
+        super::task_calls::modern_gate(&self.core, method, &meta.client.capabilities)?;
         if method == "subscriptions/listen" {
             return self.listen(frame.id, request.params, frame.out);
         }

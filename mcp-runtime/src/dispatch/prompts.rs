@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
-use super::calls::{Job, request_context};
 use super::frame::Frame;
+use super::job::{Job, request_context};
 use super::reply::{Answer, JsonAnswer, json_result};
 use super::resources::progress_token;
 use super::state::Connection;

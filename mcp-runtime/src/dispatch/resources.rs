@@ -6,8 +6,8 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
-use super::calls::{Job, request_context};
 use super::frame::Frame;
+use super::job::{Job, request_context};
 use super::reply::{Answer, JsonAnswer, json_result};
 use super::state::Connection;
 use crate::content::ResourceContents;

@@ -103,6 +103,9 @@ impl Connection {
                 let params = params_object(params)?;
                 Box::pin(self.complete(params, session, frame)).await
             }
+            "tasks/get" | "tasks/cancel" | "tasks/update" | "tasks/result" | "tasks/list" => {
+                Box::pin(self.task_method(method, params, session, frame)).await
+            }
             "logging/setLevel" => {
                 set_level(&params_object(params)?, &session)?;
                 write(&mut frame.reply, &raw("{}"))

@@ -30,6 +30,8 @@ pub(crate) fn supported_versions() -> Vec<&'static str> {
 pub(crate) struct Tails {
     /// `"resultType":"complete","_meta":{serverInfo}`.
     complete: Arc<str>,
+    /// `"resultType":"task","_meta":{serverInfo}`: a call that became a task.
+    task: Arc<str>,
     /// The same with the lists' cache hint.
     lists: Arc<str>,
     /// The lists of a server whose lists depend on the caller.
@@ -73,9 +75,15 @@ impl Tails {
                 ..hints.lists
             }),
             reads: with(hints.reads),
+            task: Arc::from(complete.replacen("\"complete\"", "\"task\"", 1)),
             complete: Arc::from(complete),
             discover: RawValue::from_string(text).unwrap_or_default(),
         }
+    }
+
+    /// What the answer to a call that became a task adds.
+    pub(crate) fn task(&self) -> &Arc<str> {
+        &self.task
     }
 
     pub(crate) fn discover(&self) -> &RawValue {

@@ -30,6 +30,9 @@ pub(crate) struct CallParams<'a> {
     /// 2026-07-28: the state an earlier round handed the client
     /// (`requestState`), as sent.
     pub(crate) request_state: Option<&'a RawValue>,
+    /// 2025-11-25: `task`, the client's ask that the call run as a task
+    /// (`{"ttl": ms}`), as sent.
+    pub(crate) task: Option<&'a RawValue>,
 }
 
 /// `params` checked: `Err` is the -32602 to answer. Boxed: it travels from
@@ -70,6 +73,7 @@ struct Members<'a> {
     meta: Option<&'a RawValue>,
     input_responses: Option<&'a RawValue>,
     request_state: Option<&'a RawValue>,
+    task: Option<&'a RawValue>,
 }
 
 fn not_an_object() -> Box<ErrorObject> {
@@ -113,6 +117,7 @@ fn check(members: Members<'_>) -> Checked<'_> {
         meta: members.meta,
         input_responses: members.input_responses,
         request_state: members.request_state,
+        task: members.task,
     }))
 }
 
@@ -135,6 +140,7 @@ impl<'de> Visitor<'de> for ParamsVisitor {
                 Key::Meta => members.meta = Some(map.next_value()?),
                 Key::InputResponses => members.input_responses = Some(map.next_value()?),
                 Key::RequestState => members.request_state = Some(map.next_value()?),
+                Key::Task => members.task = Some(map.next_value()?),
                 Key::Other => {
                     map.next_value::<IgnoredAny>()?;
                 }
@@ -180,6 +186,7 @@ enum Key {
     Meta,
     InputResponses,
     RequestState,
+    Task,
     Other,
 }
 
@@ -198,6 +205,7 @@ impl<'de> Deserialize<'de> for Key {
                     "_meta" => Key::Meta,
                     "inputResponses" => Key::InputResponses,
                     "requestState" => Key::RequestState,
+                    "task" => Key::Task,
                     _ => Key::Other,
                 })
             }

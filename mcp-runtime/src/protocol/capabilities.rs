@@ -14,6 +14,11 @@ pub(crate) struct Served {
     pub(crate) completions: bool,
     /// A [`Notifier`](crate::Notifier) was taken: lists may change.
     pub(crate) list_changes: bool,
+    /// Tools may run as tasks: the `tasks/*` methods are served.
+    pub(crate) tasks: bool,
+    /// Callers are identified (auth), so 2025-11-25 `tasks/list` can show
+    /// each only its own tasks: declared and served only then.
+    pub(crate) tasks_list: bool,
 }
 
 impl Served {
@@ -24,6 +29,8 @@ impl Served {
             prompts: !registry.prompts().is_empty(),
             completions: registry.completes(),
             list_changes: false,
+            tasks: false,
+            tasks_list: false,
         }
     }
 
@@ -35,6 +42,8 @@ impl Served {
             prompts: true,
             completions: true,
             list_changes: true,
+            tasks: false,
+            tasks_list: false,
         }
     }
 
@@ -49,6 +58,8 @@ impl Served {
             | "resources/unsubscribe" => self.resources,
             "prompts/list" | "prompts/get" => self.prompts,
             "completion/complete" => self.completions,
+            "tasks/list" => self.tasks && self.tasks_list,
+            "tasks/get" | "tasks/result" | "tasks/cancel" | "tasks/update" => self.tasks,
             _ => true,
         }
     }
@@ -70,6 +81,20 @@ impl Served {
         }
         if self.completions && version.has_completions_capability() {
             capabilities.insert("completions".into(), json!({}));
+        }
+        if self.tasks && version == ProtocolVersion::V2025_11_25 {
+            let mut tasks = json!({ "cancel": {}, "requests": { "tools": { "call": {} } } });
+            if self.tasks_list {
+                tasks["list"] = json!({});
+            }
+            capabilities.insert("tasks".into(), tasks);
+        }
+        if self.tasks && version.is_modern() {
+            // An extension, declared as such: never the legacy `tasks`.
+            capabilities.insert(
+                "extensions".into(),
+                json!({ crate::tasks::wire::EXTENSION: {} }),
+            );
         }
         Value::Object(capabilities)
     }

@@ -18,16 +18,20 @@
 //! or Redis across a fleet. This module's files, in the order data flows:
 //! `id` (unguessable ids), `record` (a task's state and the one state
 //! machine every store applies), `store` (the trait), `memory` (the
-//! default store), `wire` (the two eras' JSON).
+//! default store), `config` (the server's settings), `runner` (the tasks
+//! running on this instance), `asking` (their questions), `wire` (the two
+//! eras' JSON).
 
-// The runner that uses these lands next.
-#![allow(dead_code)]
-
+mod asking;
+mod config;
 pub(crate) mod id;
 mod memory;
 mod record;
+pub(crate) mod runner;
 mod store;
 pub(crate) mod wire;
+
+pub(crate) use asking::TaskLink;
 
 pub use memory::MemoryTasks;
 pub use record::{Change, TaskOutcome, TaskRecord, TaskStatus};

@@ -162,6 +162,14 @@ impl TestClient {
         self.connect_another_as(version, None).await
     }
 
+    /// Another connection to the same server, not initialized: for the
+    /// 2026-07-28 era, which has no `initialize` (each request says its
+    /// version in `_meta`), or to send `initialize` yourself. Acts as
+    /// `identity` (`None`: anonymous).
+    pub fn start_another(&self, identity: Option<Identity>) -> TestClient {
+        Self::start_core_as(Arc::clone(&self.core), identity.map(Arc::new))
+    }
+
     /// [`TestClient::connect_another`], acting as `identity` (`None`:
     /// anonymous), whoever this client acts as.
     pub async fn connect_another_as(

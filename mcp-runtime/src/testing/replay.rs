@@ -101,6 +101,7 @@ pub async fn call_replaying(
             identity: None,
             replay: Some(Arc::clone(&replay)),
             required: Default::default(),
+            task: Default::default(),
         });
         match replay.run(tool.call(arguments.clone(), ctx, None)).await {
             Run::Done(outcome) => {

@@ -5,8 +5,9 @@
 //! Before the body is served, its headers are checked against it
 //! (-32020 and 400 on any difference): `MCP-Protocol-Version` against
 //! `_meta`'s version, `Mcp-Method` against the method, `Mcp-Name` against
-//! `params.name` (`tools/call`, `prompts/get`) or `params.uri`
-//! (`resources/read`), and each `Mcp-Param-{Name}` a tool's input schema
+//! `params.name` (`tools/call`, `prompts/get`), `params.uri`
+//! (`resources/read`) or `params.taskId` (`tasks/get`, `tasks/update`,
+//! `tasks/cancel`, the tasks extension's routing header), and each `Mcp-Param-{Name}` a tool's input schema
 //! marks with `x-mcp-header` against that argument. `Mcp-Name` and
 //! `Mcp-Param-*` may carry `=?base64?…?=`, decoded first. Errors keep the
 //! request's id, and their status says what they are: 404 for a method
@@ -37,7 +38,8 @@ const PARAM_PREFIX: &str = "mcp-param-";
 /// The body fields the headers mirror.
 struct Mirrored {
     method: String,
-    /// `params.name` or `params.uri`, for the methods that have `Mcp-Name`.
+    /// `params.name`, `params.uri` or `params.taskId`, for the methods that
+    /// have `Mcp-Name`.
     name: Option<String>,
     arguments: Option<Value>,
     version: Option<String>,
@@ -51,10 +53,10 @@ impl Mirrored {
             _ => {
                 let params: Option<Map<String, Value>> =
                     params.and_then(|raw| serde_json::from_str(raw.get()).ok());
-                let key = if method == "resources/read" {
-                    "uri"
-                } else {
-                    "name"
+                let key = match method {
+                    "resources/read" => "uri",
+                    "tasks/get" | "tasks/update" | "tasks/cancel" => "taskId",
+                    _ => "name",
                 };
                 let name = params
                     .as_ref()
@@ -150,9 +152,15 @@ fn check(
         }
         Some(_) => {}
     }
+    // The tasks extension routes its methods by task id.
     let named = matches!(
         body.method.as_str(),
-        "tools/call" | "prompts/get" | "resources/read"
+        "tools/call"
+            | "prompts/get"
+            | "resources/read"
+            | "tasks/get"
+            | "tasks/update"
+            | "tasks/cancel"
     );
     if named {
         let Some(header) = text(headers, &NAME)? else {

@@ -1,0 +1,229 @@
+//! The `tasks/*` methods of both eras, past the era's gate: `tasks/get`,
+//! `tasks/cancel` and `tasks/update` (2026-07-28, the extension),
+//! `tasks/get`, `tasks/result`, `tasks/list` and `tasks/cancel`
+//! (2025-11-25). Whether a call becomes a task is `task_calls`'.
+
+use std::sync::Arc;
+
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value, json};
+
+use super::frame::{Frame, params_object};
+use super::job::{Job, request_context};
+use super::reply::{Answer, JsonAnswer, method_not_found};
+use super::state::Connection;
+use super::tails::finish;
+use crate::context::SessionShared;
+use crate::jsonrpc::{self, ErrorObject, INVALID_PARAMS};
+use crate::tasks::runner::TaskRunner;
+use crate::tasks::wire::{self, RELATED_TASK};
+use crate::tasks::{Change, TaskOutcome, TaskRecord, TaskStatus};
+
+/// The `taskId` of a `tasks/*` request.
+fn task_id(params: &Map<String, Value>, method: &str) -> Result<String, ErrorObject> {
+    match params.get("taskId") {
+        Some(Value::String(id)) => Ok(id.clone()),
+        _ => Err(ErrorObject::new(
+            INVALID_PARAMS,
+            format!("Invalid params: {method} needs `taskId`, a string"),
+        )),
+    }
+}
+
+/// A page position in `tasks/list`: `(created_ms, id)` as an opaque
+/// cursor.
+fn cursor(created_ms: u64, id: &str) -> String {
+    URL_SAFE_NO_PAD.encode(format!("{created_ms}.{id}"))
+}
+
+fn read_cursor(cursor: &Value) -> Result<(u64, String), ErrorObject> {
+    let invalid = || ErrorObject::new(INVALID_PARAMS, "Invalid params: unknown `cursor`");
+    let text = cursor.as_str().ok_or_else(invalid)?;
+    let bytes = URL_SAFE_NO_PAD.decode(text).map_err(|_| invalid())?;
+    let text = String::from_utf8(bytes).map_err(|_| invalid())?;
+    let (created, id) = text.split_once('.').ok_or_else(invalid)?;
+    Ok((created.parse().map_err(|_| invalid())?, id.to_owned()))
+}
+
+/// The result of an ended 2025-11-25 task, as `tasks/result` gives it:
+/// what the call would have answered, tied to its task.
+fn legacy_result(record: &TaskRecord) -> JsonAnswer {
+    match (&record.status, &record.outcome) {
+        (_, Some(TaskOutcome::Result(result))) => {
+            let mut result = result.clone();
+            if let Value::Object(object) = &mut result {
+                let meta = object
+                    .entry("_meta")
+                    .or_insert_with(|| Value::Object(Map::new()));
+                if let Value::Object(meta) = meta {
+                    meta.insert(RELATED_TASK.into(), json!({ "taskId": record.id }));
+                }
+            }
+            super::reply::json_result(&result)
+        }
+        (_, Some(TaskOutcome::Error(error))) => Err(serde_json::from_value(error.clone())
+            .unwrap_or_else(|_| ErrorObject::new(jsonrpc::INTERNAL_ERROR, "the task failed"))),
+        (TaskStatus::Cancelled, None) => Err(ErrorObject::new(
+            INVALID_PARAMS,
+            format!("the task {:?} was cancelled: it has no result", record.id),
+        )),
+        _ => Err(ErrorObject::new(
+            jsonrpc::INTERNAL_ERROR,
+            format!("the task {:?} ended without a result", record.id),
+        )),
+    }
+}
+
+/// Waits until the task `id` ends, then gives its result.
+async fn wait_result(runner: Arc<TaskRunner>, id: String, owner: Option<String>) -> JsonAnswer {
+    let mut events = runner.events();
+    loop {
+        let record = runner.find(&id, owner.as_deref(), false).await?;
+        if record.status.is_terminal() {
+            return legacy_result(&record);
+        }
+        TaskRunner::changed(&mut events, &id, runner.recheck()).await;
+    }
+}
+
+impl Connection {
+    /// Serves `tasks/get`, `tasks/cancel`, `tasks/update` (2026-07-28),
+    /// `tasks/result` and `tasks/list` (2025-11-25), past the era's gate.
+    pub(super) async fn task_method(
+        &mut self,
+        method: &str,
+        params: Option<&RawValue>,
+        session: Arc<SessionShared>,
+        frame: &mut Frame<'_>,
+    ) -> Result<Answer, ErrorObject> {
+        let Some(runner) = self.core.tasks.clone() else {
+            return Err(method_not_found(method));
+        };
+        let modern = session.version.is_modern();
+        let owner = self
+            .identity
+            .as_deref()
+            .map(|identity| identity.subject().to_owned());
+        let owner = owner.as_deref();
+        let params = params_object(params)?;
+        let result = match (method, modern) {
+            ("tasks/get", true) => {
+                let id = task_id(&params, method)?;
+                let record = runner.find(&id, owner, true).await?;
+                Value::Object(wire::modern_detailed(&record))
+            }
+            ("tasks/get", false) => {
+                let id = task_id(&params, method)?;
+                let record = runner.find(&id, owner, false).await?;
+                Value::Object(wire::legacy_task(&record))
+            }
+            ("tasks/cancel", true) => {
+                let id = task_id(&params, method)?;
+                runner.cancel(&id, owner, true).await?;
+                json!({})
+            }
+            ("tasks/cancel", false) => {
+                let id = task_id(&params, method)?;
+                let (record, cancelled) = runner.cancel(&id, owner, false).await?;
+                if !cancelled {
+                    return Err(ErrorObject::new(
+                        INVALID_PARAMS,
+                        format!(
+                            "Cannot cancel task: already in terminal status '{}'",
+                            record.status.as_str()
+                        ),
+                    ));
+                }
+                Value::Object(wire::legacy_task(&record))
+            }
+            ("tasks/update", true) => {
+                let id = task_id(&params, method)?;
+                let responses = match params.get("inputResponses") {
+                    Some(Value::Object(responses)) => responses.clone(),
+                    _ => {
+                        return Err(ErrorObject::new(
+                            INVALID_PARAMS,
+                            "Invalid params: tasks/update needs `inputResponses`, an object of \
+                             the client's results by input request key",
+                        ));
+                    }
+                };
+                if let Some((key, _)) = responses.iter().find(|(_, r)| !r.is_object()) {
+                    return Err(ErrorObject::new(
+                        INVALID_PARAMS,
+                        format!("Invalid params: `inputResponses` entry {key:?} must be an object"),
+                    ));
+                }
+                runner.find(&id, owner, true).await?;
+                // Answers to questions not (or no longer) open are ignored:
+                // the acknowledgement is the same.
+                runner.update(&id, Change::Answer(responses)).await?;
+                json!({})
+            }
+            ("tasks/result", false) => {
+                let id = task_id(&params, method)?;
+                // Found now, so an unknown id is refused at once.
+                runner.find(&id, owner, false).await?;
+                let owner = owner.map(str::to_owned);
+                let ctx = request_context(
+                    &session,
+                    Arc::from("tasks/result"),
+                    frame.id,
+                    None,
+                    frame.out,
+                    self.identity.as_ref(),
+                );
+                let job = Job::json("tasks/result", &session, &self.core);
+                let wait = Box::pin(wait_result(runner, id, owner));
+                return self.calls.run(ctx, wait, job, frame).await;
+            }
+            ("tasks/list", false) => {
+                let after = params.get("cursor").map(read_cursor).transpose()?;
+                let limit = self.core.limits.page_size.unwrap_or(100);
+                let after_ref = after.as_ref().map(|(c, id)| (*c, id.as_str()));
+                let page = runner.list(owner, after_ref, limit + 1).await?;
+                let more = page.len() > limit;
+                let tasks: Vec<Value> = page
+                    .iter()
+                    .take(limit)
+                    .map(|r| Value::Object(wire::legacy_task(r)))
+                    .collect();
+                let mut result = json!({ "tasks": tasks });
+                if more && let Some(last) = page.get(limit - 1) {
+                    result["nextCursor"] = cursor(last.created_ms, &last.id).into();
+                }
+                result
+            }
+            _ => return Err(method_not_found(method)),
+        };
+        let id = frame.id;
+        let tail = modern.then(|| self.core.tails().of(method, false));
+        frame.reply.write(|reply| {
+            let begin = reply.len();
+            jsonrpc::write_result(reply, id, &result);
+            if let Some(tail) = tail {
+                finish(reply, begin, id, tail);
+            }
+        });
+        Ok(Answer::Written)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cursors_read_back_and_forged_ones_are_refused() {
+        let text = cursor(1_764_066_600_000, "abc_-1");
+        assert_eq!(
+            read_cursor(&Value::String(text)).unwrap(),
+            (1_764_066_600_000, "abc_-1".to_owned())
+        );
+        for forged in [json!("!!"), json!(5), json!(URL_SAFE_NO_PAD.encode("x"))] {
+            assert_eq!(read_cursor(&forged).unwrap_err().code, -32602);
+        }
+    }
+}
