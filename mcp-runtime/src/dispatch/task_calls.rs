@@ -18,8 +18,8 @@ use super::tails::finish;
 use crate::context::{Context, SessionShared};
 use crate::jsonrpc::{self, ErrorObject, INVALID_PARAMS, METHOD_NOT_FOUND};
 use crate::protocol::version::ProtocolVersion;
-use crate::tasks::TaskLink;
 use crate::tasks::wire::{self, EXTENSION};
+use crate::tasks::{LegacyLink, TaskLink};
 use crate::tools::def::{Outcome, TaskSupport};
 
 /// How a `tools/call` runs.
@@ -183,6 +183,9 @@ pub(crate) async fn start(
             record.id.clone(),
             start.session.ask_timeout,
         );
+        start.ctx.set_task(Arc::new(link));
+    } else {
+        let link = LegacyLink::new(Arc::clone(&runner), record.id.clone());
         start.ctx.set_task(Arc::new(link));
     }
     runner.spawn(record.id.clone(), start.ctx, call, modern);

@@ -19,12 +19,14 @@
 //! `id` (unguessable ids), `record` (a task's state and the one state
 //! machine every store applies), `store` (the trait), `memory` (the
 //! default store), `config` (the server's settings), `runner` (the tasks
-//! running on this instance), `asking` (their questions), `wire` (the two
+//! running on this instance), `asking` (the questions of a
+//! 2026-07-28 task), `legacy` (how a 2025-11-25 task asks), `wire` (the two
 //! eras' JSON).
 
 mod asking;
 mod config;
 pub(crate) mod id;
+mod legacy;
 mod memory;
 mod record;
 pub(crate) mod runner;
@@ -32,6 +34,7 @@ mod store;
 pub(crate) mod wire;
 
 pub(crate) use asking::TaskLink;
+pub(crate) use legacy::LegacyLink;
 
 pub use memory::MemoryTasks;
 pub use record::{Change, TaskOutcome, TaskRecord, TaskStatus};

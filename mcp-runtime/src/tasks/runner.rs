@@ -38,8 +38,6 @@ pub(crate) struct TaskSettings {
     /// How long an instance's claim on the tasks it runs lasts without a
     /// renewal.
     pub(crate) lease: Duration,
-    /// Callers are identified (auth): each sees only its own tasks.
-    pub(crate) identified: bool,
 }
 
 impl Default for TaskSettings {
@@ -50,7 +48,6 @@ impl Default for TaskSettings {
             max_ttl: Duration::from_secs(24 * 3_600),
             poll_interval: Duration::from_secs(1),
             lease: Duration::from_secs(30),
-            identified: false,
         }
     }
 }
@@ -118,11 +115,6 @@ impl TaskRunner {
                 .iter()
                 .any(|tool| tool.task_support() != crate::tools::def::TaskSupport::Forbidden);
         wanted.then(|| TaskRunner::new(settings))
-    }
-
-    /// Whether callers are identified (auth).
-    pub(crate) fn identified(&self) -> bool {
-        self.settings.identified
     }
 
     /// How often clients are advised to poll, in milliseconds.
