@@ -15,7 +15,7 @@
 //!   `tasks/update` (answers to the task's questions), `tasks/cancel`.
 //!
 //! What a task is lives in a [`TaskStore`]: [`MemoryTasks`] by default,
-//! or Redis across a fleet. This module's files, in the order data flows:
+//! or `RedisTasks` across a fleet (feature `tasks-redis`). This module's files, in the order data flows:
 //! `id` (unguessable ids), `record` (a task's state and the one state
 //! machine every store applies), `store` (the trait), `memory` (the
 //! default store), `wire` (the two eras' JSON).
@@ -26,9 +26,13 @@
 pub(crate) mod id;
 mod memory;
 mod record;
+#[cfg(feature = "tasks-redis")]
+mod redis;
 mod store;
 pub(crate) mod wire;
 
 pub use memory::MemoryTasks;
-pub use record::{Change, TaskOutcome, TaskRecord, TaskStatus};
+pub use record::{Change, Lease, TaskOutcome, TaskRecord, TaskStatus};
+#[cfg(feature = "tasks-redis")]
+pub use redis::RedisTasks;
 pub use store::{StoreError, StoreFuture, TaskEvents, TaskStore, Updated};
