@@ -553,6 +553,59 @@ async fn a_store_carries_on_after_redis_restarts_with_its_data() {
     }
 }
 
+/// Waits until `redis` counts `count` subscribers to the store's channel.
+async fn wait_for_subscribers(redis: &Redis, count: i64) {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let now = redis.subscribers("mcp:tasks:events");
+        if now == count {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{now} subscribers, not {count}, after {WAIT:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dropped_store_stops_listening() {
+    let redis = Redis::start();
+    let a = RedisTasks::new(&redis.url()).unwrap();
+    let b = RedisTasks::new(&redis.url()).unwrap();
+    let _events = (a.events(), b.events());
+    wait_for_subscribers(&redis, 2).await;
+    drop(a);
+    wait_for_subscribers(&redis, 1).await;
+    // B still hears its changes.
+    let mut events = b.events();
+    let record = task(None, true, MINUTE);
+    b.create(record.clone()).await.unwrap();
+    changed(b.update(&record.id, message("still here")).await.unwrap());
+    assert_eq!(next_event(&mut events).await, record.id);
+}
+
+/// Made, and its events receiver taken, before any runtime runs (as in a
+/// `main` that builds the server first): it subscribes on its first call.
+#[test]
+fn a_store_made_outside_a_runtime_works_inside_one() {
+    let redis = Redis::start();
+    let store = RedisTasks::new(&redis.url()).unwrap();
+    let mut events = store.events();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let record = task(None, true, MINUTE);
+        store.create(record.clone()).await.unwrap();
+        changed(store.update(&record.id, message("inside")).await.unwrap());
+        assert_eq!(next_event(&mut events).await, record.id);
+    });
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_bad_url_is_refused_without_quoting_it() {
     let error = RedisTasks::new("http://user:s3cret@127.0.0.1/").unwrap_err();

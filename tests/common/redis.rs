@@ -196,6 +196,31 @@ impl Redis {
         }
     }
 
+    /// How many clients are subscribed to `channel` (`PUBSUB NUMSUB`).
+    pub fn subscribers(&self, channel: &str) -> i64 {
+        let mut stream = TcpStream::connect_timeout(&self.addr, Duration::from_secs(1))
+            .expect("connect to Redis");
+        stream
+            .set_read_timeout(Some(Duration::from_secs(5)))
+            .expect("set a read timeout");
+        // A RESP array of bulk strings: PUBSUB NUMSUB CHANNEL.
+        let mut request = String::from("*3\r\n");
+        for word in ["PUBSUB", "NUMSUB", channel] {
+            request.push_str(&format!("${}\r\n{word}\r\n", word.len()));
+        }
+        stream.write_all(request.as_bytes()).expect("send to Redis");
+        // The answer: *2, $LEN, CHANNEL, :COUNT.
+        let mut reader = BufReader::new(stream);
+        for _ in 0..4 {
+            let mut line = String::new();
+            reader.read_line(&mut line).expect("read from Redis");
+            if let Some(count) = line.trim_end().strip_prefix(':') {
+                return count.parse().expect("a count");
+            }
+        }
+        panic!("no count in Redis's answer to PUBSUB NUMSUB");
+    }
+
     /// Its files: the log, and the append-only file when persistent.
     pub fn dir(&self) -> &Path {
         &self.dir

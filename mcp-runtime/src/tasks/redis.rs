@@ -133,7 +133,9 @@ return 2
 /// they outlive a restart of Redis is Redis's persistence
 /// (`appendonly yes`, or snapshots). One Redis server (with replicas if
 /// you like) holds them: the scripts touch several keys at once, which
-/// Redis Cluster does not allow across slots.
+/// Redis Cluster does not allow across slots. Redis 6.0 or later (or a
+/// server that speaks as it does, such as Valkey): the scripts use
+/// `SET … KEEPTTL`.
 ///
 /// Events come through one subscription per store, made by a background
 /// task started on first use inside a tokio runtime, subscribed again
