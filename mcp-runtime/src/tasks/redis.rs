@@ -200,18 +200,30 @@ impl RedisTasks {
 
     /// Puts every key under `prefix` (default `mcp`): instances that share
     /// a Redis server and a prefix share their tasks; another prefix is
-    /// another set of tasks. Set it before the store is used.
+    /// another set of tasks.
     pub fn prefix(mut self, prefix: &str) -> RedisTasks {
         prefix.clone_into(&mut self.prefix);
+        self.reset();
         self
     }
 
     /// How long connecting to Redis, and each command, may take before the
-    /// call fails (default 2 s). Set it before the
-    /// store is used.
+    /// call fails (default 2 s).
     pub fn timeout(mut self, timeout: Duration) -> RedisTasks {
         self.timeout = timeout;
+        self.reset();
         self
+    }
+
+    /// Forgets the connection and stops the subscription, if the store was
+    /// used already: the next call makes them with the settings as they
+    /// are now.
+    fn reset(&mut self) {
+        self.connection = OnceLock::new();
+        let listener = self.listener.get_mut().unwrap_or_else(|e| e.into_inner());
+        if let Some(listener) = listener.take() {
+            listener.task.abort();
+        }
     }
 
     fn task_key(&self, id: &str) -> String {
@@ -605,10 +617,8 @@ impl TaskStore for RedisTasks {
 
 impl Drop for RedisTasks {
     fn drop(&mut self) {
-        let listener = self.listener.get_mut().unwrap_or_else(|e| e.into_inner());
-        if let Some(listener) = listener.take() {
-            listener.task.abort();
-        }
+        // The subscription's task would otherwise run on, alone.
+        self.reset();
     }
 }
 
