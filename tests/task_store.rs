@@ -586,6 +586,52 @@ async fn a_dropped_store_stops_listening() {
     assert_eq!(next_event(&mut events).await, record.id);
 }
 
+/// A change made after Redis came back but before a store subscribed again
+/// (its retry still asleep) was published to no one there: the store
+/// announces it once subscribed, from the changes Redis keeps.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_change_missed_while_the_subscription_was_down_is_announced_late() {
+    let mut redis = Redis::persistent();
+    let store = RedisTasks::new(&redis.url()).unwrap();
+    let writer = RedisTasks::new(&redis.url()).unwrap();
+    let mut events = store.events();
+    let record = task(None, true, 10 * MINUTE);
+    writer.create(record.clone()).await.unwrap();
+    assert!(store.get(&record.id).await.unwrap().is_some());
+    wait_for_subscribers(&redis, 2).await;
+
+    // Down for 1.8 s: the subscriptions retried after 0.1, 0.2, 0.4 and
+    // 0.8 s, and sleep 1.6 s more. A change made as soon as Redis is back
+    // finds no subscriber; if one came back first (a slow machine), the
+    // round proves nothing, and is made again.
+    for round in 1.. {
+        assert!(round <= 5, "a subscription came back first in every round");
+        redis.stop();
+        tokio::time::sleep(Duration::from_millis(1_800)).await;
+        redis.restart();
+        let deadline = Instant::now() + WAIT;
+        loop {
+            match writer
+                .update(&record.id, message(&format!("round {round}")))
+                .await
+            {
+                Ok(updated) => {
+                    changed(updated);
+                    break;
+                }
+                Err(e) => assert!(Instant::now() < deadline, "Redis is back, yet: {e}"),
+            }
+        }
+        if redis.subscribers("mcp:tasks:events") == 0 {
+            break;
+        }
+        wait_for_subscribers(&redis, 2).await;
+        while events.try_recv().is_ok() {}
+    }
+    let id = next_event(&mut events).await;
+    assert_eq!(id, record.id);
+}
+
 /// Made, and its events receiver taken, before any runtime runs (as in a
 /// `main` that builds the server first): it subscribes on its first call.
 #[test]

@@ -45,6 +45,14 @@ const MAX_BACKOFF: Duration = Duration::from_secs(5);
 /// connection that went silent, not closed, is found out this way).
 const PING_EVERY: Duration = Duration::from_secs(10);
 
+/// How long the ids of changed tasks are kept in the changes set, for a
+/// subscription that comes back to replay what it missed.
+const KEEP_CHANGES_MS: u64 = 5 * 60_000;
+
+/// How far before the subscription was last known alive it replays the
+/// changes: the instances' clocks may differ by this much.
+const CLOCK_SKEW_MS: u64 = 30_000;
+
 /// Writes a new record: its key with its expiry, its place in the owner's
 /// list (whose own expiry is pushed to the latest of its tasks'), and its
 /// lease. A record already expired is written, and gone at once.
@@ -70,11 +78,13 @@ return 1
 
 /// Replaces a record if it is still the text read before the change:
 /// 0 gone, 1 changed meanwhile (try again), 2 written. Keeps the key's
-/// expiry, keeps the lease index in step, and publishes the id unless
-/// told not to (a renewal).
+/// expiry, keeps the lease index in step, and, unless told not to (a
+/// renewal), publishes the id and notes it in the changes set (for a
+/// subscription that was down meanwhile), which keeps the last
+/// `KEEP_CHANGES_MS`.
 ///
-/// KEYS: task, leases. ARGV: old json, new json, publish "1"/"0",
-/// lease until_ms or "", id, channel.
+/// KEYS: task, leases, changes. ARGV: old json, new json, publish
+/// "1"/"0", lease until_ms or "", id, channel, now_ms, KEEP_CHANGES_MS.
 const COMPARE_AND_SET: &str = r"
 local current = redis.call('GET', KEYS[1])
 if not current then return 0 end
@@ -86,6 +96,11 @@ else
   redis.call('ZADD', KEYS[2], ARGV[4], ARGV[5])
 end
 if ARGV[3] == '1' then
+  local now = tonumber(ARGV[7])
+  local keep = tonumber(ARGV[8])
+  redis.call('ZADD', KEYS[3], now, ARGV[5])
+  redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', '(' .. (now - keep))
+  redis.call('PEXPIRE', KEYS[3], keep)
   redis.call('PUBLISH', ARGV[6], ARGV[5])
 end
 return 2
@@ -125,6 +140,8 @@ return 2
 ///   or expired.
 /// - the channel `mcp:tasks:events`: the id of each task that changed (a
 ///   lease renewal excepted), published by the instance that changed it.
+/// - `mcp:tasks:changes`: the same ids, scored by when they changed, kept
+///   for 5 minutes: what a subscription that was down replays.
 ///
 /// # What survives what
 ///
@@ -140,8 +157,11 @@ return 2
 /// Events come through one subscription per store, made by a background
 /// task started on first use inside a tokio runtime, subscribed again
 /// (after 0.1 s, doubling up to 5 s) when Redis went away, and stopped when
-/// the store is dropped. Changes published while the subscription was
-/// down are not delivered: watch with a timeout and re-read.
+/// the store is dropped. Each time it subscribes, it announces the tasks
+/// changed since 30 s before it was last known subscribed, or before it
+/// started (from `mcp:tasks:changes`): a change made while this instance
+/// was not listening (Redis was back, the subscription not yet) is
+/// announced late, not lost, and one may be announced twice.
 pub struct RedisTasks {
     client: Client,
     /// `host:port` of the server (never the URL: it may hold a password).
@@ -242,6 +262,10 @@ impl RedisTasks {
         format!("{}:tasks:leases", self.prefix)
     }
 
+    fn changes_key(&self) -> String {
+        format!("{}:tasks:changes", self.prefix)
+    }
+
     fn channel(&self) -> String {
         format!("{}:tasks:events", self.prefix)
     }
@@ -304,6 +328,7 @@ impl RedisTasks {
             client: self.client.clone(),
             addr: self.addr.clone(),
             channel: self.channel(),
+            changes: self.changes_key(),
             timeout: self.timeout,
             events: self.events.clone(),
             report,
@@ -423,12 +448,15 @@ impl RedisTasks {
             invocation
                 .key(self.task_key(id))
                 .key(self.leases_key())
+                .key(self.changes_key())
                 .arg(old)
                 .arg(new)
                 .arg(announce)
                 .arg(lease_score(&record))
                 .arg(id)
-                .arg(self.channel());
+                .arg(self.channel())
+                .arg(now_ms())
+                .arg(KEEP_CHANGES_MS);
             let invocation = &invocation;
             // Not again on a broken connection: the first may have been
             // written, and the second would then report a lost race.
@@ -634,10 +662,14 @@ impl fmt::Debug for RedisTasks {
 
 /// The background task behind [`TaskStore::events`]: subscribes to the
 /// channel, forwards each id, and subscribes again when Redis went away.
+/// Each time it subscribes, it first replays the ids of the tasks changed
+/// since it was last known subscribed (or since it started), from the
+/// changes set: those it may have missed.
 struct Subscriber {
     client: Client,
     addr: String,
     channel: String,
+    changes: String,
     timeout: Duration,
     events: broadcast::Sender<String>,
     report: watch::Sender<Subscription>,
@@ -646,17 +678,21 @@ struct Subscriber {
 impl Subscriber {
     async fn run(self) {
         let mut backoff = MIN_BACKOFF;
-        let mut was_up = false;
+        // Since when every change must be heard: the subscription was up
+        // then, or (at first) the receivers taken before are waiting.
+        let mut alive_at = now_ms();
+        let mut again = false;
         loop {
             match self.subscribe().await {
                 Ok((sink, stream)) => {
-                    if was_up {
+                    backoff = MIN_BACKOFF;
+                    if again {
                         tracing::info!(redis = %self.addr, "task events: subscribed again");
                     }
-                    was_up = true;
-                    backoff = MIN_BACKOFF;
+                    again = true;
+                    self.replay(alive_at).await;
                     self.report.send_replace(Subscription::Subscribed);
-                    let why = self.forward(sink, stream).await;
+                    let why = self.forward(sink, stream, &mut alive_at).await;
                     tracing::warn!(redis = %self.addr, "task events: subscription lost ({why}); retrying");
                 }
                 Err(why) => {
@@ -684,12 +720,42 @@ impl Subscriber {
         }
     }
 
+    /// Announces the tasks changed since a little before `alive_at` (a
+    /// change announced twice is only read twice). Best effort: if Redis
+    /// fails now, the subscription is about to be lost again anyway.
+    async fn replay(&self, alive_at: u64) {
+        let since = alive_at.saturating_sub(CLOCK_SKEW_MS);
+        let read = async {
+            let mut connection = self.client.get_multiplexed_async_connection().await?;
+            connection
+                .zrangebyscore::<_, _, _, Vec<String>>(&self.changes, since, "+inf")
+                .await
+        };
+        match tokio::time::timeout(self.timeout, read).await {
+            Ok(Ok(ids)) => {
+                tracing::debug!(redis = %self.addr, "task events: {} changed meanwhile", ids.len());
+                for id in ids {
+                    let _ = self.events.send(id);
+                }
+            }
+            Ok(Err(e)) => {
+                tracing::warn!(redis = %self.addr, "task events: cannot read what changed meanwhile: {e}");
+            }
+            Err(_) => {
+                tracing::warn!(redis = %self.addr, "task events: cannot read what changed meanwhile: no answer within {:?}", self.timeout);
+            }
+        }
+    }
+
     /// Forwards ids until the connection ends or stops answering; why.
+    /// Notes in `alive_at` when the subscription was last known up.
     async fn forward(
         &self,
         mut sink: redis::aio::PubSubSink,
         mut stream: redis::aio::PubSubStream,
+        alive_at: &mut u64,
     ) -> String {
+        *alive_at = now_ms();
         let mut ping = tokio::time::interval(PING_EVERY);
         ping.tick().await;
         loop {
@@ -698,6 +764,7 @@ impl Subscriber {
                     let Some(message) = message else {
                         return "connection closed".into();
                     };
+                    *alive_at = now_ms();
                     if let Ok(id) = message.get_payload::<String>() {
                         // No receiver is fine: no one watches.
                         let _ = self.events.send(id);
@@ -705,7 +772,7 @@ impl Subscriber {
                 }
                 _ = ping.tick() => {
                     match tokio::time::timeout(self.timeout, sink.ping::<redis::Value>()).await {
-                        Ok(Ok(_)) => {}
+                        Ok(Ok(_)) => *alive_at = now_ms(),
                         Ok(Err(e)) => return e.to_string(),
                         Err(_) => return format!("no answer to PING within {:?}", self.timeout),
                     }
