@@ -9,14 +9,14 @@
 //! (compare-and-set, retried when another instance changed it meanwhile):
 //! this works on the one multiplexed connection every call shares, where
 //! `WATCH`/`MULTI` would not. Announcements go out with `PUBLISH` from the
-//! same script, and come in through one subscribed connection per store.
+//! same script, and come in through one subscribed connection per store
+//! (`events`).
 
 use std::fmt;
 use std::future::Future;
 use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
-use futures_util::StreamExt;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{AsyncCommands, Client, RedisError, RedisResult, Script};
 use tokio::sync::{broadcast, watch};
@@ -24,6 +24,10 @@ use tokio::sync::{broadcast, watch};
 use super::id::now_ms;
 use super::record::{Change, TaskRecord};
 use super::store::{StoreError, StoreFuture, TaskEvents, TaskStore, Updated};
+
+mod events;
+
+use events::{Subscriber, Subscription};
 
 /// The key prefix unless [`RedisTasks::prefix`] says otherwise.
 const DEFAULT_PREFIX: &str = "mcp";
@@ -36,22 +40,9 @@ const DEFAULT_TIMEOUT: Duration = Duration::from_secs(2);
 /// the same task between the read and the write.
 const MAX_RACES: usize = 32;
 
-/// The events subscription: first retry after this, doubling up to
-/// [`MAX_BACKOFF`].
-const MIN_BACKOFF: Duration = Duration::from_millis(100);
-const MAX_BACKOFF: Duration = Duration::from_secs(5);
-
-/// How often the events subscription checks that Redis still answers (a
-/// connection that went silent, not closed, is found out this way).
-const PING_EVERY: Duration = Duration::from_secs(10);
-
 /// How long the ids of changed tasks are kept in the changes set, for a
 /// subscription that comes back to replay what it missed.
 const KEEP_CHANGES_MS: u64 = 5 * 60_000;
-
-/// How far before the subscription was last known alive it replays the
-/// changes: the instances' clocks may differ by this much.
-const CLOCK_SKEW_MS: u64 = 30_000;
 
 /// Writes a new record: its key with its expiry, its place in the owner's
 /// list (whose own expiry is pushed to the latest of its tasks'), and its
@@ -179,15 +170,6 @@ pub struct RedisTasks {
 struct Listener {
     task: tokio::task::AbortHandle,
     state: watch::Receiver<Subscription>,
-}
-
-/// Where the events subscription stands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Subscription {
-    /// Its first attempt has not ended yet.
-    Starting,
-    Subscribed,
-    Down,
 }
 
 impl RedisTasks {
@@ -657,127 +639,5 @@ impl fmt::Debug for RedisTasks {
             .field("prefix", &self.prefix)
             .field("timeout", &self.timeout)
             .finish_non_exhaustive()
-    }
-}
-
-/// The background task behind [`TaskStore::events`]: subscribes to the
-/// channel, forwards each id, and subscribes again when Redis went away.
-/// Each time it subscribes, it first replays the ids of the tasks changed
-/// since it was last known subscribed (or since it started), from the
-/// changes set: those it may have missed.
-struct Subscriber {
-    client: Client,
-    addr: String,
-    channel: String,
-    changes: String,
-    timeout: Duration,
-    events: broadcast::Sender<String>,
-    report: watch::Sender<Subscription>,
-}
-
-impl Subscriber {
-    async fn run(self) {
-        let mut backoff = MIN_BACKOFF;
-        // Since when every change must be heard: the subscription was up
-        // then, or (at first) the receivers taken before are waiting.
-        let mut alive_at = now_ms();
-        let mut again = false;
-        loop {
-            match self.subscribe().await {
-                Ok((sink, stream)) => {
-                    backoff = MIN_BACKOFF;
-                    if again {
-                        tracing::info!(redis = %self.addr, "task events: subscribed again");
-                    }
-                    again = true;
-                    self.replay(alive_at).await;
-                    self.report.send_replace(Subscription::Subscribed);
-                    let why = self.forward(sink, stream, &mut alive_at).await;
-                    tracing::warn!(redis = %self.addr, "task events: subscription lost ({why}); retrying");
-                }
-                Err(why) => {
-                    tracing::debug!(redis = %self.addr, "task events: cannot subscribe ({why}); retrying in {backoff:?}");
-                }
-            }
-            self.report.send_replace(Subscription::Down);
-            tokio::time::sleep(backoff).await;
-            backoff = (backoff * 2).min(MAX_BACKOFF);
-        }
-    }
-
-    async fn subscribe(
-        &self,
-    ) -> Result<(redis::aio::PubSubSink, redis::aio::PubSubStream), String> {
-        let attempt = async {
-            let (mut sink, stream) = self.client.get_async_pubsub().await?.split();
-            sink.subscribe(&self.channel).await?;
-            Ok::<_, RedisError>((sink, stream))
-        };
-        match tokio::time::timeout(self.timeout, attempt).await {
-            Ok(Ok(pair)) => Ok(pair),
-            Ok(Err(e)) => Err(e.to_string()),
-            Err(_) => Err(format!("no answer within {:?}", self.timeout)),
-        }
-    }
-
-    /// Announces the tasks changed since a little before `alive_at` (a
-    /// change announced twice is only read twice). Best effort: if Redis
-    /// fails now, the subscription is about to be lost again anyway.
-    async fn replay(&self, alive_at: u64) {
-        let since = alive_at.saturating_sub(CLOCK_SKEW_MS);
-        let read = async {
-            let mut connection = self.client.get_multiplexed_async_connection().await?;
-            connection
-                .zrangebyscore::<_, _, _, Vec<String>>(&self.changes, since, "+inf")
-                .await
-        };
-        match tokio::time::timeout(self.timeout, read).await {
-            Ok(Ok(ids)) => {
-                tracing::debug!(redis = %self.addr, "task events: {} changed meanwhile", ids.len());
-                for id in ids {
-                    let _ = self.events.send(id);
-                }
-            }
-            Ok(Err(e)) => {
-                tracing::warn!(redis = %self.addr, "task events: cannot read what changed meanwhile: {e}");
-            }
-            Err(_) => {
-                tracing::warn!(redis = %self.addr, "task events: cannot read what changed meanwhile: no answer within {:?}", self.timeout);
-            }
-        }
-    }
-
-    /// Forwards ids until the connection ends or stops answering; why.
-    /// Notes in `alive_at` when the subscription was last known up.
-    async fn forward(
-        &self,
-        mut sink: redis::aio::PubSubSink,
-        mut stream: redis::aio::PubSubStream,
-        alive_at: &mut u64,
-    ) -> String {
-        *alive_at = now_ms();
-        let mut ping = tokio::time::interval(PING_EVERY);
-        ping.tick().await;
-        loop {
-            tokio::select! {
-                message = stream.next() => {
-                    let Some(message) = message else {
-                        return "connection closed".into();
-                    };
-                    *alive_at = now_ms();
-                    if let Ok(id) = message.get_payload::<String>() {
-                        // No receiver is fine: no one watches.
-                        let _ = self.events.send(id);
-                    }
-                }
-                _ = ping.tick() => {
-                    match tokio::time::timeout(self.timeout, sink.ping::<redis::Value>()).await {
-                        Ok(Ok(_)) => *alive_at = now_ms(),
-                        Ok(Err(e)) => return e.to_string(),
-                        Err(_) => return format!("no answer to PING within {:?}", self.timeout),
-                    }
-                }
-            }
-        }
     }
 }
