@@ -2,10 +2,13 @@
 //! `async fn`s taking a `&dyn TaskStore`), run against the in-memory store
 //! and against Redis alike (`contract!` makes a test of each for each
 //! store). Then what only Redis does: two stores on one Redis (two
-//! instances of a fleet) share tasks and events, and a store outlives a
-//! restart of Redis: while Redis is down every method fails, fast, with a
-//! clear error; once it is back the same store carries on, with the tasks
-//! made before (Redis keeps them in its append-only file).
+//! instances of a fleet) share tasks and events, their concurrent changes
+//! of one task all apply, and a store outlives a restart of Redis: while
+//! Redis is down every method fails, fast, with a clear error; once it is
+//! back the same store carries on, with the tasks made before (Redis keeps
+//! them in its append-only file), and announces the changes it could not
+//! hear meanwhile. A dropped store stops listening; a store made before
+//! any runtime runs works in one.
 //!
 //! Each Redis test starts a `redis-server` of its own on a free loopback
 //! port (tests/common/redis.rs); without one installed, the first runs
