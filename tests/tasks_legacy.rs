@@ -405,3 +405,75 @@ impl ListTasks for TestClient {
         }
     }
 }
+
+/// A layer that counts the requests it passes on, by method.
+fn counting(
+    seen: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+) -> impl tower::Layer<
+    mcp_runtime::middleware::McpService,
+    Service = mcp_runtime::middleware::McpService,
+> + Send
++ Sync
++ 'static {
+    use mcp_runtime::middleware::{McpRequest, McpService};
+    use tower::ServiceExt;
+    tower::layer::layer_fn(move |inner: McpService| {
+        let seen = std::sync::Arc::clone(&seen);
+        McpService::new(tower::service_fn(move |request: McpRequest| {
+            seen.lock().unwrap().push(request.method().to_owned());
+            inner.clone().oneshot(request)
+        }))
+    })
+}
+
+#[tokio::test]
+async fn a_task_is_the_whole_call_through_the_layers_in_both_eras() {
+    let seen = std::sync::Arc::default();
+    let server = server().layer(counting(std::sync::Arc::clone(&seen)));
+    let mut client = TestClient::start(server).unwrap();
+    initialize(&mut client, "2025-11-25").await;
+    let id = id_of(&create(&mut client, "sleepy", json!({"ms": 50})).await);
+    let result = ask(&mut client, "tasks/result", json!({"taskId": id}))
+        .await
+        .unwrap();
+    assert_eq!(result["content"][0]["text"], "slept 50 ms", "{result}");
+    let refused = ask(&mut client, "tools/call", json!({"name": "must_task"}))
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code, -32601);
+    let mut modern = client.start_another(None);
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}},
+    });
+    let params = json!({"name": "sleepy", "arguments": {"ms": 100}, "_meta": meta});
+    let created = ask(&mut modern, "tools/call", params).await.unwrap();
+    assert_eq!(created["resultType"], "task", "{created}");
+    let id = id_of(&created);
+    let done = within(async {
+        loop {
+            let task = ask(
+                &mut modern,
+                "tasks/get",
+                json!({"taskId": id, "_meta": meta}),
+            )
+            .await
+            .unwrap();
+            if task["status"] == "completed" {
+                return task;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await;
+    assert_eq!(done["result"]["content"][0]["text"], "slept 100 ms");
+    // The calls that made tasks went through the layers (the refused one
+    // was refused before them); the task methods past them.
+    let seen = seen.lock().unwrap().clone();
+    assert_eq!(
+        seen.iter().filter(|m| *m == "tools/call").count(),
+        2,
+        "{seen:?}"
+    );
+    assert!(!seen.iter().any(|m| m.starts_with("tasks/")), "{seen:?}");
+}

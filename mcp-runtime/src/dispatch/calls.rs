@@ -185,6 +185,7 @@ impl Calls {
                 owner: identity.map(|identity| identity.subject().to_owned()),
                 ctx,
                 job,
+                settle: crate::tasks::runner::settle,
             };
             return Box::pin(super::task_calls::start(start, plan, Box::pin(call), frame)).await;
         }

@@ -167,12 +167,14 @@ impl TaskRunner {
             .map_err(|error| unavailable(&error))
     }
 
-    /// Runs `call` as the task `id` until it ends, then records how.
-    pub(crate) fn spawn(
+    /// Runs `call` as the task `id` until it ends, then records how
+    /// (`settle` says, for the era `modern`).
+    pub(crate) fn spawn<R: Send + 'static>(
         self: &Arc<Self>,
         id: String,
         ctx: Context,
-        call: Pin<Box<dyn Future<Output = Outcome> + Send>>,
+        call: Pin<Box<dyn Future<Output = R> + Send>>,
+        settle: fn(&R, bool) -> (TaskStatus, TaskOutcome),
         modern: bool,
     ) {
         let runner = Arc::clone(self);
@@ -428,7 +430,26 @@ pub(crate) fn settle(outcome: &Outcome, modern: bool) -> (TaskStatus, TaskOutcom
     let mut text = Vec::new();
     shape::write_outcome(&mut text, outcome, version);
     let result: Value = serde_json::from_slice(&text).unwrap_or_else(|_| json!({"content": []}));
-    let status = if outcome.is_error() && !modern {
+    settle_result(result, modern)
+}
+
+/// How a call's answer, as JSON, ends its task (see [`settle`]): what a
+/// call through middleware layers ends with.
+pub(crate) fn settle_json(
+    answer: &Result<Value, ErrorObject>,
+    modern: bool,
+) -> (TaskStatus, TaskOutcome) {
+    match answer {
+        Ok(result) => settle_result(result.clone(), modern),
+        Err(error) => settle(&Outcome::Failed(error.clone()), modern),
+    }
+}
+
+/// A `CallToolResult` ends its task `completed`, or in 2025-11-25
+/// `failed` when it is an error result.
+fn settle_result(result: Value, modern: bool) -> (TaskStatus, TaskOutcome) {
+    let is_error = result.get("isError").and_then(Value::as_bool) == Some(true);
+    let status = if is_error && !modern {
         TaskStatus::Failed
     } else {
         TaskStatus::Completed
