@@ -570,7 +570,9 @@ impl Context {
 
     /// Sends a log message to the client (`notifications/message`) if
     /// `level` is at or above the level the client set with
-    /// `logging/setLevel` (`info` until it does). Never blocks.
+    /// `logging/setLevel` (`info` until it does). Never blocks. In a task of
+    /// the 2026-07-28 era, which has no log notifications, the message goes
+    /// to the server's log (`tracing`) instead.
     pub fn log(&self, level: LogLevel, data: impl Serialize) -> bool {
         let Some(request) = self.request() else {
             return false;
@@ -581,6 +583,14 @@ impl Context {
         let Ok(data) = serde_json::to_value(data) else {
             return false;
         };
+        if let Some(task) = request.task.get()
+            && task.related_task().is_none()
+        {
+            // A 2026-07-28 task has no log notifications: its log goes to
+            // the server's.
+            tracing::info!(tool = self.tool_name(), level = level.as_str(), %data, "task log");
+            return false;
+        }
         let mut params = serde_json::json!({
             "level": level.as_str(),
             "logger": self.tool_name(),
