@@ -5,6 +5,7 @@
 pub mod asking;
 pub mod fleet;
 pub mod http;
+pub mod nginx;
 pub mod oidc;
 pub mod prerequisite;
 pub mod redis;
