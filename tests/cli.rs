@@ -100,6 +100,8 @@ fn help_says_what_the_binary_is_and_lists_every_option() {
         for option in [
             "--http ADDR",
             "--stateless",
+            "--tasks-redis URL",
+            "--task-lease DURATION",
             "--list-tools",
             "-h, --help",
             "-V, --version",
@@ -230,6 +232,43 @@ fn wrong_command_lines_are_usage_errors() {
         &["--list-tools", "--http", "8080"],
         "`--list-tools` and `--http` cannot be used together",
     );
+    assert_usage_error(
+        &["--http", "8080", "--task-lease", "30"],
+        "bad duration `30` for `--task-lease`: no unit; write a whole number and a unit",
+    );
+    assert_usage_error(
+        &["--tasks-redis", "--http", "8080"],
+        "`--tasks-redis` needs a URL, such as `--tasks-redis redis://127.0.0.1:6379/`",
+    );
+}
+
+#[test]
+fn a_tasks_redis_that_is_not_a_redis_url_stops_the_server_with_exit_status_1() {
+    // On stdio and over HTTP alike, before anything is served, and without
+    // the URL, which may hold a password.
+    for args in [
+        &["--tasks-redis", "http://user:secret@example.com/"][..],
+        &[
+            "--http",
+            "127.0.0.1:0",
+            "--tasks-redis=http://user:secret@example.com/",
+        ],
+    ] {
+        let run = run(args);
+        assert_eq!(run.status.code(), Some(1), "{args:?}: {}", run.stderr);
+        assert_eq!(run.stdout, "");
+        let line = run.stderr.lines().last().unwrap_or_default();
+        assert!(
+            line.starts_with(
+                "error: cannot start the MCP server: --tasks-redis: not a Redis URL \
+                 (redis://HOST:PORT/): "
+            ),
+            "{args:?}: {}",
+            run.stderr
+        );
+        assert!(!run.stderr.contains("secret"), "{}", run.stderr);
+        assert!(!run.stderr.contains("serving MCP"), "{}", run.stderr);
+    }
 }
 
 #[test]

@@ -3,6 +3,7 @@
 //! version.
 
 mod args;
+mod lease;
 #[cfg(feature = "stderr-log")]
 pub(crate) mod log;
 mod state_key;
@@ -10,7 +11,7 @@ mod state_key;
 use std::ffi::OsString;
 use std::io::Write;
 
-use self::args::{Command, UsageError};
+use self::args::{Command, TaskArgs, UsageError};
 use crate::dispatch::{Limits, ServerCore};
 use crate::protocol::version::ProtocolVersion;
 use crate::registry::error::RegistryError;
@@ -39,12 +40,15 @@ impl Server {
     /// | none | serves on stdin and stdout ([`Server::serve_stdio`]) |
     /// | `--http ADDR` | serves Streamable HTTP at `http://ADDR/mcp` (`Server::serve_http`); `ADDR` is `HOST:PORT` (`0.0.0.0:8080`, `[::1]:8080`, `localhost:8080`), or a port alone (`8080`, `:8080`) for `127.0.0.1:PORT` |
     /// | `--http ADDR --stateless` | the same, without sessions (`Server::stateless`) |
+    /// | `--tasks-redis URL` | keeps tasks in the Redis server at `URL` (`redis://HOST:PORT/`), shared by every instance of a fleet (`Server::tasks(RedisTasks::new(URL)?)`); with stdio or `--http`; needs the `tasks-redis` cargo feature |
+    /// | `--task-lease DURATION` | how long this instance's claim on a task it runs lasts unrenewed ([`Server::task_lease`]): `500ms`, `30s`, `2m`, `1h`; once an instance dies, its tasks fail after it |
     /// | `--list-tools` | prints the `tools/list` result, `{"tools": [...]}`, as a client of the newest protocol version gets it (every tool, in one page), and exits |
     /// | `-h`, `--help` | prints the usage: the server's name and version, the options, examples, how to connect the MCP Inspector |
     /// | `-V`, `--version` | prints `NAME VERSION` |
     ///
     /// `--http=ADDR` works too. Without the `http` cargo feature (on by
-    /// default), `--http` says the binary was built without HTTP support.
+    /// default), `--http` says the binary was built without HTTP support;
+    /// without `tasks-redis`, `--tasks-redis` says so too.
     ///
     /// Instances of a fleet behind one load balancer must share the key
     /// that signs the `requestState` of 2026-07-28 `input_required`
@@ -76,7 +80,8 @@ impl Server {
     /// - a server that cannot start (a tool set that cannot be served, see
     ///   [`RegistryError`]; an address that cannot be bound; a key in
     ///   `MCP_STATE_KEY` or `MCP_STATE_KEY_PREVIOUS` that is shorter than
-    ///   32 bytes, or `MCP_STATE_KEY_PREVIOUS` alone) or fails while
+    ///   32 bytes, or `MCP_STATE_KEY_PREVIOUS` alone; a `--tasks-redis`
+    ///   that is not a Redis URL) or fails while
     ///   serving: `error: ` and the sentence on stderr; exit status 1.
     ///
     /// Otherwise it returns `Ok(())` once the client has gone (stdio) or
@@ -130,7 +135,7 @@ impl Server {
         I: IntoIterator<Item = T>,
         T: Into<OsString>,
     {
-        let command = args::parse(args).unwrap_or_else(|error| usage_error(&error));
+        let (command, tasks) = args::parse_all(args).unwrap_or_else(|error| usage_error(&error));
         match command {
             Command::Help => print(&usage(self.name(), self.version(), &program(self.name()))),
             Command::Version => print(&format!("{} {}\n", self.name(), self.version())),
@@ -143,7 +148,7 @@ impl Server {
             }
             Command::Stdio => {
                 let _log = install_log(&mut self);
-                let server = keys_from_env(self);
+                let server = with_tasks(keys_from_env(self), tasks);
                 if let Err(error) = server.serve_stdio().await {
                     fail_unless_said(&error);
                 }
@@ -156,7 +161,7 @@ impl Server {
                 auth,
             } => {
                 let _log = install_log(&mut self);
-                let server = keys_from_env(self);
+                let server = with_tasks(keys_from_env(self), tasks);
                 let server = if stateless {
                     server.stateless()
                 } else {
@@ -252,6 +257,30 @@ fn keys_from_env(server: Server) -> Server {
     }
 }
 
+/// The server with the task store and lease of `--tasks-redis` and
+/// `--task-lease`, when given; exits 1 when the URL is not one.
+fn with_tasks(server: Server, tasks: TaskArgs) -> Server {
+    let server = match tasks.lease {
+        Some(lease) => server.task_lease(lease),
+        None => server,
+    };
+    #[cfg(feature = "tasks-redis")]
+    if let Some(url) = tasks.redis {
+        return match crate::tasks::RedisTasks::new(&url) {
+            Ok(store) => {
+                tracing::info!(redis = ?store, "tasks are kept in Redis");
+                server.tasks(store)
+            }
+            // Never the URL itself: it may hold a password.
+            Err(error) => fail(&format!(
+                "cannot start the MCP server: --tasks-redis: {}",
+                error.0
+            )),
+        };
+    }
+    server
+}
+
 /// Reports a command line that cannot be obeyed, and exits 2.
 fn usage_error(error: &UsageError) -> ! {
     eprintln!("error: {error}; try --help");
@@ -335,6 +364,17 @@ fn usage(name: &str, version: &str, program: &str) -> String {
 fn usage_text(name: &str, version: &str, program: &str, exe: &str) -> String {
     let mut options = vec![
         (
+            "    --tasks-redis URL",
+            "Keep tasks in Redis (redis://HOST:PORT/), shared\n\
+             by every instance of a fleet",
+        ),
+        (
+            "    --task-lease DURATION",
+            "How long this instance's claim on a task it runs\n\
+             lasts unrenewed (500ms, 30s, 2m; default 30s):\n\
+             the tasks of an instance that died fail after it",
+        ),
+        (
             "    --list-tools",
             "Print the tools as JSON (a tools/list result)\n\
              and exit",
@@ -342,6 +382,9 @@ fn usage_text(name: &str, version: &str, program: &str, exe: &str) -> String {
         ("-h, --help", "Print this help and exit"),
         ("-V, --version", "Print the name and version and exit"),
     ];
+    if cfg!(not(feature = "tasks-redis")) {
+        options.remove(0);
+    }
     let mut examples = vec![
         (String::new(), "Serve on stdin and stdout"),
         (
@@ -361,7 +404,8 @@ fn usage_text(name: &str, version: &str, program: &str, exe: &str) -> String {
                 ),
                 (
                     "    --stateless",
-                    "With --http: no sessions, each request stands alone",
+                    "With --http: no sessions, each request stands\n\
+                     alone",
                 ),
             ],
         );
@@ -577,6 +621,12 @@ mod tests {
         #[cfg(not(feature = "http"))]
         assert!(
             text.contains("built without HTTP support") && !text.contains("--http"),
+            "{text}"
+        );
+        assert!(text.contains("\n      --task-lease DURATION   "), "{text}");
+        assert_eq!(
+            text.contains("\n      --tasks-redis URL "),
+            cfg!(feature = "tasks-redis"),
             "{text}"
         );
         // Columns line up, and nothing is wider than a terminal.

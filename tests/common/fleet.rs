@@ -1,10 +1,12 @@
-//! Instances of the weather example serving HTTP, and a 2026-07-28 client
-//! for them: every request stands alone (its headers and `_meta` say the
-//! version and the client's capabilities), so any instance, or a load
-//! balancer in front of several, can answer it.
+//! Instances of a server serving HTTP (the weather example, or any other
+//! example), and a 2026-07-28 client for them: every request stands alone
+//! (its headers and `_meta` say the version and the client's
+//! capabilities), so any instance, or a load balancer in front of several,
+//! can answer it.
 
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::Duration;
@@ -19,9 +21,12 @@ const READY_TIMEOUT: Duration = Duration::from_secs(30);
 /// The protocol version these requests speak.
 pub const MODERN: &str = "2026-07-28";
 
-/// The weather example serving HTTP on a free loopback port (`--http
-/// 127.0.0.1:0`, the address read from its log), with the environment
-/// given. Killed when dropped.
+/// The extension of tasks in that version.
+pub const TASKS: &str = "io.modelcontextprotocol/tasks";
+
+/// A server serving HTTP on a free loopback port (`--http 127.0.0.1:0`,
+/// the address read from its log), with the environment given. Killed
+/// when dropped.
 pub struct Instance {
     child: Child,
     pub addr: SocketAddr,
@@ -29,11 +34,21 @@ pub struct Instance {
 }
 
 impl Instance {
+    /// The weather example.
     pub fn start(env: &[(&str, &str)]) -> Instance {
-        let mut child = Command::new(super::weather_binary())
+        let mut with_refresh = vec![("WEATHER_REFRESH_SECS", "0")];
+        with_refresh.extend_from_slice(env);
+        Instance::spawn(&super::weather_binary(), &[], &with_refresh)
+    }
+
+    /// `binary --http 127.0.0.1:0` and `args`, with the environment given
+    /// (`MCP_STATE_KEY` and `MCP_STATE_KEY_PREVIOUS` only if given), logging
+    /// at `info`.
+    pub fn spawn(binary: &Path, args: &[&str], env: &[(&str, &str)]) -> Instance {
+        let mut child = Command::new(binary)
             .args(["--http", "127.0.0.1:0"])
+            .args(args)
             .env("RUST_LOG", "info")
-            .env("WEATHER_REFRESH_SECS", "0")
             .env_remove("MCP_STATE_KEY")
             .env_remove("MCP_STATE_KEY_PREVIOUS")
             .envs(env.iter().copied())
@@ -41,7 +56,7 @@ impl Instance {
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
-            .expect("spawn the weather example");
+            .unwrap_or_else(|e| panic!("spawn {}: {e}", binary.display()));
         let log = Arc::new(Mutex::new(String::new()));
         let (found, url) = mpsc::channel();
         let stderr = BufReader::new(child.stderr.take().expect("stderr"));
@@ -65,7 +80,8 @@ impl Instance {
             let _ = child.kill();
             let _ = child.wait();
             panic!(
-                "the weather example did not serve HTTP within {READY_TIMEOUT:?}; its log:\n{}",
+                "{} did not serve HTTP within {READY_TIMEOUT:?}; its log:\n{}",
+                binary.display(),
                 log.lock().unwrap()
             )
         });
@@ -78,6 +94,13 @@ impl Instance {
     /// What the instance logged so far.
     pub fn log(&self) -> String {
         self.log.lock().unwrap().clone()
+    }
+
+    /// Kills the instance with SIGKILL (nothing it can clean up) and waits
+    /// until it is gone.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
 
@@ -97,6 +120,18 @@ pub fn meta() -> Value {
     })
 }
 
+/// The `_meta` of a 2026-07-28 client that also takes tasks (declares
+/// the extension [`TASKS`]).
+pub fn task_meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": MODERN,
+        "io.modelcontextprotocol/clientCapabilities": {
+            "elicitation": {},
+            "extensions": {TASKS: {}},
+        },
+    })
+}
+
 /// POSTs a 2026-07-28 request to `/mcp` at `addr` on a fresh connection:
 /// the version, method and (for `tools/call`) tool name in headers too,
 /// and `extra` headers. `params` get the `_meta` of [`meta`]. Returns the
@@ -105,18 +140,47 @@ pub fn request(
     addr: SocketAddr,
     id: u64,
     method: &str,
-    mut params: Value,
+    params: Value,
     extra: &[(&str, &str)],
 ) -> (u16, Value) {
-    params["_meta"] = meta();
-    let name = params["name"].as_str().map(str::to_owned);
+    request_with(addr, id, method, params, meta(), extra)
+}
+
+/// [`request`] from a client that takes tasks ([`task_meta`]); `Mcp-Name`
+/// is the task's id for `tasks/get`, `tasks/update` and `tasks/cancel`.
+pub fn task_request(
+    addr: SocketAddr,
+    id: u64,
+    method: &str,
+    params: Value,
+    extra: &[(&str, &str)],
+) -> (u16, Value) {
+    request_with(addr, id, method, params, task_meta(), extra)
+}
+
+fn request_with(
+    addr: SocketAddr,
+    id: u64,
+    method: &str,
+    mut params: Value,
+    meta: Value,
+    extra: &[(&str, &str)],
+) -> (u16, Value) {
+    params["_meta"] = meta;
+    let name = match method {
+        "tools/call" => params["name"].as_str().map(str::to_owned),
+        "tasks/get" | "tasks/update" | "tasks/cancel" => {
+            params["taskId"].as_str().map(str::to_owned)
+        }
+        _ => None,
+    };
     let mut headers = vec![
         ACCEPT_BOTH,
         JSON_BODY,
         ("MCP-Protocol-Version", MODERN),
         ("Mcp-Method", method),
     ];
-    if let (Some(name), "tools/call") = (&name, method) {
+    if let Some(name) = &name {
         headers.push(("Mcp-Name", name.as_str()));
     }
     headers.extend_from_slice(extra);

@@ -5,6 +5,7 @@
 pub mod asking;
 pub mod fleet;
 pub mod http;
+pub mod nginx;
 pub mod oidc;
 pub mod prerequisite;
 pub mod redis;
@@ -46,12 +47,14 @@ pub fn hostile_target_binary() -> PathBuf {
 }
 
 /// The features the tests build the examples with, one set for all of them
-/// (`--auth-issuer`, the OTLP export, and the MCP client that the gateway,
-/// the chain and the conformance client need). Every example is built with
-/// both example packages selected and all of these features, so that cargo
-/// compiles mcp-runtime once for all of them.
+/// (`--auth-issuer`, the OTLP export, `--tasks-redis`, and the MCP client
+/// that the gateway, the chain and the conformance client need). Every
+/// example is built with both example packages selected and all of these
+/// features, so that cargo compiles mcp-runtime once for all of them (with
+/// the features the tests package itself enables on it).
 const EXAMPLE_FEATURES: &str = "weather-example/auth,weather-example/otel,\
-                                mcp-examples/auth,mcp-examples/otel,mcp-examples/client";
+                                weather-example/tasks-redis,mcp-examples/auth,\
+                                mcp-examples/otel,mcp-examples/client,mcp-examples/tasks-redis";
 
 /// Builds an example (test targets cannot depend on examples, so the test
 /// asks cargo) and returns its executable, at a path of this checkout's own:

@@ -1,8 +1,9 @@
-//! The arguments a server binary accepts, parsed by hand: five options do
-//! not pay for an argument-parsing crate's build time.
+//! The arguments a server binary accepts, parsed by hand: a handful of
+//! options do not pay for an argument-parsing crate's build time.
 
 use std::ffi::OsString;
 use std::net::SocketAddr;
+use std::time::Duration;
 
 /// What the command line asks for.
 #[derive(Debug, PartialEq, Eq)]
@@ -33,6 +34,17 @@ pub(crate) struct AuthArgs {
     pub(crate) audience: String,
 }
 
+/// Where and how the served tasks are kept: `--tasks-redis URL` and
+/// `--task-lease DURATION`, for stdio and HTTP alike.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct TaskArgs {
+    /// `--tasks-redis`: the Redis server's URL, as given (checked when the
+    /// store is made, at start-up).
+    pub(crate) redis: Option<String>,
+    /// `--task-lease`.
+    pub(crate) lease: Option<Duration>,
+}
+
 /// A command line that cannot be obeyed: the one-line reason, without the
 /// `error: ` before it or the hint after it.
 #[derive(Debug, PartialEq, Eq)]
@@ -45,11 +57,13 @@ impl std::fmt::Display for UsageError {
 }
 
 /// Every option, for suggestions.
-const OPTIONS: [&str; 9] = [
+const OPTIONS: [&str; 11] = [
     "--http",
     "--auth-issuer",
     "--auth-audience",
     "--stateless",
+    "--tasks-redis",
+    "--task-lease",
     "--list-tools",
     "--help",
     "-h",
@@ -57,15 +71,27 @@ const OPTIONS: [&str; 9] = [
     "-V",
 ];
 
-/// Parses the arguments after the program name. `--help` and `--version`
-/// win over whatever follows them; anything else is read to the end, so
-/// a mistake anywhere is reported.
+/// [`parse_all`] without the task options.
+#[cfg(test)]
 pub(crate) fn parse<I, T>(args: I) -> Result<Command, UsageError>
 where
     I: IntoIterator<Item = T>,
     T: Into<OsString>,
 {
+    parse_all(args).map(|(command, _)| command)
+}
+
+/// Parses the arguments after the program name: what to do, and where to
+/// keep tasks while doing it. `--help` and `--version` win over whatever
+/// follows them; anything else is read to the end, so a mistake anywhere
+/// is reported.
+pub(crate) fn parse_all<I, T>(args: I) -> Result<(Command, TaskArgs), UsageError>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString>,
+{
     let mut args = args.into_iter().map(Into::into);
+    let mut tasks = TaskArgs::default();
     let mut http: Option<String> = None;
     let mut stateless = false;
     let mut list_tools = false;
@@ -77,13 +103,58 @@ where
             Some((name, value)) if name.starts_with("--") => (name, Some(value.to_owned())),
             _ => (arg.as_str(), None),
         };
-        let takes_value = matches!(name, "--http" | "--auth-issuer" | "--auth-audience");
+        let takes_value = matches!(
+            name,
+            "--http" | "--auth-issuer" | "--auth-audience" | "--tasks-redis" | "--task-lease"
+        );
         if inline.is_some() && !takes_value && OPTIONS.contains(&name) {
             return Err(UsageError(format!("`{name}` takes no value")));
         }
         match name {
-            "-h" | "--help" => return Ok(Command::Help),
-            "-V" | "--version" => return Ok(Command::Version),
+            "-h" | "--help" => return Ok((Command::Help, TaskArgs::default())),
+            "-V" | "--version" => return Ok((Command::Version, TaskArgs::default())),
+            "--tasks-redis" | "--task-lease" => {
+                let value = match inline {
+                    Some(value) => Some(value),
+                    // Not `--tasks-redis --http 8080`: an option is not a
+                    // value.
+                    None => match args.next().map(utf8).transpose()? {
+                        Some(next) if !next.starts_with('-') => Some(next),
+                        _ => None,
+                    },
+                };
+                let given_twice = || UsageError(format!("`{name}` is given twice"));
+                if name == "--tasks-redis" {
+                    let url = value.filter(|v| !v.is_empty()).ok_or_else(|| {
+                        UsageError(
+                            "`--tasks-redis` needs a URL, such as \
+                             `--tasks-redis redis://127.0.0.1:6379/`"
+                                .into(),
+                        )
+                    })?;
+                    if cfg!(not(feature = "tasks-redis")) {
+                        return Err(UsageError(
+                            "this binary was built without Redis support for tasks: build it \
+                             with the `tasks-redis` feature of mcp-runtime \
+                             (`features = [\"tasks-redis\"]`) to use `--tasks-redis`"
+                                .into(),
+                        ));
+                    }
+                    if tasks.redis.replace(url).is_some() {
+                        return Err(given_twice());
+                    }
+                } else {
+                    let value = value.filter(|v| !v.is_empty()).ok_or_else(|| {
+                        UsageError(
+                            "`--task-lease` needs a duration, such as `--task-lease 30s`".into(),
+                        )
+                    })?;
+                    let lease = super::lease::lease(&value)?;
+                    if tasks.lease.replace(lease).is_some() {
+                        return Err(given_twice());
+                    }
+                }
+            }
             "--list-tools" => list_tools = true,
             "--stateless" => stateless = true,
             "--http" => {
@@ -167,7 +238,13 @@ where
             "`--auth-issuer` and `--auth-audience` apply to HTTP: use them with `--http`".into(),
         ));
     }
-    match (http, list_tools) {
+    if list_tools && (tasks.redis.is_some() || tasks.lease.is_some()) {
+        return Err(UsageError(
+            "`--tasks-redis` and `--task-lease` apply to serving: `--list-tools` serves nothing"
+                .into(),
+        ));
+    }
+    let command = match (http, list_tools) {
         (Some(addr), list_tools) => {
             let command = http_command(addr, stateless, auth)?;
             if list_tools {
@@ -175,16 +252,19 @@ where
                     "`--list-tools` and `--http` cannot be used together".into(),
                 ));
             }
-            Ok(command)
+            command
         }
-        (None, _) if stateless => Err(UsageError(
-            "`--stateless` only applies to HTTP: use it with `--http`, as in \
-             `--http 127.0.0.1:8080 --stateless`"
-                .into(),
-        )),
-        (None, true) => Ok(Command::ListTools),
-        (None, false) => Ok(Command::Stdio),
-    }
+        (None, _) if stateless => {
+            return Err(UsageError(
+                "`--stateless` only applies to HTTP: use it with `--http`, as in \
+                 `--http 127.0.0.1:8080 --stateless`"
+                    .into(),
+            ));
+        }
+        (None, true) => Command::ListTools,
+        (None, false) => Command::Stdio,
+    };
+    Ok((command, tasks))
 }
 
 #[cfg(feature = "http")]
@@ -543,6 +623,123 @@ mod tests {
             Err(UsageError(
                 "argument `--\u{fffd}` is not valid UTF-8".into()
             ))
+        );
+    }
+
+    fn tasks(args: &[&str]) -> Result<(Command, TaskArgs), UsageError> {
+        parse_all(args.iter().copied())
+    }
+
+    #[test]
+    fn task_lease_takes_a_duration() {
+        let expected = TaskArgs {
+            redis: None,
+            lease: Some(Duration::from_millis(500)),
+        };
+        assert_eq!(
+            tasks(&["--task-lease", "500ms"]),
+            Ok((Command::Stdio, expected))
+        );
+        assert_eq!(
+            tasks(&["--task-lease=2m"]).unwrap().1.lease,
+            Some(Duration::from_secs(120))
+        );
+        assert!(
+            error(&["--task-lease", "30"])
+                .starts_with("bad duration `30` for `--task-lease`: no unit; ")
+        );
+        for args in [
+            &["--task-lease"][..],
+            &["--task-lease="],
+            &["--task-lease", "--stateless"],
+        ] {
+            assert_eq!(
+                error(args),
+                "`--task-lease` needs a duration, such as `--task-lease 30s`",
+                "{args:?}"
+            );
+        }
+        assert_eq!(
+            error(&["--task-lease", "1s", "--task-lease=2s"]),
+            "`--task-lease` is given twice"
+        );
+    }
+
+    #[cfg(feature = "tasks-redis")]
+    #[test]
+    fn tasks_redis_is_kept_for_stdio_and_http() {
+        let url = "redis://127.0.0.1:6379/";
+        let expected = |lease: Option<u64>| TaskArgs {
+            redis: Some(url.into()),
+            lease: lease.map(Duration::from_secs),
+        };
+        assert_eq!(
+            tasks(&["--tasks-redis", url]),
+            Ok((Command::Stdio, expected(None)))
+        );
+        #[cfg(feature = "http")]
+        assert_eq!(
+            tasks(&[
+                "--http",
+                "8080",
+                &format!("--tasks-redis={url}"),
+                "--task-lease",
+                "5s"
+            ]),
+            Ok((http("127.0.0.1:8080", false), expected(Some(5))))
+        );
+        // The URL is read when the store is made: anything but nothing
+        // passes here.
+        assert_eq!(
+            tasks(&["--tasks-redis", "not a url"])
+                .unwrap()
+                .1
+                .redis
+                .as_deref(),
+            Some("not a url")
+        );
+        assert_eq!(
+            error(&["--tasks-redis", url, "--tasks-redis", url]),
+            "`--tasks-redis` is given twice"
+        );
+    }
+
+    #[cfg(not(feature = "tasks-redis"))]
+    #[test]
+    fn tasks_redis_says_the_binary_lacks_it_and_how_to_add_it() {
+        let message = error(&["--tasks-redis", "redis://127.0.0.1:6379/"]);
+        assert!(
+            message.starts_with("this binary was built without Redis support for tasks"),
+            "{message}"
+        );
+        assert!(message.contains("`tasks-redis` feature"), "{message}");
+    }
+
+    #[test]
+    fn tasks_redis_needs_a_url_and_task_options_need_serving() {
+        for args in [
+            &["--tasks-redis"][..],
+            &["--tasks-redis="],
+            &["--tasks-redis", "--http", "8080"],
+        ] {
+            assert_eq!(
+                error(args),
+                "`--tasks-redis` needs a URL, such as `--tasks-redis redis://127.0.0.1:6379/`",
+                "{args:?}"
+            );
+        }
+        assert!(
+            error(&["--list-tools", "--task-lease", "5s"])
+                .starts_with("`--tasks-redis` and `--task-lease` apply to serving"),
+        );
+        assert_eq!(
+            error(&["--task-leas", "5s"]),
+            "unknown option `--task-leas` (did you mean `--task-lease`?)"
+        );
+        // Help and version still win.
+        assert_eq!(
+            tasks(&["--task-lease", "5s", "--help"]),
+            Ok((Command::Help, TaskArgs::default()))
         );
     }
 

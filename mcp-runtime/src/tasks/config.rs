@@ -7,6 +7,10 @@ use std::time::Duration;
 use super::store::TaskStore;
 use crate::Server;
 
+/// The shortest lease [`Server::task_lease`] takes: a shorter one is
+/// raised to it.
+pub(crate) const SHORTEST_LEASE: Duration = Duration::from_millis(300);
+
 impl Server {
     /// Keeps tasks in `store`: [`MemoryTasks`](crate::tasks::MemoryTasks)
     /// (the default, made when some tool may run as a task), or a store
@@ -38,9 +42,11 @@ impl Server {
 
     /// How long this instance's claim on the tasks it runs lasts without a
     /// renewal (30 seconds unless set; renewed every third of it). When an
-    /// instance dies, its tasks fail once their lease runs out.
+    /// instance dies, its tasks fail once their lease runs out. At least
+    /// 300 ms (a shorter lease is raised to it). `--task-lease` on
+    /// [`Server::run`]'s command line sets it too.
     pub fn task_lease(mut self, lease: Duration) -> Self {
-        self.tasks.lease = lease.max(Duration::from_millis(300));
+        self.tasks.lease = lease.max(SHORTEST_LEASE);
         self
     }
 }

@@ -24,7 +24,7 @@
 //! eras' JSON).
 
 mod asking;
-mod config;
+pub(crate) mod config;
 pub(crate) mod id;
 mod legacy;
 mod memory;

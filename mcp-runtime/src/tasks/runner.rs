@@ -183,6 +183,12 @@ impl TaskRunner {
         let task = async move {
             let outcome = call.await;
             task_ctx.finish();
+            // The work is done: nothing is left here to stop. Out before
+            // the end is recorded, so that the announcement of that end
+            // does not have the watcher abort this very recording.
+            if let Ok(mut local) = runner.local.lock() {
+                local.remove(&task_id);
+            }
             let (status, outcome) = settle(&outcome, modern);
             let change = Change::Finish {
                 status,
@@ -190,9 +196,6 @@ impl TaskRunner {
                 message: None,
             };
             runner.record_end(&task_id, change).await;
-            if let Ok(mut local) = runner.local.lock() {
-                local.remove(&task_id);
-            }
         };
         // Held while spawning, so the task cannot end (and look for its
         // entry) before the entry is there.
@@ -230,6 +233,10 @@ impl TaskRunner {
         if let Some(entry) = entry {
             entry.ctx.cancel();
             entry.abort.abort();
+            tracing::info!(
+                task = id,
+                "stopped the work of a task that was cancelled or is gone"
+            );
         }
     }
 
