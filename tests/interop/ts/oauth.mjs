@@ -100,7 +100,7 @@ await step("ClientCredentialsProvider: discovery, a token for this server, initi
 
 await step("tools/list and tools/call get_forecast (needs weather:read) with the token", async () => {
   const { tools } = await client.listTools();
-  equal(tools.map((tool) => tool.name), ["current_conditions", "get_forecast", "search_cities", "subscribe_alerts", "summarize_forecast"], "tool names");
+  equal(tools.map((tool) => tool.name), ["current_conditions", "get_forecast", "search_cities", "subscribe_alerts", "summarize_forecast", "weather_report"], "tool names");
   const forecast = structured(await client.callTool({ name: "get_forecast", arguments: { city: "Tokyo", days: 2 } }));
   equal([forecast.city, forecast.days.length], ["Tokyo", 2], "city and days");
   await client.close();
