@@ -119,6 +119,7 @@ async fn asks_first(ctx: Context) -> Result<String, String> {
 async fn reports(ctx: Context) -> String {
     tokio::task::yield_now().await;
     ctx.progress(1.0, Some(2.0), Some("halfway"));
+    ctx.log(mcp_runtime::LogLevel::Warning, "half done");
     tokio::time::sleep(Duration::from_millis(30)).await;
     "reported".into()
 }
@@ -467,11 +468,18 @@ async fn questions_before_the_first_wait_are_a_round_and_the_task_follows() {
 }
 
 #[tokio::test]
-async fn progress_becomes_the_status_message() {
+async fn progress_becomes_the_status_message_and_nothing_is_notified() {
     let mut client = client();
-    let id = task_id(&call(&mut client, "reports", json!({})).await);
+    let mut params = with(json!({"name": "reports", "arguments": {}}), tasking());
+    params["_meta"]["io.modelcontextprotocol/logLevel"] = json!("debug");
+    params["_meta"]["progressToken"] = json!("p1");
+    let created = ask(&mut client, "tools/call", params).await.unwrap();
+    let id = task_id(&created);
     let done = poll(&mut client, &id, ended).await;
     assert_eq!(done["statusMessage"], "halfway", "{done}");
+    // This era has no progress nor log notifications for tasks.
+    let sent = within(client.drain_notifications()).await.unwrap();
+    assert!(sent.is_empty(), "{sent:?}");
 }
 
 #[tokio::test]

@@ -28,14 +28,15 @@
 //! Talking to others:
 //!
 //! 13. [Asking the client](asking): elicitation, sampling, roots.
-//! 14. [Calling other servers](client) (the `client` feature).
-//! 15. [Gateways and chains](gateways): other servers served as ours.
+//! 14. [Long-running tools](tasks): tasks, kept in memory or in Redis.
+//! 15. [Calling other servers](client) (the `client` feature).
+//! 16. [Gateways and chains](gateways): other servers served as ours.
 //!
 //! How it is checked:
 //!
-//! 16. [Reliability](reliability): property tests, hostile clients, fuzzing.
-//! 17. [Performance](performance), measured against rmcp and others.
-//! 18. [The repository's tests](tests).
+//! 17. [Reliability](reliability): property tests, hostile clients, fuzzing.
+//! 18. [Performance](performance), measured against rmcp and others.
+//! 19. [The repository's tests](tests).
 
 /// The text of a chapter that needs a cargo feature, when the documentation
 /// is built without it (so unused when every feature is on).
@@ -102,25 +103,28 @@ pub mod telemetry {}
 #[doc = include_str!("../guide/13-asking.md")]
 pub mod asking {}
 
-#[cfg_attr(feature = "client", doc = include_str!("../guide/14-client.md"))]
+#[doc = include_str!("../guide/14-tasks.md")]
+pub mod tasks {}
+
+#[cfg_attr(feature = "client", doc = include_str!("../guide/15-client.md"))]
 #[cfg_attr(
     not(feature = "client"),
     doc = needs_feature!("Calling other servers", "client")
 )]
 pub mod client {}
 
-#[cfg_attr(feature = "client", doc = include_str!("../guide/15-gateways.md"))]
+#[cfg_attr(feature = "client", doc = include_str!("../guide/16-gateways.md"))]
 #[cfg_attr(
     not(feature = "client"),
     doc = needs_feature!("Gateways and chains", "client")
 )]
 pub mod gateways {}
 
-#[doc = include_str!("../guide/16-reliability.md")]
+#[doc = include_str!("../guide/17-reliability.md")]
 pub mod reliability {}
 
-#[doc = include_str!("../guide/17-performance.md")]
+#[doc = include_str!("../guide/18-performance.md")]
 pub mod performance {}
 
-#[doc = include_str!("../guide/18-tests.md")]
+#[doc = include_str!("../guide/19-tests.md")]
 pub mod tests {}

@@ -511,7 +511,8 @@ impl Context {
         let Some(request) = self.request() else {
             return false;
         };
-        if let Some(task) = request.task.get() {
+        let related = request.task.get().and_then(|task| task.related_task());
+        if let Some(task) = request.task.get().filter(|_| related.is_none()) {
             // A 2026-07-28 task has no progress notifications: where it
             // stands is its status message.
             if request.cancellation.is_cancelled() || !progress.is_finite() {
@@ -549,6 +550,12 @@ impl Context {
         {
             params.insert("message".into(), message.into());
         }
+        if let Some(id) = related {
+            params.insert(
+                "_meta".into(),
+                serde_json::json!({ crate::tasks::wire::RELATED_TASK: { "taskId": id } }),
+            );
+        }
         let mut line = Vec::new();
         jsonrpc::write_notification(&mut line, "notifications/progress", &params);
         line.push(b'\n');
@@ -563,7 +570,9 @@ impl Context {
 
     /// Sends a log message to the client (`notifications/message`) if
     /// `level` is at or above the level the client set with
-    /// `logging/setLevel` (`info` until it does). Never blocks.
+    /// `logging/setLevel` (`info` until it does). Never blocks. In a task of
+    /// the 2026-07-28 era, which has no log notifications, the message goes
+    /// to the server's log (`tracing`) instead.
     pub fn log(&self, level: LogLevel, data: impl Serialize) -> bool {
         let Some(request) = self.request() else {
             return false;
@@ -574,11 +583,22 @@ impl Context {
         let Ok(data) = serde_json::to_value(data) else {
             return false;
         };
-        let params = serde_json::json!({
+        if let Some(task) = request.task.get()
+            && task.related_task().is_none()
+        {
+            // A 2026-07-28 task has no log notifications: its log goes to
+            // the server's.
+            tracing::info!(tool = self.tool_name(), level = level.as_str(), %data, "task log");
+            return false;
+        }
+        let mut params = serde_json::json!({
             "level": level.as_str(),
             "logger": self.tool_name(),
             "data": data,
         });
+        if let Some(id) = request.task.get().and_then(|task| task.related_task()) {
+            params = crate::asking::tasked::with_related_task(params, id);
+        }
         let mut line = Vec::new();
         jsonrpc::write_notification(&mut line, "notifications/message", &params);
         line.push(b'\n');

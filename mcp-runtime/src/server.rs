@@ -465,8 +465,6 @@ impl Server {
             let authenticator = crate::auth::Authenticator::new(auth)
                 .map_err(|reason| RegistryError::InvalidAuth { reason })?;
             http.auth = Some(Arc::new(authenticator));
-            // Callers are known: 2025-11-25 `tasks/list` shows each its own.
-            self.tasks.identified = true;
         }
         Ok((self.into_core()?, http))
     }
@@ -495,7 +493,6 @@ impl Server {
         let Some(handle) = self.handle else {
             let served = Served {
                 list_changes: notifier.is_some(),
-                tasks_list: tasks.as_ref().is_some_and(|t| t.identified()),
                 ..Served::of(&registry)
             };
             return Ok(
@@ -511,14 +508,17 @@ impl Server {
                     registry = changed;
                 }
             }
-            let served = Served {
-                tasks_list: tasks.as_ref().is_some_and(|t| t.identified()),
-                ..Served::everything()
-            };
             #[allow(unused_mut)]
-            let mut core = ServerCore::new(info, instructions, registry, served, limits, notifier)
-                .with_service(service)
-                .with_tasks(tasks);
+            let mut core = ServerCore::new(
+                info,
+                instructions,
+                registry,
+                Served::everything(),
+                limits,
+                notifier,
+            )
+            .with_service(service)
+            .with_tasks(tasks);
             #[cfg(feature = "client")]
             {
                 core.mounts = mounts;

@@ -7,6 +7,7 @@ pub mod fleet;
 pub mod http;
 pub mod oidc;
 pub mod prerequisite;
+pub mod redis;
 pub mod results;
 pub mod step;
 pub mod upstreams;

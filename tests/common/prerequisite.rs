@@ -1,5 +1,6 @@
 //! What some tests need that cargo does not build (the OpenID provider and
-//! the reference servers from npm, nginx from the distribution), installed
+//! the reference servers from npm, nginx and redis-server from the
+//! distribution), installed
 //! by the tests themselves on first use, so that `cargo test --workspace`
 //! passes on a machine that has only the Rust toolchain, Python 3.11 and
 //! Node 20 with npm.
@@ -28,9 +29,10 @@
 //! Where things go: the npm installs stay in tests/oidc/node_modules and
 //! tests/upstreams/node_modules (ignored by git, each with Node 22 from the
 //! npm package `node@22`), where the interop suite and the README's auth
-//! section find them too; nginx comes from the distribution (apt-get, as
-//! root or with a sudo that asks no password, since the tests have no
-//! terminal to ask on).
+//! section find them too; nginx (tests/fleet/install) and redis-server
+//! (tests/redis/install, for tests/common/redis.rs) come from the
+//! distribution (apt-get, as root or with a sudo that asks no password,
+//! since the tests have no terminal to ask on).
 
 use std::fs::{self, File, TryLockError};
 use std::io::Write;
@@ -42,7 +44,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 /// How long an install script may run: `npm ci` fetches Node 22 (about 30
-/// MB) with the packages, `apt-get` the package lists and nginx.
+/// MB) with the packages, `apt-get` the package lists and nginx or Redis.
 const INSTALL_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// How long a process may wait for another to finish installing: the

@@ -40,8 +40,16 @@ impl Context {
         {
             return Err(self.refused(ClientRequestError::NotSupported(capability.to_owned())));
         }
+        let mut params = params;
+        // Marks a 2025-11-25 task `input_required` while it waits.
+        let mut _waiting = None;
         if let Some(task) = request.task.get() {
-            return task.ask(method, params, self.question_key()).await;
+            let Some(id) = task.related_task() else {
+                return task.ask(method, params, self.question_key()).await;
+            };
+            params = crate::asking::tasked::with_related_task(params, id);
+            task.waiting(true);
+            _waiting = Some(Waiting(&**task));
         }
         if let Some(replay) = &request.replay {
             // Answered in advance, or raised: the run then stops here and
@@ -87,6 +95,15 @@ impl Context {
             }
             Err(_) => Err(ClientRequestError::Timeout(timeout)),
         }
+    }
+}
+
+/// A 2025-11-25 task waiting on its client, until dropped.
+struct Waiting<'a>(&'a dyn crate::asking::tasked::TaskChannel);
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        self.0.waiting(false);
     }
 }
 

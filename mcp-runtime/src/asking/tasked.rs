@@ -16,6 +16,13 @@ pub(crate) type Asking<'a> =
     Pin<Box<dyn Future<Output = Result<Value, ClientRequestError>> + Send + 'a>>;
 
 /// A running task, as the call it runs sees it.
+///
+/// A 2026-07-28 task ([`related_task`](TaskChannel::related_task) `None`)
+/// asks through [`ask`](TaskChannel::ask) and reports through
+/// [`progress`](TaskChannel::progress). A 2025-11-25 task asks and reports
+/// as a plain call does, on its session, with its id in every message's
+/// `_meta` (`io.modelcontextprotocol/related-task`), and is
+/// `input_required` while it waits ([`waiting`](TaskChannel::waiting)).
 pub(crate) trait TaskChannel: Send + Sync {
     /// Asks the client `method` with `params` and waits for the answer;
     /// `key` is the question's name ([`Context::input_key`](crate::Context::input_key)).
@@ -23,4 +30,30 @@ pub(crate) trait TaskChannel: Send + Sync {
 
     /// Reports where the task stands (its status message).
     fn progress(&self, message: String);
+
+    /// The id a 2025-11-25 task's messages carry; `None` in 2026-07-28.
+    fn related_task(&self) -> Option<&str> {
+        None
+    }
+
+    /// A 2025-11-25 task starts (`true`) or stops (`false`) waiting on an
+    /// answer from its client.
+    fn waiting(&self, _waiting: bool) {}
+}
+
+/// `params` with `_meta["io.modelcontextprotocol/related-task"]` naming
+/// the task `id`.
+pub(crate) fn with_related_task(mut params: Value, id: &str) -> Value {
+    if let Value::Object(object) = &mut params {
+        let meta = object
+            .entry("_meta")
+            .or_insert_with(|| Value::Object(serde_json::Map::new()));
+        if let Value::Object(meta) = meta {
+            meta.insert(
+                crate::tasks::wire::RELATED_TASK.into(),
+                serde_json::json!({ "taskId": id }),
+            );
+        }
+    }
+    params
 }

@@ -145,12 +145,17 @@ impl Calls {
         self.check_unused(id)?;
         let plan =
             super::task_calls::plan(core, tool.task_support(), &session, params.task, &tool.name)?;
+        // A 2025-11-25 task outlives its request's stream (over HTTP): what
+        // it sends goes where the session's other messages go.
+        let notices = matches!(plan, super::task_calls::Plan::Legacy { .. })
+            .then(|| session.notices.get().and_then(|out| out.upgrade()))
+            .flatten();
         let ctx = request_context(
             &session,
             Arc::clone(&tool.name),
             id,
             params.progress_token,
-            frame.out,
+            notices.as_ref().unwrap_or(frame.out),
             identity,
         );
         let call_ctx = ctx.clone();
@@ -180,6 +185,7 @@ impl Calls {
                 owner: identity.map(|identity| identity.subject().to_owned()),
                 ctx,
                 job,
+                settle: crate::tasks::runner::settle,
             };
             return Box::pin(super::task_calls::start(start, plan, Box::pin(call), frame)).await;
         }

@@ -129,7 +129,7 @@ impl Connection {
         );
         let mut result = json!({
             "protocolVersion": version.as_str(),
-            "capabilities": self.core.served.capabilities(version),
+            "capabilities": self.core.served.capabilities(version, self.identity.is_some()),
             "serverInfo": self.core.info.for_version(version),
         });
         if let Some(instructions) = &self.core.instructions {

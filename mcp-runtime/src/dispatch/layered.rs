@@ -24,6 +24,7 @@ use super::logging::set_level;
 use super::reply::{Answer, JsonAnswer, method_not_found};
 use super::resources::{progress_token, subscribe};
 use super::state::Connection;
+use super::task_calls::{self, Plan, Start};
 use super::{prompts, resources};
 use crate::context::{ClientInfo, Context, SessionShared};
 use crate::jsonrpc::call_params::{CallParams, Checked};
@@ -77,12 +78,18 @@ impl Connection {
                 None,
             ),
         };
+        let plan = self.layered_plan(method, &params, &snapshot, &session)?;
+        // A 2025-11-25 task outlives its request's stream (over HTTP).
+        let notices = matches!(plan, Plan::Legacy { .. })
+            .then(|| session.notices.get().and_then(|out| out.upgrade()))
+            .flatten();
+        let name = handler_name(&snapshot.registry, method, &params);
         let ctx = request_context(
             &session,
-            handler_name(&snapshot.registry, method, &params),
+            Arc::clone(&name),
             id,
             params.as_object().and_then(progress_token),
-            frame.out,
+            notices.as_ref().unwrap_or(frame.out),
             self.identity.as_ref(),
         );
         let job = Job {
@@ -103,7 +110,7 @@ impl Connection {
             extensions: self.extensions.clone(),
             perform: Box::new(Bottom {
                 snapshot,
-                session,
+                session: Arc::clone(&session),
                 ctx: ctx.clone(),
                 timeout: self.core.limits.default_timeout,
                 list_only_permitted: self.core.limits.list_only_permitted,
@@ -114,7 +121,48 @@ impl Connection {
             (service.oneshot(request).await)
                 .map_err(|error| error_object(error, method, &answer_id))
         };
+        if !matches!(plan, Plan::Plain) {
+            // The task is the whole call through the layers.
+            let start = Start {
+                core: &self.core,
+                session: &session,
+                tool: &name,
+                owner: self.identity.as_deref().map(|i| i.subject().to_owned()),
+                ctx,
+                job,
+                settle: crate::tasks::runner::settle_json,
+            };
+            return Box::pin(task_calls::start(start, plan, Box::pin(call), frame)).await;
+        }
         self.calls.run(ctx, Box::pin(call), job, frame).await
+    }
+
+    /// Whether a call through the layers runs as a task (see
+    /// [`task_calls::plan`]).
+    fn layered_plan(
+        &self,
+        method: &str,
+        params: &Value,
+        snapshot: &Snapshot,
+        session: &SessionShared,
+    ) -> Result<Plan, ErrorObject> {
+        let tool = (method == "tools/call")
+            .then(|| params.get("name").and_then(Value::as_str))
+            .flatten()
+            .and_then(|name| snapshot.registry.get(name));
+        let Some(tool) = tool else {
+            return Ok(Plan::Plain);
+        };
+        let task = params
+            .get("task")
+            .and_then(|task| RawValue::from_string(task.to_string()).ok());
+        task_calls::plan(
+            &self.core,
+            tool.task_support(),
+            session,
+            task.as_deref(),
+            &tool.name,
+        )
     }
 
     /// `initialize` through the layers, with the `result` and `version`
@@ -173,6 +221,7 @@ fn params_value(
             name,
             arguments,
             meta,
+            task,
             ..
         } = *call.map_err(|error| *error)?;
         let mut object = Map::new();
@@ -180,6 +229,9 @@ fn params_value(
         object.insert("arguments".into(), arguments);
         if let Some(meta) = meta.and_then(|raw| serde_json::from_str(raw.get()).ok()) {
             object.insert("_meta".into(), meta);
+        }
+        if let Some(task) = task.and_then(|raw| serde_json::from_str(raw.get()).ok()) {
+            object.insert("task".into(), task);
         }
         return Ok(Value::Object(object));
     }

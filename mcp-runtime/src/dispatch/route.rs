@@ -26,6 +26,15 @@ impl Connection {
         frame: &mut Frame<'_>,
     ) -> Result<Answer, ErrorObject> {
         if self.core.service.is_some() {
+            if request.method.starts_with("tasks/") && self.core.tasks.is_some() {
+                // The task methods are served past the layers: a task's
+                // call went through them when it was made.
+                let Some(session) = self.session.clone() else {
+                    return Err(not_initialized());
+                };
+                return Box::pin(self.task_method(request.method, request.params, session, frame))
+                    .await;
+            }
             // Boxed: the layered path's state stays out of every request's
             // future.
             return Box::pin(self.handle_layered(request, frame)).await;

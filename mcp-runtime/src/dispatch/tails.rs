@@ -58,7 +58,7 @@ impl Tails {
         let with = |hint: CacheHint| Arc::from(format!("{},{complete}", hint.fields()));
         let mut discover = json!({
             "supportedVersions": supported_versions(),
-            "capabilities": served.capabilities(ProtocolVersion::MODERN),
+            "capabilities": served.capabilities(ProtocolVersion::MODERN, false),
         });
         if let Some(instructions) = instructions {
             discover["instructions"] = Value::String(instructions.to_owned());

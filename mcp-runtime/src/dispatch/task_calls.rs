@@ -15,12 +15,15 @@ use super::frame::Frame;
 use super::job::Job;
 use super::reply::{Answer, method_not_found};
 use super::tails::finish;
+use crate::asking::rounds::Interim;
 use crate::context::{Context, SessionShared};
 use crate::jsonrpc::{self, ErrorObject, INVALID_PARAMS, METHOD_NOT_FOUND};
 use crate::protocol::version::ProtocolVersion;
-use crate::tasks::TaskLink;
 use crate::tasks::wire::{self, EXTENSION};
-use crate::tools::def::{Outcome, TaskSupport};
+use crate::tasks::{LegacyLink, TaskLink};
+use crate::tasks::{TaskOutcome, TaskStatus};
+use crate::telemetry::Answered;
+use crate::tools::def::TaskSupport;
 
 /// How a `tools/call` runs.
 pub(crate) enum Plan {
@@ -125,25 +128,31 @@ pub(crate) fn plan(
     }
 }
 
-/// What starting a task needs from the call.
-pub(crate) struct Start<'a> {
+/// What starting a task needs from a call answered with `R`.
+pub(crate) struct Start<'a, R> {
     pub(crate) core: &'a Arc<ServerCore>,
     pub(crate) session: &'a Arc<SessionShared>,
     pub(crate) tool: &'a str,
     pub(crate) owner: Option<String>,
     pub(crate) ctx: Context,
-    pub(crate) job: Job<Outcome>,
+    /// Writes the call's own answer, when it needs no task.
+    pub(crate) job: Job<R>,
+    /// How its answer ends its task.
+    pub(crate) settle: fn(&R, bool) -> (TaskStatus, TaskOutcome),
 }
 
 /// Runs a call as a task, answering the request of `frame` with the task
 /// (or, in the 2026-07-28 era, with the call's own answer when it needs no
 /// task: it ended, or asked questions first).
-pub(crate) async fn start(
-    start: Start<'_>,
+pub(crate) async fn start<R>(
+    start: Start<'_, R>,
     plan: Plan,
-    call: Pin<Box<dyn Future<Output = Outcome> + Send>>,
+    call: Pin<Box<dyn Future<Output = R> + Send>>,
     frame: &mut Frame<'_>,
-) -> Result<Answer, ErrorObject> {
+) -> Result<Answer, ErrorObject>
+where
+    R: Answered + Interim + Send + 'static,
+{
     let Some(runner) = start.core.tasks.clone() else {
         return Err(ErrorObject::new(jsonrpc::INTERNAL_ERROR, "internal error"));
     };
@@ -158,7 +167,7 @@ pub(crate) async fn start(
         // Run once here: a call that ends at once, or asks before it
         // waits on anything else (a round of questions, answered with
         // `input_required`), needs no task.
-        let mut driven: Pin<Box<dyn Future<Output = Outcome> + Send>> = match &start.job.round {
+        let mut driven: Pin<Box<dyn Future<Output = R> + Send>> = match &start.job.round {
             Some(round) => Box::pin(Arc::clone(round).drive(call)),
             None => call,
         };
@@ -184,8 +193,11 @@ pub(crate) async fn start(
             start.session.ask_timeout,
         );
         start.ctx.set_task(Arc::new(link));
+    } else {
+        let link = LegacyLink::new(Arc::clone(&runner), record.id.clone());
+        start.ctx.set_task(Arc::new(link));
     }
-    runner.spawn(record.id.clone(), start.ctx, call, modern);
+    runner.spawn(record.id.clone(), start.ctx, call, start.settle, modern);
     if modern {
         let tail = start.core.tails().task();
         let result = Value::Object(wire::modern_created(&record));

@@ -179,6 +179,10 @@ impl Connection {
                 let wait = Box::pin(wait_result(runner, id, owner));
                 return self.calls.run(ctx, wait, job, frame).await;
             }
+            // Only callers that are identified see a list: theirs.
+            ("tasks/list", false) if self.identity.is_none() => {
+                return Err(method_not_found(method));
+            }
             ("tasks/list", false) => {
                 let after = params.get("cursor").map(read_cursor).transpose()?;
                 let limit = self.core.limits.page_size.unwrap_or(100);

@@ -16,9 +16,6 @@ pub(crate) struct Served {
     pub(crate) list_changes: bool,
     /// Tools may run as tasks: the `tasks/*` methods are served.
     pub(crate) tasks: bool,
-    /// Callers are identified (auth), so 2025-11-25 `tasks/list` can show
-    /// each only its own tasks: declared and served only then.
-    pub(crate) tasks_list: bool,
 }
 
 impl Served {
@@ -30,7 +27,6 @@ impl Served {
             completions: registry.completes(),
             list_changes: false,
             tasks: false,
-            tasks_list: false,
         }
     }
 
@@ -43,7 +39,6 @@ impl Served {
             completions: true,
             list_changes: true,
             tasks: false,
-            tasks_list: false,
         }
     }
 
@@ -58,14 +53,17 @@ impl Served {
             | "resources/unsubscribe" => self.resources,
             "prompts/list" | "prompts/get" => self.prompts,
             "completion/complete" => self.completions,
-            "tasks/list" => self.tasks && self.tasks_list,
-            "tasks/get" | "tasks/result" | "tasks/cancel" | "tasks/update" => self.tasks,
+            "tasks/list" | "tasks/get" | "tasks/result" | "tasks/cancel" | "tasks/update" => {
+                self.tasks
+            }
             _ => true,
         }
     }
 
-    /// The `capabilities` object for `version`.
-    pub(crate) fn capabilities(&self, version: ProtocolVersion) -> Value {
+    /// The `capabilities` object for `version`, for a client that is
+    /// `identified` (authenticated: 2025-11-25 `tasks/list` can then show
+    /// it its own tasks, and is declared only then).
+    pub(crate) fn capabilities(&self, version: ProtocolVersion, identified: bool) -> Value {
         let mut capabilities = Map::new();
         capabilities.insert("logging".into(), json!({}));
         let changes = self.list_changes;
@@ -84,7 +82,7 @@ impl Served {
         }
         if self.tasks && version == ProtocolVersion::V2025_11_25 {
             let mut tasks = json!({ "cancel": {}, "requests": { "tools": { "call": {} } } });
-            if self.tasks_list {
+            if identified {
                 tasks["list"] = json!({});
             }
             capabilities.insert("tasks".into(), tasks);

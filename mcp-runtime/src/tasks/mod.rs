@@ -15,24 +15,31 @@
 //!   `tasks/update` (answers to the task's questions), `tasks/cancel`.
 //!
 //! What a task is lives in a [`TaskStore`]: [`MemoryTasks`] by default,
-//! or Redis across a fleet. This module's files, in the order data flows:
-//! `id` (unguessable ids), `record` (a task's state and the one state
+//! or `RedisTasks` across a fleet (feature `tasks-redis`). This module's
+//! files, in the order data flows: `id` (unguessable ids), `record` (a task's state and the one state
 //! machine every store applies), `store` (the trait), `memory` (the
 //! default store), `config` (the server's settings), `runner` (the tasks
-//! running on this instance), `asking` (their questions), `wire` (the two
+//! running on this instance), `asking` (the questions of a
+//! 2026-07-28 task), `legacy` (how a 2025-11-25 task asks), `wire` (the two
 //! eras' JSON).
 
 mod asking;
 mod config;
 pub(crate) mod id;
+mod legacy;
 mod memory;
 mod record;
+#[cfg(feature = "tasks-redis")]
+mod redis;
 pub(crate) mod runner;
 mod store;
 pub(crate) mod wire;
 
 pub(crate) use asking::TaskLink;
+pub(crate) use legacy::LegacyLink;
 
-pub use memory::MemoryTasks;
-pub use record::{Change, TaskOutcome, TaskRecord, TaskStatus};
+pub use memory::{DEFAULT_MAX_TASKS, MemoryTasks};
+pub use record::{Change, Lease, TaskOutcome, TaskRecord, TaskStatus};
+#[cfg(feature = "tasks-redis")]
+pub use redis::RedisTasks;
 pub use store::{StoreError, StoreFuture, TaskEvents, TaskStore, Updated};

@@ -109,8 +109,12 @@ pub struct TaskRecord {
 }
 
 impl TaskRecord {
-    /// A new `working` task.
-    pub(crate) fn new(id: String, owner: Option<String>, modern: bool, tool: &str) -> TaskRecord {
+    /// A new `working` task made now, with no TTL and no poll interval
+    /// yet (set [`ttl_ms`](TaskRecord::ttl_ms) before keeping it: a task
+    /// is forgotten once its TTL from creation has passed). The server
+    /// makes tasks itself; this is for a [`TaskStore`](super::TaskStore)'s
+    /// own tests.
+    pub fn new(id: String, owner: Option<String>, modern: bool, tool: &str) -> TaskRecord {
         let now = super::id::now_ms();
         TaskRecord {
             id,

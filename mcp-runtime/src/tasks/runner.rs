@@ -38,8 +38,6 @@ pub(crate) struct TaskSettings {
     /// How long an instance's claim on the tasks it runs lasts without a
     /// renewal.
     pub(crate) lease: Duration,
-    /// Callers are identified (auth): each sees only its own tasks.
-    pub(crate) identified: bool,
 }
 
 impl Default for TaskSettings {
@@ -50,7 +48,6 @@ impl Default for TaskSettings {
             max_ttl: Duration::from_secs(24 * 3_600),
             poll_interval: Duration::from_secs(1),
             lease: Duration::from_secs(30),
-            identified: false,
         }
     }
 }
@@ -120,11 +117,6 @@ impl TaskRunner {
         wanted.then(|| TaskRunner::new(settings))
     }
 
-    /// Whether callers are identified (auth).
-    pub(crate) fn identified(&self) -> bool {
-        self.settings.identified
-    }
-
     /// How often clients are advised to poll, in milliseconds.
     pub(crate) fn poll_interval_ms(&self) -> u64 {
         ms(self.settings.poll_interval)
@@ -175,12 +167,14 @@ impl TaskRunner {
             .map_err(|error| unavailable(&error))
     }
 
-    /// Runs `call` as the task `id` until it ends, then records how.
-    pub(crate) fn spawn(
+    /// Runs `call` as the task `id` until it ends, then records how
+    /// (`settle` says, for the era `modern`).
+    pub(crate) fn spawn<R: Send + 'static>(
         self: &Arc<Self>,
         id: String,
         ctx: Context,
-        call: Pin<Box<dyn Future<Output = Outcome> + Send>>,
+        call: Pin<Box<dyn Future<Output = R> + Send>>,
+        settle: fn(&R, bool) -> (TaskStatus, TaskOutcome),
         modern: bool,
     ) {
         let runner = Arc::clone(self);
@@ -436,7 +430,26 @@ pub(crate) fn settle(outcome: &Outcome, modern: bool) -> (TaskStatus, TaskOutcom
     let mut text = Vec::new();
     shape::write_outcome(&mut text, outcome, version);
     let result: Value = serde_json::from_slice(&text).unwrap_or_else(|_| json!({"content": []}));
-    let status = if outcome.is_error() && !modern {
+    settle_result(result, modern)
+}
+
+/// How a call's answer, as JSON, ends its task (see [`settle`]): what a
+/// call through middleware layers ends with.
+pub(crate) fn settle_json(
+    answer: &Result<Value, ErrorObject>,
+    modern: bool,
+) -> (TaskStatus, TaskOutcome) {
+    match answer {
+        Ok(result) => settle_result(result.clone(), modern),
+        Err(error) => settle(&Outcome::Failed(error.clone()), modern),
+    }
+}
+
+/// A `CallToolResult` ends its task `completed`, or in 2025-11-25
+/// `failed` when it is an error result.
+fn settle_result(result: Value, modern: bool) -> (TaskStatus, TaskOutcome) {
+    let is_error = result.get("isError").and_then(Value::as_bool) == Some(true);
+    let status = if is_error && !modern {
         TaskStatus::Failed
     } else {
         TaskStatus::Completed
