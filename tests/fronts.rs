@@ -181,7 +181,8 @@ async fn the_gateway_serves_two_stdio_servers_over_http_under_their_names() {
             "weather_get_forecast",
             "weather_search_cities",
             "weather_subscribe_alerts",
-            "weather_summarize_forecast"
+            "weather_summarize_forecast",
+            "weather_weather_report"
         ]
     );
     let forecast = tools
@@ -667,7 +668,8 @@ fn a_json_config_works_too_and_list_tools_shows_what_the_chain_serves_without_th
             "w_current_conditions",
             "w_get_forecast",
             "w_subscribe_alerts",
-            "w_summarize_forecast"
+            "w_summarize_forecast",
+            "w_weather_report"
         ]
     );
 }

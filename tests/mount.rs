@@ -65,7 +65,8 @@ async fn an_upstream_is_served_under_its_prefix_as_it_serves_itself() {
             "w_get_forecast",
             "w_search_cities",
             "w_subscribe_alerts",
-            "w_summarize_forecast"
+            "w_summarize_forecast",
+            "w_weather_report"
         ]
     );
     // Schemas, annotations, title and description as the upstream lists them.
@@ -406,7 +407,7 @@ async fn a_stdio_upstream_that_exits_is_spawned_again() {
         .await
         .unwrap();
     let mut client = within(TestClient::connect(front)).await.unwrap();
-    assert_eq!(within(client.list_tools()).await.unwrap().len(), 5);
+    assert_eq!(within(client.list_tools()).await.unwrap().len(), 6);
 
     within(client.next_notification("notifications/tools/list_changed", STEP))
         .await
@@ -428,7 +429,8 @@ async fn a_stdio_upstream_that_exits_is_spawned_again() {
             "w_get_forecast",
             "w_search_cities",
             "w_subscribe_alerts",
-            "w_summarize_forecast"
+            "w_summarize_forecast",
+            "w_weather_report"
         ]
     );
     assert_eq!(spawned.load(Ordering::SeqCst), 2);

@@ -7,6 +7,8 @@
 
 #[path = "../examples/weather/data.rs"]
 mod data;
+#[path = "../examples/weather/report.rs"]
+mod report;
 #[path = "../examples/weather/tools.rs"]
 mod tools;
 
@@ -15,7 +17,12 @@ use std::path::{Path, PathBuf};
 use mcp_runtime::{CallToolResult, Registry, Server};
 use serde_json::{Value, json};
 
-const TOOLS: [&str; 3] = ["current_conditions", "get_forecast", "search_cities"];
+const TOOLS: [&str; 4] = [
+    "current_conditions",
+    "get_forecast",
+    "search_cities",
+    "weather_report",
+];
 
 fn registry() -> Registry {
     Server::new("weather", env!("CARGO_PKG_VERSION"))
@@ -286,6 +293,41 @@ async fn get_forecast_returns_the_requested_days() {
         );
         assert_eq!(c["condition"], f["condition"]);
     }
+}
+
+/// A city's value of `key` in a weather report entry.
+fn number(city: &Value, key: &str) -> f64 {
+    city[key].as_f64().unwrap()
+}
+
+#[tokio::test]
+async fn weather_report_covers_every_city_and_names_the_extremes() {
+    let registry = registry();
+    let result = call(&registry, "weather_report", json!({"days": 2})).await;
+    let report = structured(&registry, "weather_report", &result);
+    assert_eq!(report["days"], 2);
+    let cities = report["cities"].as_array().unwrap();
+    let listed: Vec<&str> = cities.iter().map(|c| c["city"].as_str().unwrap()).collect();
+    let known: Vec<&str> = data::WeatherDb::sample()
+        .cities()
+        .iter()
+        .map(|c| c.name)
+        .collect();
+    assert_eq!(listed, known);
+    for city in cities {
+        assert!(number(city, "high") >= number(city, "low"), "{city}");
+        assert!(city["wet_days"].as_u64().unwrap() <= 2, "{city}");
+    }
+    let warmest = cities
+        .iter()
+        .max_by(|a, b| number(a, "high").total_cmp(&number(b, "high")))
+        .unwrap();
+    let coldest = cities
+        .iter()
+        .min_by(|a, b| number(a, "low").total_cmp(&number(b, "low")))
+        .unwrap();
+    assert_eq!(report["warmest"], warmest["city"]);
+    assert_eq!(report["coldest"], coldest["city"]);
 }
 
 #[tokio::test]

@@ -252,7 +252,13 @@ async fn errors_fail_the_task_and_tasks_result_gives_them() {
         .unwrap();
     assert_eq!(result["isError"], true, "{result}");
     assert_eq!(result["content"][0]["text"], "the tool broke");
-    assert_eq!(get(&mut client, &id).await["status"], "failed");
+    // A failed task says why in its statusMessage (SHOULD, tasks.mdx).
+    let task = get(&mut client, &id).await;
+    assert_eq!(
+        (&task["status"], &task["statusMessage"]),
+        (&json!("failed"), &json!("the tool broke")),
+        "{task}"
+    );
     let id = id_of(&create(&mut client, "rpc_error", json!({})).await);
     let error = ask(&mut client, "tasks/result", json!({"taskId": id}))
         .await
@@ -261,7 +267,12 @@ async fn errors_fail_the_task_and_tasks_result_gives_them() {
         (error.code, error.message.as_str()),
         (-32000, "the backend refused")
     );
-    assert_eq!(get(&mut client, &id).await["status"], "failed");
+    let task = get(&mut client, &id).await;
+    assert_eq!(
+        (&task["status"], &task["statusMessage"]),
+        (&json!("failed"), &json!("the backend refused")),
+        "{task}"
+    );
 }
 
 #[tokio::test]

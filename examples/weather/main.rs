@@ -5,6 +5,9 @@
 //! - tools that ask the client (`asking.rs`): `subscribe_alerts` asks the
 //!   user to confirm (elicitation), `summarize_forecast` asks the client's
 //!   model (sampling);
+//! - a slow tool (`report.rs`): `weather_report` goes over every city in a
+//!   few seconds, with progress; clients that know tasks may run it as one
+//!   (`task = "optional"`), then poll it, fetch its result or cancel it;
 //! - resources (`resources.rs`): `weather://cities`, the city list as JSON,
 //!   and the template `weather://cities/{name}`, one city's data, whose
 //!   `name` completes from the city names;
@@ -27,6 +30,7 @@ mod asking;
 mod data;
 mod prompts;
 mod refresh;
+mod report;
 mod resources;
 mod tools;
 
@@ -45,7 +49,9 @@ async fn main() -> std::io::Result<()> {
              (weather://cities/{name}); current conditions are refreshed every few seconds, \
              and a subscription to a city's URI announces each refresh. The prompt plan_trip \
              plans a trip to a city around its forecast. subscribe_alerts asks the user to \
-             confirm; summarize_forecast asks your model for a one-sentence summary.",
+             confirm; summarize_forecast asks your model for a one-sentence summary. \
+             weather_report covers every city and takes a few seconds: run it as a task \
+             if you can.",
         )
         .shared_state(Arc::clone(&db))
         .state(asking::Alerts::default());

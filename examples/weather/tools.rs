@@ -11,8 +11,8 @@ use serde::{Deserialize, Serialize};
 use crate::data::{City, Condition, WeatherDb, round1};
 
 /// Days in a forecast when the caller gives none, and at most.
-const DEFAULT_DAYS: u8 = 3;
-const MAX_DAYS: u8 = 7;
+pub const DEFAULT_DAYS: u8 = 3;
+pub const MAX_DAYS: u8 = 7;
 /// Cities `search_cities` returns when the caller gives no limit.
 const DEFAULT_LIMIT: u8 = 10;
 

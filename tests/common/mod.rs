@@ -24,12 +24,13 @@ pub fn weather_binary() -> PathBuf {
 }
 
 /// The weather example's tools, in the order `tools/list` gives them.
-pub const WEATHER_TOOLS: [&str; 5] = [
+pub const WEATHER_TOOLS: [&str; 6] = [
     "current_conditions",
     "get_forecast",
     "search_cities",
     "subscribe_alerts",
     "summarize_forecast",
+    "weather_report",
 ];
 
 /// The path of the `progress` example binary.

@@ -190,10 +190,14 @@ impl TaskRunner {
                 local.remove(&task_id);
             }
             let (status, outcome) = settle(&outcome, modern);
+            let message = match status {
+                TaskStatus::Failed => failure_message(&outcome),
+                _ => None,
+            };
             let change = Change::Finish {
                 status,
                 outcome: Some(outcome),
-                message: None,
+                message,
             };
             runner.record_end(&task_id, change).await;
         };
@@ -450,6 +454,21 @@ pub(crate) fn settle_json(
         Ok(result) => settle_result(result.clone(), modern),
         Err(error) => settle(&Outcome::Failed(error.clone()), modern),
     }
+}
+
+/// The `statusMessage` of a failed task, which "SHOULD" say why
+/// (2025-11-25 tasks.mdx, Task Execution Errors): the error's message, or
+/// the first text of the error result.
+fn failure_message(outcome: &TaskOutcome) -> Option<String> {
+    let text = match outcome {
+        TaskOutcome::Error(error) => error.get("message")?.as_str()?,
+        TaskOutcome::Result(result) => result
+            .get("content")?
+            .as_array()?
+            .iter()
+            .find_map(|block| block.get("text")?.as_str())?,
+    };
+    Some(text.to_owned())
 }
 
 /// A `CallToolResult` ends its task `completed`, or in 2025-11-25

@@ -135,7 +135,7 @@ async def check_rounds(wire: Wire, tool: str, asked: str, count: int) -> dict[st
 
 async def drive(check: Check, label: str, client: Client, user: User, wire: Wire, era: str) -> None:
     """The same application on every connection: list, call, and the two tools that ask."""
-    with check.step(f"{label}: tools/list: the five weather tools"):
+    with check.step(f"{label}: tools/list: the six weather tools"):
         listed = await client.list_tools()
         check.equal([tool.name for tool in listed.tools], WEATHER_TOOLS, "tool names")
         if era == MODERN:

@@ -66,7 +66,7 @@ async def the_inspector_cli_drives_the_weather_server(check: Check) -> None:
         check.equal(out["result"]["protocolVersion"], "2025-11-25", "protocolVersion")
         check.equal(out["result"]["serverInfo"]["name"], "weather", "serverInfo.name")
 
-    with check.step("tools/list: the five tools with their output schemas"):
+    with check.step("tools/list: the six tools with their output schemas"):
         out, _ = inspector(check, "tools-list", "--method", "tools/list")
         tools = out["result"]["tools"]
         check.equal([t["name"] for t in tools], WEATHER_TOOLS, "tools")
@@ -204,7 +204,7 @@ def inspector_http(check: Check, server: HttpServer, *args: str, expect_exit: in
 
 async def the_inspector_cli_drives_the_weather_server_over_http(check: Check) -> None:
     async with HttpServer("inspector/http", WEATHER) as server:
-        with check.step("http: tools/list: the five tools with their output schemas"):
+        with check.step("http: tools/list: the six tools with their output schemas"):
             out, _ = inspector_http(check, server, "--method", "tools/list")
             tools = out["result"]["tools"]
             check.equal([t["name"] for t in tools], WEATHER_TOOLS, "tools")

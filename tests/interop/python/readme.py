@@ -25,7 +25,7 @@ from mcp.client.stdio import stdio_client
 SECTION = "## Connect a client"
 # What the Claude Desktop example writes for the repository's path.
 REPOSITORY_PLACEHOLDER = "/path/to/mcp-rs"
-WEATHER_TOOLS = ["current_conditions", "get_forecast", "search_cities", "subscribe_alerts", "summarize_forecast"]
+WEATHER_TOOLS = ["current_conditions", "get_forecast", "search_cities", "subscribe_alerts", "summarize_forecast", "weather_report"]
 
 
 def section() -> str:

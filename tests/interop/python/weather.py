@@ -17,7 +17,7 @@ from mcp import ClientSession, MCPError
 from mcp.client.stdio import stdio_client
 
 LEGACY_VERSIONS = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"]
-WEATHER_TOOLS = ["current_conditions", "get_forecast", "search_cities", "subscribe_alerts", "summarize_forecast"]
+WEATHER_TOOLS = ["current_conditions", "get_forecast", "search_cities", "subscribe_alerts", "summarize_forecast", "weather_report"]
 INVALID_PARAMS = -32602
 
 
@@ -57,7 +57,7 @@ async def the_weather_server_works_end_to_end(check: Check) -> None:
                 check.expect(init.capabilities.tools is not None, "no tools capability")
                 check.expect("search_cities" in (init.instructions or ""), f"instructions: {init.instructions!r}")
 
-            with check.step("tools/list: the five tools, each with a title, schemas and annotations"):
+            with check.step("tools/list: the six tools, each with a title, schemas and annotations"):
                 listed = await session.list_tools()
                 check.equal([tool.name for tool in listed.tools], WEATHER_TOOLS, "tool names")
                 for tool in listed.tools:
@@ -70,7 +70,7 @@ async def the_weather_server_works_end_to_end(check: Check) -> None:
                     check.equal(
                         bool(tool.annotations and tool.annotations.read_only_hint), read_only, f"{tool.name}: read-only"
                     )
-                check.expect(listed.next_cursor is None, "a second page for five tools")
+                check.expect(listed.next_cursor is None, "a second page for six tools")
 
             # call_tool validates structuredContent against the outputSchema
             # listed above and raises if it does not conform.

@@ -30,7 +30,7 @@ async def the_weather_server_works_over_http(check: Check) -> None:
                     check.equal(init.server_info.name, "weather", "serverInfo.name")
                     check.expect(init.capabilities.tools is not None, "no tools capability")
 
-                with check.step("tools/list: the five tools with their output schemas"):
+                with check.step("tools/list: the six tools with their output schemas"):
                     listed = await session.list_tools()
                     check.equal([tool.name for tool in listed.tools], WEATHER_TOOLS, "tool names")
                     check.expect(all(tool.output_schema for tool in listed.tools), "a tool without outputSchema")

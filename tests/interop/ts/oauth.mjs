@@ -4,7 +4,8 @@
 // ClientCredentialsProvider finds the authorization server from the
 // server's 401 and Protected Resource Metadata (RFC 9728), gets a token with
 // the client-credentials grant and the resource indicator (RFC 8707), and
-// calls a tool that needs the scope `weather:read`.
+// calls a tool that needs the scope `weather:read`. With two subjects'
+// tokens, it checks that a task is bound to the subject that made it.
 //
 // Logs in target/interop/logs/typescript-oauth/. Run by tests/interop/run
 // with the pinned SDK: `node tests/interop/ts/oauth.mjs`.
@@ -16,6 +17,7 @@ import {
   extractWWWAuthenticateParams,
 } from "@modelcontextprotocol/sdk/client/auth.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { CallToolResultSchema, CreateTaskResultSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
 
 import { CheckFailed, equal, expect, steps, structured } from "./checks.mjs";
 import { startProvider, startWeather } from "./servers.mjs";
@@ -100,10 +102,62 @@ await step("ClientCredentialsProvider: discovery, a token for this server, initi
 
 await step("tools/list and tools/call get_forecast (needs weather:read) with the token", async () => {
   const { tools } = await client.listTools();
-  equal(tools.map((tool) => tool.name), ["current_conditions", "get_forecast", "search_cities", "subscribe_alerts", "summarize_forecast"], "tool names");
+  equal(tools.map((tool) => tool.name), ["current_conditions", "get_forecast", "search_cities", "subscribe_alerts", "summarize_forecast", "weather_report"], "tool names");
   const forecast = structured(await client.callTool({ name: "get_forecast", arguments: { city: "Tokyo", days: 2 } }));
   equal([forecast.city, forecast.days.length], ["Tokyo", 2], "city and days");
   await client.close();
+});
+
+/** A client connected with a token of `clientId` for weather:read. */
+async function connectAs(clientId) {
+  const auth = new ClientCredentialsProvider({
+    clientId,
+    clientSecret: `${clientId}-secret`,
+    scope: "weather:read",
+    expectedIssuer: provider.issuer,
+  });
+  const connected = new Client({ name: `interop-typescript-${clientId}`, version: "1.0.0" });
+  await connected.connect(new StreamableHTTPClientTransport(server.url, { authProvider: auth }));
+  return connected;
+}
+
+/** The JSON-RPC error code `call()` fails with; fails if it succeeds. */
+async function errorCode(call, what) {
+  try {
+    const result = await call();
+    throw new CheckFailed(`${what}: expected a JSON-RPC error, got ${JSON.stringify(result)}`);
+  } catch (error) {
+    if (!(error instanceof McpError)) throw error;
+    return error.code;
+  }
+}
+
+// Tasks are bound to who made them: "receivers MUST reject" another's
+// (tasks.mdx §Task Isolation, 2025-11-25), and with callers identified the
+// server may declare tasks/list, which lists the caller's own tasks.
+await step("tasks with tokens: tasks.list declared; another subject neither lists, gets, fetches nor cancels my task", async () => {
+  const owner = await connectAs("mcp-test");
+  const stranger = await connectAs("mcp-other");
+  try {
+    const declared = owner.getServerCapabilities()?.tasks;
+    expect(declared?.list, `tasks.list not declared with auth: ${JSON.stringify(declared)}`);
+    const call = { method: "tools/call", params: { name: "weather_report", arguments: { days: 1 } } };
+    const { task } = await owner.request(call, CreateTaskResultSchema, { task: {} });
+    const mine = (await owner.experimental.tasks.listTasks()).tasks.map((listed) => listed.taskId);
+    expect(mine.includes(task.taskId), `tasks/list of its owner: ${mine}`);
+    const theirs = (await stranger.experimental.tasks.listTasks()).tasks.map((listed) => listed.taskId);
+    expect(!theirs.includes(task.taskId), `another subject's tasks/list shows it: ${theirs}`);
+    const tasks = stranger.experimental.tasks;
+    equal(await errorCode(() => tasks.getTask(task.taskId), "tasks/get"), -32602, "another subject's tasks/get");
+    equal(await errorCode(() => tasks.getTaskResult(task.taskId, CallToolResultSchema), "tasks/result"), -32602, "another subject's tasks/result");
+    equal(await errorCode(() => tasks.cancelTask(task.taskId), "tasks/cancel"), -32602, "another subject's tasks/cancel");
+    const after = await owner.experimental.tasks.getTask(task.taskId);
+    expect(after.status !== "cancelled", "another subject's cancel stopped the task");
+    if (after.status === "working") await owner.experimental.tasks.cancelTask(task.taskId);
+  } finally {
+    await owner.close();
+    await stranger.close();
+  }
 });
 
 await step("a token without weather:read: tools/call ends in 403 insufficient_scope", async () => {

@@ -39,9 +39,9 @@ await step("initialize (no server/discover): 2025-11-25, server info, tools capa
   equal(sent.method, "initialize", "the first message");
 });
 
-await step("tools/list: the five tools, each with a title, schemas and annotations", async () => {
+await step("tools/list: the six tools, each with a title, schemas and annotations", async () => {
   const { tools, nextCursor } = await client.listTools();
-  equal(tools.map((tool) => tool.name), ["current_conditions", "get_forecast", "search_cities", "subscribe_alerts", "summarize_forecast"], "tool names");
+  equal(tools.map((tool) => tool.name), ["current_conditions", "get_forecast", "search_cities", "subscribe_alerts", "summarize_forecast", "weather_report"], "tool names");
   for (const tool of tools) {
     expect(tool.title && tool.description, `${tool.name}: no title or description`);
     equal(tool.inputSchema.type, "object", `${tool.name} inputSchema type`);

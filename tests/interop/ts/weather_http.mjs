@@ -28,9 +28,9 @@ await step("initialize over HTTP: version 2025-11-25, server info, a session", a
   expect(transport.sessionId, "no Mcp-Session-Id");
 });
 
-await step("tools/list: the five tools with their output schemas", async () => {
+await step("tools/list: the six tools with their output schemas", async () => {
   const { tools } = await client.listTools();
-  equal(tools.map((tool) => tool.name), ["current_conditions", "get_forecast", "search_cities", "subscribe_alerts", "summarize_forecast"], "tool names");
+  equal(tools.map((tool) => tool.name), ["current_conditions", "get_forecast", "search_cities", "subscribe_alerts", "summarize_forecast", "weather_report"], "tool names");
   expect(tools.every((tool) => tool.outputSchema), "a tool without outputSchema");
 });
 
