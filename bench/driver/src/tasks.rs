@@ -137,6 +137,9 @@ pub struct TaskRun {
     /// The run's Redis: VmRSS before and after the tasks, KiB.
     pub redis_rss_before_kib: Option<u64>,
     pub redis_rss_after_kib: Option<u64>,
+    /// The first checked answer of a `get` or `echo` run, in bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response_bytes: Option<u64>,
     pub peak_rss_kib: Option<u64>,
     pub total_cpu_ms: Option<f64>,
 }
@@ -748,6 +751,7 @@ fn run_one(options: &Options, peer: &Peer, workload: &Workload, round: u32) -> T
                     .get_or_insert(server.spawned_at.elapsed().as_secs_f64() * 1e3);
                 let template = Template::new("tasks/get", &task_params(era, &task).to_string());
                 let first = conn.call_value(&template)?;
+                run.response_bytes = Some(conn.last_response_bytes as u64);
                 if first.get("status").and_then(Value::as_str) != Some("completed") {
                     return Err(format!("tasks/get on a finished task: {first}"));
                 }
@@ -756,6 +760,7 @@ fn run_one(options: &Options, peer: &Peer, workload: &Workload, round: u32) -> T
             Kind::Plain(era) => {
                 let template = Template::new("tools/call", &echo_params(era).to_string());
                 let first = conn.call_value(&template)?;
+                run.response_bytes = Some(conn.last_response_bytes as u64);
                 check_text(&first)?;
                 if era == Era::Modern && first["resultType"] != "complete" {
                     return Err(format!("echo answered as {first}"));
