@@ -19,6 +19,7 @@ mod httpsuite;
 mod load;
 mod modern;
 mod process;
+mod redis;
 mod report;
 mod suite;
 mod tasks;
