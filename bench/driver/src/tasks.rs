@@ -70,6 +70,9 @@ pub enum Kind {
     Plain(Era),
     /// RSS idle, after 10,000 plain calls, with 10,000 finished tasks.
     Rss,
+    /// RSS after 10,000, 50,000 and 100,000 finished tasks: a store that
+    /// keeps 10,000 must stay bounded.
+    Churn,
 }
 
 pub struct Workload {
@@ -91,6 +94,11 @@ pub fn workloads() -> Vec<Workload> {
         w("echo", Kind::Plain(Era::Legacy), PLAIN_PEERS),
         w("echo-2026", Kind::Plain(Era::Modern), PLAIN_PEERS),
         w("rss", Kind::Rss, TASK_PEERS),
+        // Ours in memory only: on Redis the server keeps nothing per task
+        // (the rss run shows it) and 100,000 round trips take half a
+        // minute; rmcp keeps every task for 5 minutes, and sweeps them all
+        // on every call.
+        w("churn", Kind::Churn, &["ours"]),
     ]
 }
 
@@ -134,6 +142,9 @@ pub struct TaskRun {
     pub rss_plain_kib: Option<u64>,
     pub rss_tasks_kib: Option<u64>,
     pub tasks_created: Option<u64>,
+    /// The churn run: VmRSS (KiB) after each count of finished tasks.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rss_after_tasks: Vec<(u64, u64)>,
     /// The run's Redis: VmRSS before and after the tasks, KiB.
     pub redis_rss_before_kib: Option<u64>,
     pub redis_rss_after_kib: Option<u64>,
@@ -595,6 +606,32 @@ fn measure_rss(ctx: &Ctx, conn: &mut Conn, run: &mut TaskRun) -> Result<(), Stri
     Ok(())
 }
 
+/// The counts of finished tasks after which the churn run reads VmRSS.
+pub const CHURN: [u64; 3] = [10_000, 50_000, 100_000];
+
+/// RSS after [`CHURN`] finished tasks (2025-11-25, 64 in flight), each
+/// count reached by round trips of tasks made and read back.
+fn measure_churn(ctx: &Ctx, conn: &mut Conn, run: &mut TaskRun) -> Result<(), String> {
+    let mut made = 0;
+    for target in CHURN {
+        let done = trips(
+            conn,
+            Era::Legacy,
+            target - made,
+            ctx.options.in_flight,
+            Duration::from_secs(120),
+        )?;
+        made += done.times.len() as u64;
+        if made != target {
+            return Err(format!("only {made} of {target} tasks made in 120 s"));
+        }
+        std::thread::sleep(Duration::from_millis(300));
+        let kib = ctx.server.vm_rss_kib().ok_or("no VmRSS")?;
+        run.rss_after_tasks.push((made, kib));
+    }
+    Ok(())
+}
+
 fn status_kib(pid: i32) -> Option<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
     status
@@ -661,6 +698,7 @@ fn run_one(options: &Options, peer: &Peer, workload: &Workload, round: u32) -> T
         let era = match workload.kind {
             Kind::Trip(era) | Kind::Get(era) | Kind::Plain(era) => era,
             Kind::Rss => return measure_rss(&ctx, &mut conn, &mut run),
+            Kind::Churn => Era::Legacy,
         };
         if era == Era::Legacy {
             handshake(&mut conn)?;
@@ -699,6 +737,7 @@ fn run_one(options: &Options, peer: &Peer, workload: &Workload, round: u32) -> T
                     .get_or_insert(server.spawned_at.elapsed().as_secs_f64() * 1e3);
                 measure_calls(&ctx, &mut conn, &template, &mut run)
             }
+            Kind::Churn => measure_churn(&ctx, &mut conn, &mut run),
             Kind::Rss => unreachable!("measured above"),
         }
     })();
@@ -731,6 +770,14 @@ fn brief(run: &TaskRun) -> String {
         return format!("FAILED: {}", crate::load::preview(error.as_bytes(), 200));
     }
     let mib = |kib: Option<u64>| kib.unwrap_or(0) as f64 / 1024.0;
+    if !run.rss_after_tasks.is_empty() {
+        let steps: Vec<String> = run
+            .rss_after_tasks
+            .iter()
+            .map(|(tasks, kib)| format!("{tasks} tasks {:.1} MiB", *kib as f64 / 1024.0))
+            .collect();
+        return format!("rss after {}", steps.join(", "));
+    }
     if run.workload == "rss" {
         return format!(
             "rss idle {:.1} MiB, after {KEPT_TASKS} plain calls {:.1} MiB, with {KEPT_TASKS} tasks {:.1} MiB",

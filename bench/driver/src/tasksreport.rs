@@ -6,7 +6,7 @@ use std::fmt::Write;
 use std::path::Path;
 
 use crate::report::{Better, num, ratio, stats};
-use crate::tasks::{self, KEPT_TASKS, TaskRun};
+use crate::tasks::{self, CHURN, KEPT_TASKS, TaskRun};
 
 /// The peers that run tasks, in the table's order; ratios to rmcp.
 const PEERS: [&str; 3] = ["ours", "ours-redis", "rmcp"];
@@ -303,6 +303,21 @@ fn rss_metrics() -> Vec<Metric> {
     ]
 }
 
+/// VmRSS in MiB after `tasks` finished tasks, in a churn run.
+fn churn(r: &TaskRun, tasks: u64) -> Option<f64> {
+    let (_, kib) = r.rss_after_tasks.iter().find(|(n, _)| *n == tasks)?;
+    mib(Some(*kib))
+}
+
+fn churn_metrics() -> Vec<Metric> {
+    let row = |label: &str, pick: Pick| metric(label, "MiB", Better::Lower, "churn", pick);
+    vec![
+        row("RSS after 10,000 finished tasks", |r| churn(r, CHURN[0])),
+        row("RSS after 50,000 finished tasks", |r| churn(r, CHURN[1])),
+        row("RSS after 100,000 finished tasks", |r| churn(r, CHURN[2])),
+    ]
+}
+
 /// Whether two peers' samples of `metric` overlap (min–max): within the
 /// run's noise; `None` when either has a single sample.
 fn overlap(runs: &[TaskRun], metric: &Metric, a: &str, b: &str) -> Option<bool> {
@@ -394,6 +409,17 @@ pub fn render_section(dir: &Path) -> String {
          Per task: the difference over the plain calls, / {KEPT}.\n\n"
     );
     out.push_str(&table(&runs, &rss_metrics(), &PEERS, &RATIOS, &mut notes));
+    if runs.iter().any(|r| r.workload == "churn") {
+        out.push_str(
+            "\nPast what the store keeps: ours in memory (at most 10,000 kept, the ended ones \
+             evicted first), VmRSS after 10,000, 50,000 and 100,000 tasks made and read back \
+             (2025-11-25, `tools/call` with `params.task` then `tasks/result`, \
+             {in_flight} in flight):\n\n"
+                .replace("{in_flight}", &in_flight.to_string())
+                .as_str(),
+        );
+        out.push_str(&table(&runs, &churn_metrics(), &["ours"], &[], &mut notes));
+    }
 
     let _ = write!(
         out,
