@@ -24,6 +24,7 @@ mod report;
 mod suite;
 mod tasks;
 mod tasksreport;
+mod tasktrips;
 mod workloads;
 
 use std::collections::HashMap;

@@ -345,20 +345,28 @@ pub fn render_section(dir: &Path) -> String {
          `ours`: `ours-tasks`, tasks in memory (the default store); `ours-redis`: the same binary \
          with `--redis URL`, a `redis-server` of the run's own on a loopback port; `rmcp`: \
          `rmcp-tasks`, rmcp's in-memory `TaskManager`. The task tool yields once, then returns \
-         its text: every call made as a task is one.\n\n\
-         ### Round trip: tools/call as a task → its result\n\n\
-         2025-11-25: `tools/call` with `params.task`, then `tasks/result`. 2026-07-28: \
-         `tools/call` declaring the extension, answered `resultType: \"task\"`, then `tasks/get` \
-         at once and again until `completed` (result inlined). Latency is the whole round trip.\n\n"
+         its text: every call made as a task is one.\n"
     );
-    let mut metrics = trip_metrics("trip-2025", "2025-11-25", in_flight);
-    metrics.extend(trip_metrics("trip-2026", "2026-07-28", in_flight));
-    out.push_str(&table(&runs, &metrics, &PEERS, &RATIOS, &mut notes));
-
-    out.push_str("\n### One tasks/get on a finished task\n\n");
-    let mut metrics = call_metrics("get-2025", "2025-11-25", in_flight);
-    metrics.extend(call_metrics("get-2026", "2026-07-28", in_flight));
-    out.push_str(&table(&runs, &metrics, &PEERS, &RATIOS, &mut notes));
+    // Only the parts whose workloads ran.
+    let ran = |names: &[&str]| runs.iter().any(|r| names.contains(&r.workload.as_str()));
+    if ran(&["trip-2025", "trip-2026"]) {
+        out.push_str(
+            "\n### Round trip: tools/call as a task → its result\n\n\
+             2025-11-25: `tools/call` with `params.task`, then `tasks/result`. 2026-07-28: \
+             `tools/call` declaring the extension, answered `resultType: \"task\"`, then \
+             `tasks/get` at once and again until `completed` (result inlined). Latency is the \
+             whole round trip.\n\n",
+        );
+        let mut metrics = trip_metrics("trip-2025", "2025-11-25", in_flight);
+        metrics.extend(trip_metrics("trip-2026", "2026-07-28", in_flight));
+        out.push_str(&table(&runs, &metrics, &PEERS, &RATIOS, &mut notes));
+    }
+    if ran(&["get-2025", "get-2026"]) {
+        out.push_str("\n### One tasks/get on a finished task\n\n");
+        let mut metrics = call_metrics("get-2025", "2025-11-25", in_flight);
+        metrics.extend(call_metrics("get-2026", "2026-07-28", in_flight));
+        out.push_str(&table(&runs, &metrics, &PEERS, &RATIOS, &mut notes));
+    }
     // Beside a plain call on the same binary (ours-tasks, from the echo runs).
     let mut lines = String::new();
     for (get, echo, era) in [
@@ -400,19 +408,21 @@ pub fn render_section(dir: &Path) -> String {
         out.push_str(&lines);
     }
 
-    let _ = write!(
-        out,
-        "\n### Memory: {KEPT} finished tasks kept\n\n\
+    if ran(&["rss"]) {
+        let _ = write!(
+            out,
+            "\n### Memory: {KEPT} finished tasks kept\n\n\
          VmRSS of the server after its first answer (a plain call), after {KEPT} plain calls \
          (the same tool, from a client that takes no tasks), then with {KEPT} finished \
          tasks (2026-07-28, {in_flight} in flight; the first of them still answered at the end). \
          Per task: the difference over the plain calls, / {KEPT}.\n\n"
-    );
-    out.push_str(&table(&runs, &rss_metrics(), &PEERS, &RATIOS, &mut notes));
-    if runs.iter().any(|r| r.workload == "churn") {
+        );
+        out.push_str(&table(&runs, &rss_metrics(), &PEERS, &RATIOS, &mut notes));
+    }
+    if ran(&["churn"]) {
         out.push_str(
-            "\nPast what the store keeps: ours in memory (at most 10,000 kept, the ended ones \
-             evicted first), VmRSS after 10,000, 50,000 and 100,000 tasks made and read back \
+            "\n### Memory past the 10,000 kept\n\n\
+             Ours in memory (at most 10,000 kept, the ended ones evicted first): VmRSS after 10,000, 50,000 and 100,000 tasks made and read back \
              (2025-11-25, `tools/call` with `params.task` then `tasks/result`, \
              {in_flight} in flight):\n\n"
                 .replace("{in_flight}", &in_flight.to_string())
@@ -421,6 +431,22 @@ pub fn render_section(dir: &Path) -> String {
         out.push_str(&table(&runs, &churn_metrics(), &["ours"], &[], &mut notes));
     }
 
+    if ran(&["echo", "echo-2026"]) {
+        plain_section(&runs, in_flight, &mut out, &mut notes);
+    }
+    if !notes.is_empty() {
+        out.push('\n');
+        for (i, note) in notes.iter().enumerate() {
+            let _ = writeln!(out, "[{}] {note}", i + 1);
+        }
+    }
+    failures(&runs, &mut out);
+    out
+}
+
+/// The plain call with and without a task tool in the binary, with a
+/// verdict on each throughput and CPU row.
+fn plain_section(runs: &[TaskRun], in_flight: u64, out: &mut String, notes: &mut Vec<String>) {
     let _ = write!(
         out,
         "\n### A plain call on a server with tasks enabled\n\n\
@@ -432,18 +458,18 @@ pub fn render_section(dir: &Path) -> String {
     let mut metrics = call_metrics("echo", "echo, 2025-11-25", in_flight);
     metrics.extend(call_metrics("echo-2026", "echo, 2026-07-28", in_flight));
     out.push_str(&table(
-        &runs,
+        runs,
         &metrics,
         &["ours-notask", "ours"],
         &[("ours", "ours-notask")],
-        &mut notes,
+        notes,
     ));
     let mut verdicts = String::new();
     for m in metrics
         .iter()
         .filter(|m| m.label.contains("calls/s") || m.label.contains("CPU"))
     {
-        let (Some(a), Some(b)) = (median(&runs, m, "ours"), median(&runs, m, "ours-notask")) else {
+        let (Some(a), Some(b)) = (median(runs, m, "ours"), median(runs, m, "ours-notask")) else {
             continue;
         };
         // How much worse ours (with the task tool) is: > 0 is a cost.
@@ -451,7 +477,7 @@ pub fn render_section(dir: &Path) -> String {
             Better::Higher => 1.0 - a / b,
             Better::Lower => a / b - 1.0,
         };
-        let verdict = match overlap(&runs, m, "ours", "ours-notask") {
+        let verdict = match overlap(runs, m, "ours", "ours-notask") {
             Some(true) => "within noise: the rounds' min–max ranges overlap",
             _ if worse <= 0.0 => "no added cost: ours-tasks measured no worse",
             _ if worse <= NOISE => "within 3%",
@@ -469,14 +495,11 @@ pub fn render_section(dir: &Path) -> String {
         out.push('\n');
         out.push_str(&verdicts);
     }
-    if !notes.is_empty() {
-        out.push('\n');
-        for (i, note) in notes.iter().enumerate() {
-            let _ = writeln!(out, "[{}] {note}", i + 1);
-        }
-    }
-    // Failed runs, once per peer and workload (rmcp fails every
-    // 2025-11-25 run the same way).
+}
+
+/// Failed runs, once per peer and workload (rmcp fails every
+/// 2025-11-25 run the same way).
+fn failures(runs: &[TaskRun], out: &mut String) {
     let failed: Vec<&TaskRun> = runs.iter().filter(|r| r.error.is_some()).collect();
     if !failed.is_empty() {
         let _ = writeln!(
@@ -506,7 +529,6 @@ pub fn render_section(dir: &Path) -> String {
             );
         }
     }
-    out
 }
 
 /// The 1-minute load averages seen at the start of the runs.
