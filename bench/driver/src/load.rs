@@ -219,6 +219,40 @@ impl Conn {
         }
     }
 
+    /// The id the next request should carry (and takes it).
+    pub fn take_id(&mut self) -> u64 {
+        let id = self.next_id;
+        self.next_id += 1;
+        id
+    }
+
+    /// Writes one request line as it is, without flushing (the tasks suite
+    /// writes requests that depend on earlier answers).
+    pub fn send_line(&mut self, line: &[u8]) -> Result<(), Error> {
+        self.writer
+            .write_all(line)
+            .and_then(|()| self.writer.write_all(b"\n"))
+            .map_err(|e| format!("writing to the server: {e}"))
+    }
+
+    pub fn flush(&mut self) -> Result<(), Error> {
+        self.writer
+            .flush()
+            .map_err(|e| format!("writing to the server: {e}"))
+    }
+
+    /// Whether an answer is already read from the pipe but not yet taken.
+    pub fn input_buffered(&self) -> bool {
+        !self.reader.buffer().is_empty()
+    }
+
+    /// Reads the next line from the server, parsed.
+    pub fn read_value(&mut self) -> Result<serde_json::Value, Error> {
+        let line = self.read_line()?;
+        serde_json::from_slice(line)
+            .map_err(|e| format!("unreadable line ({e}): {}", preview(line, 300)))
+    }
+
     pub fn notify(&mut self, method: &str) -> Result<(), Error> {
         writeln!(
             self.writer,

@@ -6,6 +6,8 @@
 //! driver buildcost --out DIR --bench-dir D [--rounds N] [--tools 1,100] [--no-clean | --clean-all]
 //! driver http      --out DIR --bin-dir D [--peers ours,rmcp,floor] [--modes stateful,stateless]
 //!                  [--workloads echo] [--clients 1,64] [--sessions N] [--rounds N] [--quick] [--weather PATH]
+//! driver tasks     --out DIR --bin-dir D --redis-server PATH [--peers a,b] [--workloads a,b]
+//!                  [--rounds N] [--quick] [--in-flight K]
 //! driver report    DIR
 //! ```
 
@@ -17,8 +19,12 @@ mod httpsuite;
 mod load;
 mod modern;
 mod process;
+mod redis;
 mod report;
 mod suite;
+mod tasks;
+mod tasksreport;
+mod tasktrips;
 mod workloads;
 
 use std::collections::HashMap;
@@ -216,6 +222,37 @@ fn run(command: &str, args: &Args) -> Result<(), String> {
             };
             httpsuite::run(&options).map_err(|e| e.to_string())
         }
+        "tasks" => {
+            let known: Vec<&str> = tasks::known_peers().iter().map(|p| p.name).collect();
+            let peers = args.list("peers");
+            if let Some(p) = peers.iter().find(|p| !known.contains(&p.as_str())) {
+                return Err(format!(
+                    "unknown tasks peer {p}; known: {}",
+                    known.join(", ")
+                ));
+            }
+            let names: Vec<&str> = tasks::workloads().iter().map(|w| w.name).collect();
+            let workloads = args.list("workloads");
+            if let Some(w) = workloads.iter().find(|w| !names.contains(&w.as_str())) {
+                return Err(format!(
+                    "unknown tasks workload {w}; known: {}",
+                    names.join(", ")
+                ));
+            }
+            let options = tasks::Options {
+                bin_dir: args.path("bin-dir")?,
+                out_dir: args.path("out")?,
+                redis_server: args
+                    .get("redis-server")
+                    .map_or_else(|| PathBuf::from("redis-server"), PathBuf::from),
+                peers,
+                workloads,
+                rounds: args.number("rounds", if quick { 2 } else { 5 })?,
+                quick,
+                in_flight,
+            };
+            tasks::run(&options).map_err(|e| e.to_string())
+        }
         "buildcost" => {
             let tools = args.list("tools");
             let tool_counts = if tools.is_empty() {
@@ -256,7 +293,8 @@ fn run(command: &str, args: &Args) -> Result<(), String> {
             Ok(())
         }
         _ => Err(
-            "usage: driver meta|suite|http|buildcost|report ... (see bench/README.md)".to_string(),
+            "usage: driver meta|suite|http|tasks|buildcost|report ... (see bench/README.md)"
+                .to_string(),
         ),
     }
 }

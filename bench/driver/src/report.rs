@@ -58,7 +58,7 @@ pub(crate) fn stats(values: &[f64]) -> Option<Stats> {
 }
 
 /// A ratio with two decimals, or enough to tell a very small one from 0.
-fn ratio(r: f64) -> String {
+pub(crate) fn ratio(r: f64) -> String {
     if r != 0.0 && r.abs() < 0.1 {
         format!("{r:.3}×")
     } else {
@@ -490,11 +490,13 @@ pub fn report(dir: &Path) -> String {
         .and_then(|s| serde_json::from_str(&s).ok())
         .unwrap_or_default();
     let http = crate::httpreport::Section::load(dir);
-    let stdio = !runs.is_empty() || !builds.is_empty() || http.is_none();
+    let task_loads = crate::tasksreport::loads(dir);
+    let stdio = !runs.is_empty() || !builds.is_empty() || (http.is_none() && task_loads.is_empty());
     let mut loads: Vec<f64> = runs.iter().filter_map(|r| r.load1).collect();
     if let Some(http) = &http {
         loads.extend(http.loads());
     }
+    loads.extend(task_loads);
     let mut out = header(dir, &loads, http.as_ref(), stdio);
     if stdio {
         let mut peers = peer_order(&runs);
@@ -519,6 +521,7 @@ pub fn report(dir: &Path) -> String {
     }
     out.push_str(&crate::modern::render_section(dir));
     out.push_str(&crate::forward::render_section(dir));
+    out.push_str(&crate::tasksreport::render_section(dir));
     out
 }
 
