@@ -12,9 +12,8 @@ use serde_json::{Map, Value, json};
 
 use super::frame::{Frame, params_object};
 use super::job::{Job, request_context};
-use super::reply::{Answer, JsonAnswer, method_not_found};
+use super::reply::{Answer, json_result, method_not_found};
 use super::state::Connection;
-use super::tails::finish;
 use crate::context::SessionShared;
 use crate::jsonrpc::{self, ErrorObject, INVALID_PARAMS};
 use crate::tasks::runner::TaskRunner;
@@ -49,7 +48,7 @@ fn read_cursor(cursor: &Value) -> Result<(u64, String), ErrorObject> {
 
 /// The result of an ended 2025-11-25 task, as `tasks/result` gives it:
 /// what the call would have answered, tied to its task.
-fn legacy_result(record: &TaskRecord) -> JsonAnswer {
+fn legacy_result(record: &TaskRecord) -> Result<Value, ErrorObject> {
     match (&record.status, &record.outcome) {
         (_, Some(TaskOutcome::Result(result))) => {
             let mut result = result.clone();
@@ -61,7 +60,7 @@ fn legacy_result(record: &TaskRecord) -> JsonAnswer {
                     meta.insert(RELATED_TASK.into(), json!({ "taskId": record.id }));
                 }
             }
-            super::reply::json_result(&result)
+            Ok(result)
         }
         (_, Some(TaskOutcome::Error(error))) => Err(serde_json::from_value(error.clone())
             .unwrap_or_else(|_| ErrorObject::new(jsonrpc::INTERNAL_ERROR, "the task failed"))),
@@ -77,7 +76,11 @@ fn legacy_result(record: &TaskRecord) -> JsonAnswer {
 }
 
 /// Waits until the task `id` ends, then gives its result.
-async fn wait_result(runner: Arc<TaskRunner>, id: String, owner: Option<String>) -> JsonAnswer {
+async fn wait_result(
+    runner: Arc<TaskRunner>,
+    id: String,
+    owner: Option<String>,
+) -> Result<Value, ErrorObject> {
     let mut events = runner.events();
     loop {
         let record = runner.find(&id, owner.as_deref(), false).await?;
@@ -102,116 +105,129 @@ impl Connection {
             return Err(method_not_found(method));
         };
         let modern = session.version.is_modern();
-        let owner = self
-            .identity
-            .as_deref()
-            .map(|identity| identity.subject().to_owned());
-        let owner = owner.as_deref();
-        let params = params_object(params)?;
-        let result = match (method, modern) {
-            ("tasks/get", true) => {
-                let id = task_id(&params, method)?;
-                let record = runner.find(&id, owner, true).await?;
-                Value::Object(wire::modern_detailed(&record))
-            }
-            ("tasks/get", false) => {
-                let id = task_id(&params, method)?;
-                let record = runner.find(&id, owner, false).await?;
-                Value::Object(wire::legacy_task(&record))
-            }
-            ("tasks/cancel", true) => {
-                let id = task_id(&params, method)?;
-                runner.cancel(&id, owner, true).await?;
-                json!({})
-            }
-            ("tasks/cancel", false) => {
-                let id = task_id(&params, method)?;
-                let (record, cancelled) = runner.cancel(&id, owner, false).await?;
-                if !cancelled {
-                    return Err(ErrorObject::new(
-                        INVALID_PARAMS,
-                        format!(
-                            "Cannot cancel task: already in terminal status '{}'",
-                            record.status.as_str()
-                        ),
-                    ));
-                }
-                Value::Object(wire::legacy_task(&record))
-            }
-            ("tasks/update", true) => {
-                let id = task_id(&params, method)?;
-                let responses = match params.get("inputResponses") {
-                    Some(Value::Object(responses)) => responses.clone(),
-                    _ => {
-                        return Err(ErrorObject::new(
-                            INVALID_PARAMS,
-                            "Invalid params: tasks/update needs `inputResponses`, an object of \
-                             the client's results by input request key",
-                        ));
-                    }
-                };
-                if let Some((key, _)) = responses.iter().find(|(_, r)| !r.is_object()) {
-                    return Err(ErrorObject::new(
-                        INVALID_PARAMS,
-                        format!("Invalid params: `inputResponses` entry {key:?} must be an object"),
-                    ));
-                }
-                runner.find(&id, owner, true).await?;
-                // Answers to questions not (or no longer) open are ignored:
-                // the acknowledgement is the same.
-                runner.update(&id, Change::Answer(responses)).await?;
-                json!({})
-            }
-            ("tasks/result", false) => {
-                let id = task_id(&params, method)?;
-                // Found now, so an unknown id is refused at once.
-                runner.find(&id, owner, false).await?;
-                let owner = owner.map(str::to_owned);
-                let ctx = request_context(
-                    &session,
-                    Arc::from("tasks/result"),
-                    frame.id,
-                    None,
-                    frame.out,
-                    self.identity.as_ref(),
-                );
-                let job = Job::json("tasks/result", &session, &self.core);
-                let wait = Box::pin(wait_result(runner, id, owner));
-                return self.calls.run(ctx, wait, job, frame).await;
-            }
+        let method: &'static str = match (method, modern) {
+            ("tasks/get", _) => "tasks/get",
+            ("tasks/cancel", _) => "tasks/cancel",
+            ("tasks/update", true) => "tasks/update",
+            ("tasks/result", false) => "tasks/result",
             // Only callers that are identified see a list: theirs.
-            ("tasks/list", false) if self.identity.is_none() => {
-                return Err(method_not_found(method));
-            }
-            ("tasks/list", false) => {
-                let after = params.get("cursor").map(read_cursor).transpose()?;
-                let limit = self.core.limits.page_size.unwrap_or(100);
-                let after_ref = after.as_ref().map(|(c, id)| (*c, id.as_str()));
-                let page = runner.list(owner, after_ref, limit + 1).await?;
-                let more = page.len() > limit;
-                let tasks: Vec<Value> = page
-                    .iter()
-                    .take(limit)
-                    .map(|r| Value::Object(wire::legacy_task(r)))
-                    .collect();
-                let mut result = json!({ "tasks": tasks });
-                if more && let Some(last) = page.get(limit - 1) {
-                    result["nextCursor"] = cursor(last.created_ms, &last.id).into();
-                }
-                result
-            }
+            ("tasks/list", false) if self.identity.is_some() => "tasks/list",
             _ => return Err(method_not_found(method)),
         };
-        let id = frame.id;
-        let tail = modern.then(|| self.core.tails().of(method, false));
-        frame.reply.write(|reply| {
-            let begin = reply.len();
-            jsonrpc::write_result(reply, id, &result);
-            if let Some(tail) = tail {
-                finish(reply, begin, id, tail);
+        let asked = Asked {
+            method,
+            modern,
+            owner: self.identity.as_deref().map(|i| i.subject().to_owned()),
+            params: params_object(params)?,
+            page_size: self.core.limits.page_size.unwrap_or(100),
+        };
+        // Run as a call of the connection: a store that has to wait
+        // (Redis) does not hold up the connection's other requests, and
+        // `tasks/result` waits for as long as its task runs.
+        let ctx = request_context(
+            &session,
+            Arc::from(method),
+            frame.id,
+            None,
+            frame.out,
+            self.identity.as_ref(),
+        );
+        let job = Job::json(method, &session, &self.core);
+        let answer = async move { json_result(&serve(runner, asked).await?) };
+        self.calls.run(ctx, Box::pin(answer), job, frame).await
+    }
+}
+
+/// A `tasks/*` request, read.
+struct Asked {
+    method: &'static str,
+    modern: bool,
+    /// The caller, when identified.
+    owner: Option<String>,
+    params: Map<String, Value>,
+    /// Tasks per `tasks/list` page.
+    page_size: usize,
+}
+
+/// The result of a `tasks/*` request.
+async fn serve(runner: Arc<TaskRunner>, asked: Asked) -> Result<Value, ErrorObject> {
+    let Asked {
+        method,
+        modern,
+        owner,
+        params,
+        page_size,
+    } = asked;
+    let owner = owner.as_deref();
+    if method == "tasks/list" {
+        let after = params.get("cursor").map(read_cursor).transpose()?;
+        let after_ref = after.as_ref().map(|(c, id)| (*c, id.as_str()));
+        let page = runner.list(owner, after_ref, page_size + 1).await?;
+        let tasks: Vec<Value> = page
+            .iter()
+            .take(page_size)
+            .map(|r| Value::Object(wire::legacy_task(r)))
+            .collect();
+        let mut result = json!({ "tasks": tasks });
+        if page.len() > page_size
+            && let Some(last) = page.get(page_size - 1)
+        {
+            result["nextCursor"] = cursor(last.created_ms, &last.id).into();
+        }
+        return Ok(result);
+    }
+    let id = task_id(&params, method)?;
+    match (method, modern) {
+        ("tasks/get", true) => {
+            let record = runner.find(&id, owner, true).await?;
+            Ok(Value::Object(wire::modern_detailed(&record)))
+        }
+        ("tasks/get", false) => {
+            let record = runner.find(&id, owner, false).await?;
+            Ok(Value::Object(wire::legacy_task(&record)))
+        }
+        ("tasks/cancel", true) => {
+            runner.cancel(&id, owner, true).await?;
+            Ok(json!({}))
+        }
+        ("tasks/cancel", false) => {
+            let (record, cancelled) = runner.cancel(&id, owner, false).await?;
+            if !cancelled {
+                return Err(ErrorObject::new(
+                    INVALID_PARAMS,
+                    format!(
+                        "Cannot cancel task: already in terminal status '{}'",
+                        record.status.as_str()
+                    ),
+                ));
             }
-        });
-        Ok(Answer::Written)
+            Ok(Value::Object(wire::legacy_task(&record)))
+        }
+        ("tasks/update", _) => {
+            let responses = match params.get("inputResponses") {
+                Some(Value::Object(responses)) => responses.clone(),
+                _ => {
+                    return Err(ErrorObject::new(
+                        INVALID_PARAMS,
+                        "Invalid params: tasks/update needs `inputResponses`, an object of \
+                         the client's results by input request key",
+                    ));
+                }
+            };
+            if let Some((key, _)) = responses.iter().find(|(_, r)| !r.is_object()) {
+                return Err(ErrorObject::new(
+                    INVALID_PARAMS,
+                    format!("Invalid params: `inputResponses` entry {key:?} must be an object"),
+                ));
+            }
+            runner.find(&id, owner, true).await?;
+            // Answers to questions not (or no longer) open are ignored: the
+            // acknowledgement is the same.
+            runner.update(&id, Change::Answer(responses)).await?;
+            Ok(json!({}))
+        }
+        // tasks/result: waits until the task ends.
+        _ => wait_result(runner, id, owner.map(str::to_owned)).await,
     }
 }
 
