@@ -325,7 +325,17 @@ async fn cancel_ends_a_task_once_and_refuses_an_ended_one() {
 async fn a_task_asks_its_client_on_the_session_and_waits_input_required() {
     let mut client = client().await;
     let id = id_of(&create(&mut client, "asks", json!({})).await);
-    let question = within(client.recv()).await.expect("a question");
+    // The question, and maybe the status notification of the wait before it.
+    let question = within(async {
+        loop {
+            let message = client.recv().await.expect("a question");
+            if message.get("id").is_some() {
+                return message;
+            }
+            assert_eq!(message["method"], "notifications/tasks/status", "{message}");
+        }
+    })
+    .await;
     assert_eq!(question["method"], "elicitation/create", "{question}");
     assert_eq!(question["params"]["_meta"][RELATED]["taskId"], id.as_str());
     poll(&mut client, &id, |t| t["status"] == "input_required").await;
@@ -487,4 +497,35 @@ async fn a_task_is_the_whole_call_through_the_layers_in_both_eras() {
         "{seen:?}"
     );
     assert!(!seen.iter().any(|m| m.starts_with("tasks/")), "{seen:?}");
+}
+
+/// The next `notifications/tasks/status` about the task `id`.
+async fn status_of(client: &mut TestClient, id: &str) -> Value {
+    within(async {
+        loop {
+            let note = client
+                .next_notification("notifications/tasks/status", Duration::from_secs(30))
+                .await
+                .expect("a status notification");
+            if note["params"]["taskId"] == id {
+                return note["params"].clone();
+            }
+        }
+    })
+    .await
+}
+
+#[tokio::test]
+async fn each_status_a_task_takes_is_told_to_its_session() {
+    let mut client = client().await;
+    let id = id_of(&create(&mut client, "sleepy", json!({"ms": 50})).await);
+    let done = status_of(&mut client, &id).await;
+    assert_eq!(done["status"], "completed", "{done}");
+    assert!(done["lastUpdatedAt"].as_str().unwrap().ends_with('Z'));
+    assert!(done.get("_meta").is_none(), "{done}");
+    let id = id_of(&create(&mut client, "sleepy", json!({"ms": 60_000})).await);
+    ask(&mut client, "tasks/cancel", json!({"taskId": id}))
+        .await
+        .unwrap();
+    assert_eq!(status_of(&mut client, &id).await["status"], "cancelled");
 }

@@ -194,7 +194,8 @@ where
         );
         start.ctx.set_task(Arc::new(link));
     } else {
-        let link = LegacyLink::new(Arc::clone(&runner), record.id.clone());
+        let notices = start.session.notices.get().cloned();
+        let link = LegacyLink::new(Arc::clone(&runner), record.id.clone(), notices);
         start.ctx.set_task(Arc::new(link));
     }
     runner.spawn(record.id.clone(), start.ctx, call, start.settle, modern);

@@ -1,7 +1,9 @@
 //! A 2025-11-25 task, as the call it runs sees it: it asks and reports
 //! as a plain call does, on its session (stdout, or the session's GET
 //! stream over HTTP), each message tied to the task by `_meta`; while it
-//! waits on an answer the task is `input_required`.
+//! waits on an answer the task is `input_required`. Each change of its
+//! status is told to the session (`notifications/tasks/status`, with the
+//! task), wherever the change was made.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -11,36 +13,80 @@ use tokio::sync::mpsc;
 
 use super::record::{Change, TaskStatus};
 use super::runner::TaskRunner;
+use super::wire;
 use crate::asking::ask::ClientRequestError;
 use crate::asking::tasked::{Asking, TaskChannel};
+use crate::jsonrpc;
+use crate::outbox::WeakOutbox;
 
 pub(crate) struct LegacyLink {
     id: String,
     /// Questions waiting for answers.
     waiting: AtomicUsize,
-    /// The status changes `waiting` makes, applied in order by a task
-    /// that ends with the link.
+    /// The status changes `waiting` makes, applied in order by the task's
+    /// watcher.
     changes: mpsc::UnboundedSender<TaskStatus>,
 }
 
 impl LegacyLink {
-    /// The link of the task `id`; needs a Tokio runtime.
-    pub(crate) fn new(runner: Arc<TaskRunner>, id: String) -> LegacyLink {
-        let (changes, mut pending) = mpsc::unbounded_channel();
-        let task_id = id.clone();
-        tokio::spawn(async move {
-            while let Some(status) = pending.recv().await {
-                let change = Change::Status {
-                    status,
-                    message: None,
-                };
-                let _ = runner.update(&task_id, change).await;
-            }
-        });
+    /// The link of the task `id`, whose status changes are told on
+    /// `notices` (the session's stream); needs a Tokio runtime.
+    pub(crate) fn new(
+        runner: Arc<TaskRunner>,
+        id: String,
+        notices: Option<WeakOutbox>,
+    ) -> LegacyLink {
+        let (changes, pending) = mpsc::unbounded_channel();
+        tokio::spawn(watch(runner, id.clone(), pending, notices));
         LegacyLink {
             id,
             waiting: AtomicUsize::new(0),
             changes,
+        }
+    }
+}
+
+/// Applies the link's status changes in order, and tells the session each
+/// status the task takes, until it ends (or is gone).
+async fn watch(
+    runner: Arc<TaskRunner>,
+    id: String,
+    mut pending: mpsc::UnboundedReceiver<TaskStatus>,
+    notices: Option<WeakOutbox>,
+) {
+    let mut events = runner.events();
+    // The client learnt `working` from the call's answer.
+    let mut told = TaskStatus::Working;
+    let mut linked = true;
+    loop {
+        tokio::select! {
+            status = pending.recv(), if linked => match status {
+                Some(status) => {
+                    let change = Change::Status { status, message: None };
+                    let _ = runner.update(&id, change).await;
+                }
+                None => linked = false,
+            },
+            () = TaskRunner::changed(&mut events, &id, runner.recheck()) => {}
+        }
+        let record = match runner.store.get(&id).await {
+            Ok(Some(record)) => record,
+            Ok(None) => return,
+            // The store is away: try again at the next change or tick.
+            Err(_) => continue,
+        };
+        if record.status != told {
+            told = record.status;
+            if let Some(out) = notices.as_ref().and_then(WeakOutbox::upgrade) {
+                let params = Value::Object(wire::legacy_task(&record));
+                let mut line = Vec::new();
+                jsonrpc::write_notification(&mut line, "notifications/tasks/status", &params);
+                line.push(b'\n');
+                out.try_send(&line);
+            }
+        }
+        if record.status.is_terminal() {
+            return;
         }
     }
 }
