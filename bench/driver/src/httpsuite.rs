@@ -191,16 +191,6 @@ fn log_path(tag: &str) -> PathBuf {
     std::env::temp_dir().join(format!("mcp-bench-{}-{tag}.log", std::process::id()))
 }
 
-/// The end of the server's output, for an error message.
-fn log_tail(log: &Path) -> String {
-    let text = std::fs::read(log).unwrap_or_default();
-    if text.is_empty() {
-        return String::new();
-    }
-    let tail = &text[text.len().saturating_sub(600)..];
-    format!("; server output: {}", preview(tail, 600))
-}
-
 /// Phase durations: (warm-up, one client, many clients).
 fn durations(quick: bool) -> (Duration, Duration, Duration) {
     if quick {
@@ -448,11 +438,8 @@ fn load_run(
         // Left to us (a subreaper) when the front exited before reaping it.
         crate::process::reap(pid, Duration::from_secs(5));
     }
-    if let Err(mut error) = measured {
-        if fired {
-            error = format!("timed out (killed by the watchdog): {error}");
-        }
-        run.error = Some(format!("{error}{}", log_tail(&log)));
+    if let Err(error) = measured {
+        run.error = Some(crate::load::run_failure(error, fired, &log));
     }
     let _ = std::fs::remove_file(&log);
     run
@@ -587,11 +574,8 @@ fn sessions_run(
     if let Some(pid) = upstream {
         crate::process::reap(pid, Duration::from_secs(5));
     }
-    if let Err(mut error) = measured {
-        if fired {
-            error = format!("timed out (killed by the watchdog): {error}");
-        }
-        run.error = Some(format!("{error}{}", log_tail(&log)));
+    if let Err(error) = measured {
+        run.error = Some(crate::load::run_failure(error, fired, &log));
     }
     let _ = std::fs::remove_file(&log);
     run

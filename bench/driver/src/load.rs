@@ -416,3 +416,19 @@ impl Conn {
         })
     }
 }
+
+/// The error of a server run that failed: `error`, said to be a timeout
+/// when the watchdog `fired`, with the end of the server's stderr (`log`).
+pub fn run_failure(error: String, fired: bool, log: &std::path::Path) -> String {
+    let error = if fired {
+        format!("timed out (killed by the watchdog): {error}")
+    } else {
+        error
+    };
+    let stderr = std::fs::read(log).unwrap_or_default();
+    if stderr.is_empty() {
+        return error;
+    }
+    let tail = &stderr[stderr.len().saturating_sub(600)..];
+    format!("{error}; server stderr: {}", preview(tail, 600))
+}

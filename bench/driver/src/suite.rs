@@ -285,19 +285,8 @@ fn run_one(
         run.upstream_total_cpu_ms =
             crate::process::reap(pid, Duration::from_secs(5)).map(|e| e.cpu_us as f64 / 1e3);
     }
-    if let Err(mut error) = measured {
-        if fired {
-            error = format!("timed out (killed by the watchdog): {error}");
-        }
-        let stderr = std::fs::read(&log).unwrap_or_default();
-        if !stderr.is_empty() {
-            let tail = &stderr[stderr.len().saturating_sub(600)..];
-            error = format!(
-                "{error}; server stderr: {}",
-                crate::load::preview(tail, 600)
-            );
-        }
-        run.error = Some(error);
+    if let Err(error) = measured {
+        run.error = Some(crate::load::run_failure(error, fired, &log));
     }
     let _ = std::fs::remove_file(&log);
     run
