@@ -81,13 +81,14 @@ async fn wait_result(
     id: String,
     owner: Option<String>,
 ) -> Result<Value, ErrorObject> {
-    let mut events = runner.events();
+    let mut waiter = runner.waiter(&id);
     loop {
+        waiter.mark();
         let record = runner.find(&id, owner.as_deref(), false).await?;
         if record.status.is_terminal() {
             return legacy_result(&record);
         }
-        TaskRunner::changed(&mut events, &id, runner.recheck()).await;
+        waiter.changed(runner.recheck()).await;
     }
 }
 

@@ -65,9 +65,10 @@ impl TaskLink {
 
     async fn wait_for_answer(&self, key: &str) -> Result<Value, ClientRequestError> {
         let store = &self.runner.store;
-        let mut events = self.runner.events();
+        let mut waiter = self.runner.waiter(&self.id);
         let deadline = tokio::time::Instant::now() + self.timeout;
         loop {
+            waiter.mark();
             let record = store
                 .get(&self.id)
                 .await
@@ -86,7 +87,7 @@ impl TaskLink {
                 return Err(ClientRequestError::Timeout(self.timeout));
             }
             let wait = self.runner.recheck().min(deadline - now);
-            TaskRunner::changed(&mut events, &self.id, wait).await;
+            waiter.changed(wait).await;
         }
     }
 }

@@ -54,11 +54,26 @@ async fn watch(
     mut pending: mpsc::UnboundedReceiver<TaskStatus>,
     notices: Option<WeakOutbox>,
 ) {
-    let mut events = runner.events();
+    let mut waiter = runner.waiter(&id);
     // The client learnt `working` from the call's answer.
     let mut told = TaskStatus::Working;
     let mut linked = true;
     loop {
+        waiter.mark();
+        match runner.store.get(&id).await {
+            Ok(Some(record)) => {
+                if record.status != told {
+                    told = record.status;
+                    tell(notices.as_ref(), &record);
+                }
+                if record.status.is_terminal() {
+                    return;
+                }
+            }
+            Ok(None) => return,
+            // The store is away: read again at the next change or tick.
+            Err(_) => {}
+        }
         tokio::select! {
             status = pending.recv(), if linked => match status {
                 Some(status) => {
@@ -67,27 +82,19 @@ async fn watch(
                 }
                 None => linked = false,
             },
-            () = TaskRunner::changed(&mut events, &id, runner.recheck()) => {}
+            () = waiter.changed(runner.recheck()) => {}
         }
-        let record = match runner.store.get(&id).await {
-            Ok(Some(record)) => record,
-            Ok(None) => return,
-            // The store is away: try again at the next change or tick.
-            Err(_) => continue,
-        };
-        if record.status != told {
-            told = record.status;
-            if let Some(out) = notices.as_ref().and_then(WeakOutbox::upgrade) {
-                let params = Value::Object(wire::legacy_task(&record));
-                let mut line = Vec::new();
-                jsonrpc::write_notification(&mut line, "notifications/tasks/status", &params);
-                line.push(b'\n');
-                out.try_send(&line);
-            }
-        }
-        if record.status.is_terminal() {
-            return;
-        }
+    }
+}
+
+/// Tells the session (`notices`) where the task `record` stands.
+fn tell(notices: Option<&WeakOutbox>, record: &super::TaskRecord) {
+    if let Some(out) = notices.and_then(WeakOutbox::upgrade) {
+        let params = Value::Object(wire::legacy_task(record));
+        let mut line = Vec::new();
+        jsonrpc::write_notification(&mut line, "notifications/tasks/status", &params);
+        line.push(b'\n');
+        out.try_send(&line);
     }
 }
 

@@ -33,6 +33,7 @@ mod record;
 mod redis;
 pub(crate) mod runner;
 mod store;
+mod waiters;
 pub(crate) mod wire;
 
 pub(crate) use asking::TaskLink;

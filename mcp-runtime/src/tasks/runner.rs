@@ -18,6 +18,7 @@ use tokio::task::AbortHandle;
 use super::id::now_ms;
 use super::record::{Change, Lease, TaskOutcome, TaskRecord, TaskStatus};
 use super::store::{StoreError, TaskEvents, TaskStore, Updated};
+use super::waiters::{Waiter, Waiters};
 use crate::context::Context;
 use crate::jsonrpc::{ErrorObject, INTERNAL_ERROR, INVALID_PARAMS};
 use crate::protocol::shape;
@@ -82,6 +83,8 @@ pub(crate) struct TaskRunner {
     /// This instance's id in leases.
     instance: String,
     local: Mutex<HashMap<String, Local>>,
+    /// Who waits on which task, woken by the watcher.
+    waiters: Arc<Waiters>,
     /// The watcher of the store's events and of leases, started with the
     /// first task request.
     watching: OnceLock<()>,
@@ -98,6 +101,7 @@ impl TaskRunner {
             settings,
             instance: super::id::new_task_id().unwrap_or_else(|| "instance".into()),
             local: Mutex::default(),
+            waiters: Arc::default(),
             watching: OnceLock::new(),
         })
     }
@@ -311,25 +315,10 @@ impl TaskRunner {
             .map_err(|error| unavailable(&error))
     }
 
-    /// The store's events, for a wait on a task's change.
-    pub(crate) fn events(&self) -> TaskEvents {
-        self.store.events()
-    }
-
-    /// Waits until `events` announce the task `id`, or `max` passes (so a
-    /// lost announcement costs a poll, never a hang).
-    pub(crate) async fn changed(events: &mut TaskEvents, id: &str, max: Duration) {
-        let announced = async {
-            loop {
-                match events.recv().await {
-                    Ok(changed) if changed == id => return,
-                    Ok(_) => {}
-                    Err(RecvError::Lagged(_)) => return,
-                    Err(RecvError::Closed) => std::future::pending::<()>().await,
-                }
-            }
-        };
-        let _ = tokio::time::timeout(max, announced).await;
+    /// A wait on the changes of the task `id`, on any instance.
+    pub(crate) fn waiter(self: &Arc<Self>, id: &str) -> Waiter {
+        self.watch();
+        self.waiters.wait(id)
     }
 
     /// The longest a waiter sleeps before it reads the task again.
@@ -407,12 +396,16 @@ async fn watch(runner: Weak<TaskRunner>, mut events: TaskEvents, period: Duratio
                 let Some(runner) = runner.upgrade() else { return };
                 match event {
                     Ok(id) => {
+                        runner.waiters.wake(&id);
                         let here = runner.local.lock().is_ok_and(|m| m.contains_key(&id));
                         if here {
                             runner.check_local(vec![id]).await;
                         }
                     }
-                    Err(RecvError::Lagged(_)) => runner.check_local(runner.local_ids()).await,
+                    Err(RecvError::Lagged(_)) => {
+                        runner.waiters.wake_all();
+                        runner.check_local(runner.local_ids()).await;
+                    }
                     Err(RecvError::Closed) => return,
                 }
             }
