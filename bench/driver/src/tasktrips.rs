@@ -165,7 +165,12 @@ pub fn trips(
         let value = conn.read_value()?;
         let Some(id) = value.get("id").and_then(Value::as_u64) else {
             if value.get("method").is_some() {
-                continue; // a notification
+                // A notification (2025-11-25 tasks tell their status): what
+                // is written waits no longer than for an answer.
+                if !conn.input_buffered() {
+                    conn.flush()?;
+                }
+                continue;
             }
             return Err(format!("an answer without an id: {value}"));
         };
