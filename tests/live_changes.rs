@@ -68,7 +68,9 @@ async fn a_handle_declares_every_list_as_changing() {
             "tools": {"listChanged": true},
             "resources": {"subscribe": true, "listChanged": true},
             "prompts": {"listChanged": true},
-            "completions": {}
+            "completions": {},
+            // A task tool may come too.
+            "tasks": {"cancel": {}, "requests": {"tools": {"call": {}}}}
         })
     );
     // Nothing is served yet, but the lists answer (empty), not -32601.

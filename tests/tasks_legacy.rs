@@ -529,3 +529,30 @@ async fn each_status_a_task_takes_is_told_to_its_session() {
         .unwrap();
     assert_eq!(status_of(&mut client, &id).await["status"], "cancelled");
 }
+
+#[tokio::test]
+async fn a_task_tool_added_while_serving_runs_as_a_task() {
+    let mut server = server();
+    let handle = server.handle();
+    let mut client = TestClient::start(server).unwrap();
+    let result = initialize(&mut client, "2025-11-25").await;
+    // A server that may gain tools declares tasks from the start.
+    assert!(result["capabilities"].get("tasks").is_some(), "{result}");
+    let later = mcp_runtime::DynamicTool::new(
+        "later",
+        "Runs only as a task.",
+        json!({"type": "object"}),
+        |_, _| async move { "later, as a task".to_owned() },
+    )
+    .task(mcp_runtime::TaskSupport::Required);
+    handle.add_tool(later).unwrap();
+    let refused = ask(&mut client, "tools/call", json!({"name": "later"}))
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code, -32601, "{refused:?}");
+    let id = id_of(&create(&mut client, "later", json!({})).await);
+    let result = ask(&mut client, "tasks/result", json!({"taskId": id}))
+        .await
+        .unwrap();
+    assert_eq!(result["content"][0]["text"], "later, as a task");
+}

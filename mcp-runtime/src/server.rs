@@ -485,7 +485,8 @@ impl Server {
             );
         }
         let limits = self.limits;
-        let tasks = crate::tasks::runner::TaskRunner::for_server(self.tasks, &registry);
+        let dynamic = self.handle.is_some();
+        let tasks = crate::tasks::runner::TaskRunner::for_server(self.tasks, &registry, dynamic);
         let service = self.layers.build();
         #[cfg(feature = "client")]
         let mounts = self.mounts;

@@ -108,12 +108,16 @@ impl TaskRunner {
 
     /// The runner of a server with these settings serving `registry`:
     /// `None` (no tasks, nothing declared, nothing paid) unless a store was
-    /// set or some tool may run as a task.
+    /// set, some tool may run as a task, or tools may come later (`dynamic`:
+    /// a [`ServerHandle`](crate::ServerHandle) may add a task tool, which
+    /// must then run as one).
     pub(crate) fn for_server(
         settings: TaskSettings,
         registry: &crate::registry::Registry,
+        dynamic: bool,
     ) -> Option<Arc<TaskRunner>> {
         let wanted = settings.store.is_some()
+            || dynamic
             || registry
                 .tools()
                 .iter()
