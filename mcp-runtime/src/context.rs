@@ -551,10 +551,7 @@ impl Context {
             params.insert("message".into(), message.into());
         }
         if let Some(id) = related {
-            params.insert(
-                "_meta".into(),
-                serde_json::json!({ crate::tasks::wire::RELATED_TASK: { "taskId": id } }),
-            );
+            crate::tasks::wire::tie_to_task(&mut params, id);
         }
         let mut line = Vec::new();
         jsonrpc::write_notification(&mut line, "notifications/progress", &params);
@@ -596,8 +593,10 @@ impl Context {
             "logger": self.tool_name(),
             "data": data,
         });
-        if let Some(id) = request.task.get().and_then(|task| task.related_task()) {
-            params = crate::asking::tasked::with_related_task(params, id);
+        if let Some(id) = request.task.get().and_then(|task| task.related_task())
+            && let serde_json::Value::Object(object) = &mut params
+        {
+            crate::tasks::wire::tie_to_task(object, id);
         }
         let mut line = Vec::new();
         jsonrpc::write_notification(&mut line, "notifications/message", &params);

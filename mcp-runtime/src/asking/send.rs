@@ -47,7 +47,9 @@ impl Context {
             let Some(id) = task.related_task() else {
                 return task.ask(method, params, self.question_key()).await;
             };
-            params = crate::asking::tasked::with_related_task(params, id);
+            if let Value::Object(object) = &mut params {
+                crate::tasks::wire::tie_to_task(object, id);
+            }
             task.waiting(true);
             _waiting = Some(Waiting(&**task));
         }

@@ -40,20 +40,3 @@ pub(crate) trait TaskChannel: Send + Sync {
     /// answer from its client.
     fn waiting(&self, _waiting: bool) {}
 }
-
-/// `params` with `_meta["io.modelcontextprotocol/related-task"]` naming
-/// the task `id`.
-pub(crate) fn with_related_task(mut params: Value, id: &str) -> Value {
-    if let Value::Object(object) = &mut params {
-        let meta = object
-            .entry("_meta")
-            .or_insert_with(|| Value::Object(serde_json::Map::new()));
-        if let Value::Object(meta) = meta {
-            meta.insert(
-                crate::tasks::wire::RELATED_TASK.into(),
-                serde_json::json!({ "taskId": id }),
-            );
-        }
-    }
-    params
-}

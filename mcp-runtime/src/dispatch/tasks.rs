@@ -17,7 +17,7 @@ use super::state::Connection;
 use crate::context::SessionShared;
 use crate::jsonrpc::{self, ErrorObject, INVALID_PARAMS};
 use crate::tasks::runner::TaskRunner;
-use crate::tasks::wire::{self, RELATED_TASK};
+use crate::tasks::wire;
 use crate::tasks::{Change, TaskOutcome, TaskRecord, TaskStatus};
 
 /// The `taskId` of a `tasks/*` request.
@@ -53,12 +53,7 @@ fn legacy_result(record: &TaskRecord) -> Result<Value, ErrorObject> {
         (_, Some(TaskOutcome::Result(result))) => {
             let mut result = result.clone();
             if let Value::Object(object) = &mut result {
-                let meta = object
-                    .entry("_meta")
-                    .or_insert_with(|| Value::Object(Map::new()));
-                if let Value::Object(meta) = meta {
-                    meta.insert(RELATED_TASK.into(), json!({ "taskId": record.id }));
-                }
+                wire::tie_to_task(object, &record.id);
             }
             Ok(result)
         }

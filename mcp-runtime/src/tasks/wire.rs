@@ -17,6 +17,18 @@ use super::record::{TaskOutcome, TaskRecord, TaskStatus};
 /// The `_meta` key tying a message to its task (2025-11-25).
 pub(crate) const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
 
+/// Ties a message's `params` (or a result) to the task `id`:
+/// `_meta["io.modelcontextprotocol/related-task"] = {"taskId": id}`, beside
+/// whatever `_meta` holds already.
+pub(crate) fn tie_to_task(object: &mut Map<String, Value>, id: &str) {
+    let meta = object
+        .entry("_meta")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if let Value::Object(meta) = meta {
+        meta.insert(RELATED_TASK.into(), json!({ "taskId": id }));
+    }
+}
+
 /// The extension's name (2026-07-28).
 pub(crate) const EXTENSION: &str = "io.modelcontextprotocol/tasks";
 
