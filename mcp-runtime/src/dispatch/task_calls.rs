@@ -7,8 +7,8 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::Poll;
 
+use serde_json::Value;
 use serde_json::value::RawValue;
-use serde_json::{Value, json};
 
 use super::core::ServerCore;
 use super::frame::Frame;
@@ -40,15 +40,14 @@ pub(crate) enum Plan {
 
 /// -32021 for a request whose client did not declare the tasks extension.
 pub(crate) fn missing_extension(what: &str) -> ErrorObject {
-    ErrorObject::new(
-        crate::jsonrpc::error::MISSING_CLIENT_CAPABILITY,
+    ErrorObject::missing_capability_at(
+        &["extensions", EXTENSION],
         format!(
             "Missing required client capability: {what} needs the extension \"{EXTENSION}\", \
              which this request's client did not declare in \
              \"io.modelcontextprotocol/clientCapabilities\".extensions"
         ),
     )
-    .with_data(json!({ "requiredCapabilities": { "extensions": { EXTENSION: {} } } }))
 }
 
 /// Whether a client's capabilities declare the tasks extension.
@@ -238,6 +237,8 @@ pub(crate) fn modern_gate(
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
     #[test]

@@ -38,20 +38,28 @@ impl ErrorObject {
     /// `data.requiredCapabilities` is a `ClientCapabilities` object naming
     /// it (`{"sampling": {"tools": {}}}`).
     pub(crate) fn missing_capability(capability: &str) -> Self {
-        let mut required = serde_json::json!({});
-        let mut at = &mut required;
-        for part in capability.split('.') {
-            at = &mut at[part];
-            *at = serde_json::json!({});
-        }
-        ErrorObject::new(
-            MISSING_CLIENT_CAPABILITY,
+        let path: Vec<&str> = capability.split('.').collect();
+        ErrorObject::missing_capability_at(
+            &path,
             format!(
                 "Missing required client capability: this request needs `{capability}`, which \
                  its client did not declare in \"io.modelcontextprotocol/clientCapabilities\""
             ),
         )
-        .with_data(serde_json::json!({ "requiredCapabilities": required }))
+    }
+
+    /// -32021 with `message`, for the capability at `path` in a
+    /// `ClientCapabilities` object (each part a key as it is, dots
+    /// included: `["extensions", "io.modelcontextprotocol/tasks"]`).
+    pub(crate) fn missing_capability_at(path: &[&str], message: String) -> Self {
+        let mut required = serde_json::json!({});
+        let mut at = &mut required;
+        for part in path {
+            at = &mut at[*part];
+            *at = serde_json::json!({});
+        }
+        ErrorObject::new(MISSING_CLIENT_CAPABILITY, message)
+            .with_data(serde_json::json!({ "requiredCapabilities": required }))
     }
 
     /// A message over the size limit (a line on stdio, a body on HTTP).
