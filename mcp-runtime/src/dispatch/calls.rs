@@ -159,7 +159,6 @@ impl Calls {
             identity,
         );
         let call_ctx = ctx.clone();
-        let tool_name = Arc::clone(&tool.name);
         let arguments = params.arguments;
         let timeout = core.limits.default_timeout;
         let call = async move {
@@ -181,7 +180,6 @@ impl Calls {
             let start = super::task_calls::Start {
                 core,
                 session: &session,
-                tool: &tool_name,
                 owner: identity.map(|identity| identity.subject().to_owned()),
                 ctx,
                 job,

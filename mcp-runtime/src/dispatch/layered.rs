@@ -126,7 +126,6 @@ impl Connection {
             let start = Start {
                 core: &self.core,
                 session: &session,
-                tool: &name,
                 owner: self.identity.as_deref().map(|i| i.subject().to_owned()),
                 ctx,
                 job,

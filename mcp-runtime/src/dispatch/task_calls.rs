@@ -111,9 +111,11 @@ pub(crate) fn plan(
             }
         }
         version if version.is_modern() => {
-            let declared = declares_extension(&session.client.capabilities);
-            match (support, declared) {
-                (TaskSupport::Forbidden, _) => Ok(Plan::Plain),
+            // Most tools are never tasks: their calls skip the lookup.
+            if support == TaskSupport::Forbidden {
+                return Ok(Plan::Plain);
+            }
+            match (support, declares_extension(&session.client.capabilities)) {
                 (_, true) => Ok(Plan::Modern),
                 (TaskSupport::Required, false) => {
                     Err(missing_extension(&format!("the tool {tool:?}")))
@@ -131,7 +133,6 @@ pub(crate) fn plan(
 pub(crate) struct Start<'a, R> {
     pub(crate) core: &'a Arc<ServerCore>,
     pub(crate) session: &'a Arc<SessionShared>,
-    pub(crate) tool: &'a str,
     pub(crate) owner: Option<String>,
     pub(crate) ctx: Context,
     /// Writes the call's own answer, when it needs no task.
@@ -182,9 +183,10 @@ where
         call = driven;
     }
     let ttl = runner.ttl_ms(ttl);
-    let record = runner.record(start.owner, modern, start.tool, ttl)?;
+    let tool = start.ctx.tool_name();
+    let record = runner.record(start.owner, modern, tool, ttl)?;
     runner.create(record.clone()).await?;
-    tracing::debug!(task = %record.id, tool = start.tool, "the call runs as a task");
+    tracing::debug!(task = %record.id, tool, "the call runs as a task");
     if modern {
         let link = TaskLink::new(
             Arc::clone(&runner),
