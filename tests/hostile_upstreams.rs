@@ -183,6 +183,205 @@ async fn a_tools_list_that_is_not_json_fails_the_mount_at_once_saying_so() {
     );
 }
 
+/// A Streamable HTTP upstream scripted here, on a loopback port: the
+/// tools of `examples/broken_upstream.rs deep` (`sized` answers with a body
+/// of exactly `bytes`, with a `Content-Length` or, with `"named": false`,
+/// ended by closing the connection), and `sized_event`, whose answer is
+/// one SSE event with data of exactly `bytes`. It ends when dropped.
+struct HttpUpstream {
+    url: String,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for HttpUpstream {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl HttpUpstream {
+    async fn start() -> HttpUpstream {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+        let task = tokio::spawn(async move {
+            while let Ok((stream, _)) = listener.accept().await {
+                tokio::spawn(exchange(stream));
+            }
+        });
+        HttpUpstream { url, task }
+    }
+}
+
+/// One request and its answer; the connection is closed after it.
+async fn exchange(mut stream: tokio::net::TcpStream) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut request = Vec::new();
+    let mut buffer = [0u8; 4096];
+    let (head, length) = loop {
+        let Ok(n @ 1..) = stream.read(&mut buffer).await else {
+            return;
+        };
+        request.extend_from_slice(&buffer[..n]);
+        if let Some(end) = request.windows(4).position(|w| w == b"\r\n\r\n") {
+            let head = String::from_utf8_lossy(&request[..end]).to_ascii_lowercase();
+            let length = head
+                .lines()
+                .find_map(|line| line.strip_prefix("content-length:"))
+                .map_or(0, |value| value.trim().parse::<usize>().unwrap());
+            request.drain(..end + 4);
+            break (head, length);
+        }
+    };
+    while request.len() < length {
+        let Ok(n @ 1..) = stream.read(&mut buffer).await else {
+            return;
+        };
+        request.extend_from_slice(&buffer[..n]);
+    }
+    let answer = if head.starts_with("post") {
+        let message: Value = serde_json::from_slice(&request).unwrap();
+        http_answer(&message)
+    } else {
+        b"HTTP/1.1 405 Method Not Allowed\r\ncontent-length: 0\r\n\r\n".to_vec()
+    };
+    let _ = stream.write_all(&answer).await;
+    let _ = stream.shutdown().await;
+}
+
+/// The whole HTTP answer to `message`.
+fn http_answer(message: &Value) -> Vec<u8> {
+    let head = |kind: &str, length: Option<usize>| {
+        let length = length
+            .map(|n| format!("content-length: {n}\r\n"))
+            .unwrap_or_default();
+        format!("HTTP/1.1 200 OK\r\ncontent-type: {kind}\r\n{length}connection: close\r\n\r\n")
+    };
+    let json = |body: String, named: bool| {
+        let mut answer = head("application/json", named.then_some(body.len())).into_bytes();
+        answer.extend_from_slice(body.as_bytes());
+        answer
+    };
+    let id = &message["id"];
+    let result =
+        |result: Value| json!({ "jsonrpc": "2.0", "id": id, "result": result }).to_string();
+    let arguments = &message["params"]["arguments"];
+    let bytes = arguments["bytes"].as_u64().unwrap_or(0) as usize;
+    let sized = |bytes: usize| {
+        let frame = |text: &str| {
+            format!(
+                r#"{{"jsonrpc":"2.0","result":{{"content":[{{"type":"text","text":"{text}"}}]}},"id":{id}}}"#
+            )
+        };
+        frame(&"a".repeat(bytes.saturating_sub(frame("").len())))
+    };
+    match (
+        message["method"].as_str(),
+        message["params"]["name"].as_str(),
+    ) {
+        (None, _) => b"HTTP/1.1 202 Accepted\r\ncontent-length: 0\r\n\r\n".to_vec(),
+        (Some(method), _) if method.starts_with("notifications/") => {
+            b"HTTP/1.1 202 Accepted\r\ncontent-length: 0\r\n\r\n".to_vec()
+        }
+        (Some("initialize"), _) => json(
+            result(json!({
+                "protocolVersion": "2025-11-25",
+                "capabilities": { "tools": {} },
+                "serverInfo": { "name": "scripted", "version": "1.0.0" },
+            })),
+            true,
+        ),
+        (Some("tools/list"), _) => {
+            let mut schema = json!({ "type": "string" });
+            for _ in 0..100 {
+                schema = json!({ "type": "object", "properties": { "inner": schema } });
+            }
+            let tool = |name: &str, schema: Value| json!({ "name": name, "inputSchema": schema });
+            let object = json!({ "type": "object" });
+            let tools = [
+                tool("echo", object.clone()),
+                tool("deep", schema),
+                tool("sized", object.clone()),
+                tool("sized_event", object),
+            ];
+            json(result(json!({ "tools": tools })), true)
+        }
+        (Some("tools/call"), Some("echo")) => json(
+            result(json!({ "content": [{ "type": "text", "text": arguments["text"] }] })),
+            true,
+        ),
+        (Some("tools/call"), Some("sized")) => json(sized(bytes), arguments["named"] != false),
+        (Some("tools/call"), Some("sized_event")) => {
+            let mut answer = head("text/event-stream", None).into_bytes();
+            answer.extend_from_slice(format!("id: 1\ndata: {}\n\n", sized(bytes)).as_bytes());
+            answer
+        }
+        _ => json(
+            json!({ "jsonrpc": "2.0", "id": id, "error": { "code": -32601, "message": "no" } })
+                .to_string(),
+            true,
+        ),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_http_answers_and_events_over_the_limit_fail_their_call_and_the_session_goes_on() {
+    let upstream = HttpUpstream::start().await;
+    let mounted = Upstream::http(&upstream.url).max_message_size(MIB);
+    let front = within(Server::new("front", "1.0.0").mount("h", mounted))
+        .await
+        .unwrap();
+    let mut client = TestClient::start(front).unwrap();
+    within(client.initialize("2025-11-25")).await.unwrap();
+
+    // The deep tool is left out here too.
+    let tools = within(client.list_tools()).await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["h_echo", "h_sized", "h_sized_event"]);
+
+    let refused = |size: Option<usize>| {
+        let size = size.map(|n| format!(" {n} bytes,")).unwrap_or_default();
+        format!("the server's answer is{size} over the client's max_message_size of {MIB} bytes")
+    };
+    let cases = [
+        // The body's length named: refused before it is read.
+        (json!({ "bytes": MIB + 1 }), "h_sized", Some(MIB + 1)),
+        // Not named: read up to the limit, no further.
+        (json!({ "bytes": MIB + 1, "named": false }), "h_sized", None),
+        (
+            json!({ "bytes": 60_000_000, "named": false }),
+            "h_sized",
+            None,
+        ),
+        // One event of a stream: skipped to its end, its size counted.
+        (json!({ "bytes": MIB + 1 }), "h_sized_event", Some(MIB + 1)),
+    ];
+    for (arguments, tool, size) in cases {
+        let over = within(client.call_tool(tool, arguments.clone()))
+            .await
+            .unwrap();
+        assert_eq!(over["isError"], true, "{tool} {arguments}: {over}");
+        let said = wire_text(&over);
+        assert!(said.ends_with(&refused(size)), "{tool} {arguments}: {said}");
+    }
+    for arguments in [
+        json!({ "bytes": MIB }),
+        json!({ "bytes": MIB, "named": false }),
+    ] {
+        let passed = within(client.call_tool("h_sized", arguments.clone()))
+            .await
+            .unwrap();
+        assert_ne!(passed["isError"], true, "{arguments}: {passed}");
+    }
+    let passed = within(client.call_tool("h_sized_event", json!({ "bytes": MIB })))
+        .await
+        .unwrap();
+    assert_ne!(passed["isError"], true, "{passed}");
+    let echoed = within(client.call_tool("h_echo", json!({ "text": "on" })))
+        .await
+        .unwrap();
+    assert_eq!(wire_text(&echoed), "on");
+}
+
 /// Runs `binary` with `args` to its end (stdin closed), at most the step's
 /// time: exit status, stdout, stderr.
 fn run(binary: &Path, args: &[&std::ffi::OsStr]) -> (Option<i32>, String, String) {

@@ -18,7 +18,7 @@ use tokio::task::AbortHandle;
 
 use crate::client::error::ClientError;
 use crate::client::http_options::{HttpOptions, Token};
-use crate::client::limit::{self, BodyError};
+use crate::client::limit::{self, BodyError, our_id};
 use crate::client::session::DEFAULT_TIMEOUT;
 use crate::client::sse::{Event, SseParser};
 use crate::client::transport::{BoxFuture, Inbound, Received, Transport};
@@ -37,8 +37,9 @@ const RESUME_ATTEMPTS: u32 = 3;
 const DEFAULT_RETRY: Duration = Duration::from_secs(1);
 /// The longest wait between attempts to reopen the GET stream.
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
-/// The largest plain JSON answer (or error body) read.
-const MAX_BODY: usize = 64 * 1024 * 1024;
+/// The largest error body read for its message; past it the status
+/// speaks alone. (Answers are read up to the client's `max_message_size`.)
+const MAX_BODY: usize = 1024 * 1024;
 /// How long `close` waits for the server to acknowledge the DELETE.
 const DELETE_TIMEOUT: Duration = Duration::from_secs(5);
 /// How long the handshake waits for the server to answer the first GET
@@ -647,7 +648,9 @@ impl Shared {
                 }
             }
         } else {
-            let body = read_body(response).await.unwrap_or_default();
+            let body = limit::read_body(response, self.max_message)
+                .await
+                .unwrap_or_default();
             answer = self.answer_in(&body, id);
         }
         match answer {
@@ -685,11 +688,6 @@ impl Shared {
     }
 }
 
-/// One of our request ids, from its JSON text.
-fn our_id(id: &str) -> Option<u64> {
-    id.trim().parse().ok()
-}
-
 fn content_type(response: &Response) -> String {
     let value = response
         .headers()
@@ -720,7 +718,7 @@ async fn refuse(response: Response) -> Result<Response, ClientError> {
         .flatten()
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned);
-    let body = tokio::time::timeout(DELETE_TIMEOUT, read_body(response))
+    let body = tokio::time::timeout(DELETE_TIMEOUT, limit::read_body(response, MAX_BODY))
         .await
         .ok()
         .and_then(Result::ok)
@@ -746,18 +744,6 @@ async fn refuse(response: Response) -> Result<Response, ClientError> {
         message,
         www_authenticate,
     })
-}
-
-/// The whole body, at most [`MAX_BODY`] bytes.
-async fn read_body(mut response: Response) -> Result<Vec<u8>, String> {
-    let mut body = Vec::new();
-    while let Some(chunk) = response.chunk().await.map_err(|e| chain(&e))? {
-        if body.len() + chunk.len() > MAX_BODY {
-            return Err(format!("the body is larger than {MAX_BODY} bytes"));
-        }
-        body.extend_from_slice(&chunk);
-    }
-    Ok(body)
 }
 
 fn io_error(error: &reqwest::Error) -> ClientError {

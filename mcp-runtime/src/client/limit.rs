@@ -169,6 +169,11 @@ pub(crate) fn id_of(bytes: &[u8]) -> Option<u64> {
     scanner.finish().id
 }
 
+/// One of our request ids, from its JSON text.
+pub(crate) fn our_id(id: &str) -> Option<u64> {
+    id.trim().parse().ok()
+}
+
 /// Why an HTTP body was not read.
 pub(crate) enum BodyError {
     /// It is over the limit: its size, when the server named it.
