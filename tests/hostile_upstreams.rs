@@ -81,6 +81,30 @@ async fn a_60_mb_answer_is_refused_naming_its_size_and_the_gateway_goes_on_servi
         .unwrap();
     assert!(!small.is_error, "{small:?}");
     within(client.close()).await;
+
+    // The gateway's own limit for the servers it mounts.
+    let args = [
+        "--max-message-size".as_ref(),
+        "1000".as_ref(),
+        "--".as_ref(),
+        broken.as_os_str(),
+        "plain".as_ref(),
+    ];
+    let client = within(Client::stdio(&gateway, args)).await.unwrap();
+    let at_limit = within(client.call_tool("sized", json!({ "bytes": 1000 })))
+        .await
+        .unwrap();
+    assert!(!at_limit.is_error, "{at_limit:?}");
+    let over = within(client.call_tool("sized", json!({ "bytes": 1001 })))
+        .await
+        .unwrap();
+    assert!(
+        text(&over).ends_with(
+            "the server's answer is 1001 bytes, over the client's max_message_size of 1000 bytes"
+        ),
+        "{over:?}"
+    );
+    within(client.close()).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
