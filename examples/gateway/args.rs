@@ -17,6 +17,8 @@ pub struct Args {
     pub per_session: bool,
     /// `--rate-limit N`: tool calls per second per client.
     pub rate_limit: Option<NonZeroU32>,
+    /// `--max-message-size BYTES`: the longest answer read from a server.
+    pub max_message_size: Option<usize>,
     /// What is left before the first `--`, for `Server::run_with_args`.
     pub server_args: Vec<OsString>,
     pub upstreams: Vec<UpstreamArgs>,
@@ -61,6 +63,9 @@ Gateway options:
                          when --auth-issuer is on, else its HTTP session;
                          past it a call is refused with -32600 \"rate limit
                          exceeded ...: retry in S s\". Default: no limit
+      --max-message-size BYTES  the longest message read from a server
+                         (default 16 MiB); a longer answer fails its call,
+                         naming its size, and the server stays mounted
   -h, --help             print this help and exit
 
 Server options (as for every mcp-runtime server):
@@ -91,6 +96,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Parsed, String>
     let mut args = args.into_iter();
     let mut per_session = false;
     let mut rate_limit = None;
+    let mut max_message_size = None;
     let mut server_args = Vec::new();
     let mut separated = false;
     while let Some(arg) = args.next() {
@@ -109,6 +115,15 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Parsed, String>
             }
             Some(option) if option.starts_with("--rate-limit=") => {
                 rate_limit = Some(calls_per_second(&option["--rate-limit=".len()..])?);
+            }
+            Some("--max-message-size") => {
+                let value = args.next().ok_or(
+                    "--max-message-size needs a number of bytes: --max-message-size 1048576",
+                )?;
+                max_message_size = Some(bytes(&value.to_string_lossy())?);
+            }
+            Some(option) if option.starts_with("--max-message-size=") => {
+                max_message_size = Some(bytes(&option["--max-message-size=".len()..])?);
             }
             _ => server_args.push(arg),
         }
@@ -145,6 +160,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Parsed, String>
     Ok(Parsed::Run(Args {
         per_session,
         rate_limit,
+        max_message_size,
         server_args,
         upstreams,
     }))
@@ -208,4 +224,10 @@ fn calls_per_second(value: &str) -> Result<NonZeroU32, String> {
     value.parse().map_err(|_| {
         format!("--rate-limit takes a number of calls per second, 1 or more, not `{value}`")
     })
+}
+
+fn bytes(value: &str) -> Result<usize, String> {
+    value
+        .parse()
+        .map_err(|_| format!("--max-message-size takes a number of bytes, not `{value}`"))
 }

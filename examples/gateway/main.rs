@@ -76,6 +76,9 @@ async fn serve(args: Args) -> std::io::Result<()> {
         if args.per_session {
             mounted = mounted.per_session();
         }
+        if let Some(bytes) = args.max_message_size {
+            mounted = mounted.max_message_size(bytes);
+        }
         tracing::info!(prefix = %upstream.prefix, command = %upstream.label, "mounting");
         server = server.mount(upstream.prefix, mounted).await?;
     }

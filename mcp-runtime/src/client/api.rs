@@ -10,6 +10,7 @@ use tokio::task::JoinHandle;
 
 use crate::client::error::ClientError;
 use crate::client::notification::Notifications;
+use crate::client::page;
 use crate::client::session::{Handlers, ProgressFn, Session};
 use crate::client::transport::{Received, Transport};
 use crate::client::types::{
@@ -167,18 +168,11 @@ impl Client {
                 Some(cursor) => json!({ "cursor": cursor }),
                 None => json!({}),
             };
-            let mut page = self.request(method, params).await?;
-            match page.get_mut(key).map(Value::take) {
-                Some(Value::Array(page_items)) => items.extend(page_items),
-                _ => {
-                    return Err(ClientError::InvalidResponse {
-                        method: method.to_owned(),
-                        reason: format!("no `{key}` array"),
-                    });
-                }
-            }
-            let next = page.get("nextCursor").and_then(Value::as_str);
-            match next {
+            // Read entry by entry: one that cannot be read is left out.
+            let raw = self.session.request_raw(method, params, None, true).await?;
+            let page = page::read(method, key, &raw)?;
+            items.extend(page.items);
+            match page.next_cursor.as_deref() {
                 // A server repeating a cursor would page forever.
                 Some(next) if cursor.as_deref() != Some(next) => cursor = Some(next.to_owned()),
                 _ => return Ok(items),

@@ -99,6 +99,7 @@ pub struct ClientBuilder {
     elicitation: Option<ElicitationHandler>,
     sampling: Option<SamplingHandler>,
     roots: Option<Vec<Root>>,
+    max_message_size: Option<usize>,
 }
 
 impl ClientBuilder {
@@ -176,6 +177,23 @@ impl ClientBuilder {
         self
     }
 
+    /// The longest message accepted from the server, in bytes (default
+    /// 16 MiB, as the server's own [`Server::max_message_size`]): a line
+    /// of a stdio server, a JSON answer or the data of one SSE event over
+    /// HTTP (where [`HttpOptions::max_message_size`], when set, wins).
+    ///
+    /// A longer message is skipped as it comes, never held whole: the
+    /// request it answers fails with [`ClientError::TooLarge`], naming its
+    /// size when known, and the connection goes on (a stdio server's next
+    /// line is read as usual). A longer message that answers no request
+    /// of ours is dropped with a warning.
+    ///
+    /// [`Server::max_message_size`]: crate::Server::max_message_size
+    pub fn max_message_size(mut self, bytes: usize) -> Self {
+        self.max_message_size = Some(bytes);
+        self
+    }
+
     /// Spawns `program` with `args` as a stdio server and initializes it
     /// (see [`Client::stdio`]).
     pub async fn stdio<I, S>(
@@ -202,7 +220,10 @@ impl ClientBuilder {
             .to_string_lossy()
             .into_owned();
         let (inbound, receiver) = tokio::sync::mpsc::channel(INBOUND_CAPACITY);
-        let transport = StdioTransport::spawn(command, name, inbound)?;
+        let max = self
+            .max_message_size
+            .unwrap_or(crate::client::limit::DEFAULT_MAX_MESSAGE_SIZE);
+        let transport = StdioTransport::spawn(command, name, inbound, max)?;
         Client::connect(Box::new(transport), receiver, &self.handshake()).await
     }
 
@@ -214,7 +235,10 @@ impl ClientBuilder {
 
     /// Connects to a Streamable HTTP server as `options` say (see
     /// [`Client::connect_http`]).
-    pub async fn connect_http(self, options: HttpOptions) -> Result<Client, ClientError> {
+    pub async fn connect_http(self, mut options: HttpOptions) -> Result<Client, ClientError> {
+        if options.max_message_size.is_none() {
+            options.max_message_size = self.max_message_size;
+        }
         let (inbound, receiver) = tokio::sync::mpsc::channel(INBOUND_CAPACITY);
         let timeout = options.timeout;
         let transport = HttpTransport::new(options, inbound)?;
@@ -262,6 +286,7 @@ impl std::fmt::Debug for ClientBuilder {
             .field("elicitation", &self.elicitation.is_some())
             .field("sampling", &self.sampling.is_some())
             .field("roots", &self.roots)
+            .field("max_message_size", &self.max_message_size)
             .finish()
     }
 }

@@ -57,9 +57,31 @@ pub enum ClientError {
     /// request's POST without a response. The server may have run the call.
     #[error("the connection to the server was lost before the answer came: {0}")]
     ConnectionLost(String),
+    /// The server's answer was larger than the client's
+    /// `max_message_size` ([`ClientBuilder::max_message_size`],
+    /// [`HttpOptions::max_message_size`]): it was skipped as it came, never
+    /// held whole, and the connection goes on.
+    ///
+    /// [`ClientBuilder::max_message_size`]: crate::client::ClientBuilder::max_message_size
+    /// [`HttpOptions::max_message_size`]: crate::client::HttpOptions::max_message_size
+    #[error("{}", too_large(*.size, *.limit))]
+    TooLarge {
+        /// Its size in bytes, when known (an HTTP body that named no
+        /// length is not read to its end).
+        size: Option<u64>,
+        /// The limit it is over, in bytes.
+        limit: usize,
+    },
     /// The server could not be started, or writing to it failed.
     #[error("transport error: {0}")]
     Io(#[from] std::io::Error),
+}
+
+fn too_large(size: Option<u64>, limit: usize) -> String {
+    let size = size
+        .map(|size| format!(" {size} bytes,"))
+        .unwrap_or_default();
+    format!("the server's answer is{size} over the client's max_message_size of {limit} bytes")
 }
 
 impl ClientError {

@@ -18,8 +18,9 @@ use tokio::task::AbortHandle;
 
 use crate::client::error::ClientError;
 use crate::client::http_options::{HttpOptions, Token};
+use crate::client::limit::{self, BodyError, our_id};
 use crate::client::session::DEFAULT_TIMEOUT;
-use crate::client::sse::SseParser;
+use crate::client::sse::{Event, SseParser};
 use crate::client::transport::{BoxFuture, Inbound, Received, Transport};
 use crate::jsonrpc::{self, Line, Message};
 
@@ -36,8 +37,9 @@ const RESUME_ATTEMPTS: u32 = 3;
 const DEFAULT_RETRY: Duration = Duration::from_secs(1);
 /// The longest wait between attempts to reopen the GET stream.
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
-/// The largest plain JSON answer (or error body) read.
-const MAX_BODY: usize = 64 * 1024 * 1024;
+/// The largest error body read for its message; past it the status
+/// speaks alone. (Answers are read up to the client's `max_message_size`.)
+const MAX_BODY: usize = 1024 * 1024;
 /// How long `close` waits for the server to acknowledge the DELETE.
 const DELETE_TIMEOUT: Duration = Duration::from_secs(5);
 /// How long the handshake waits for the server to answer the first GET
@@ -65,6 +67,8 @@ struct Shared {
     token: Option<Token>,
     /// How long the server may take to begin answering.
     header_timeout: Duration,
+    /// The longest message read (a JSON body, an SSE event's data).
+    max_message: usize,
     /// Taken by `close`: tasks clone it only while they push a message,
     /// so the session sees the end once it is taken.
     inbound: Mutex<Option<Inbound>>,
@@ -135,6 +139,7 @@ impl HttpTransport {
         let shared = Arc::new(Shared {
             http,
             url,
+            max_message: options.max_message(),
             token: options.token,
             header_timeout: options.timeout.unwrap_or(DEFAULT_TIMEOUT),
             inbound: Mutex::new(Some(inbound)),
@@ -338,12 +343,16 @@ impl Shared {
     }
 
     async fn read_json(self: Arc<Self>, response: Response, expect: Option<String>) {
-        let answered = match read_body(response).await {
+        let answered = match limit::read_body(response, self.max_message).await {
             Ok(body) => self.deliver(&body, expect.as_deref()).await,
-            Err(reason) => {
+            Err(BodyError::TooLarge(size)) => {
+                let id = expect.as_deref().and_then(our_id);
+                return self.too_large(id, size).await;
+            }
+            Err(BodyError::Failed(error)) => {
                 if let Some(id) = &expect {
-                    self.fail(id, &format!("reading the answer failed: {reason}"))
-                        .await;
+                    let reason = format!("reading the answer failed: {}", chain(&error));
+                    self.fail(id, &reason).await;
                 }
                 return;
             }
@@ -361,7 +370,7 @@ impl Shared {
     /// `expect`, resumes it with `Last-Event-ID`, and fails the request
     /// when that is impossible.
     async fn follow(self: Arc<Self>, response: Response, expect: Option<String>) {
-        let mut parser = SseParser::default();
+        let mut parser = SseParser::new(self.max_message);
         let mut answered = false;
         let mut ended = self
             .read_events(response, &mut parser, expect.as_deref(), &mut answered)
@@ -414,14 +423,18 @@ impl Shared {
                 _ = stop.wait_for(|stopped| *stopped) => return "the client closed".into(),
             };
             match chunk {
-                Ok(Some(bytes)) => match parser.feed(&bytes) {
-                    Ok(events) => {
-                        for data in events {
-                            *answered |= self.deliver(&data, expect).await;
+                Ok(Some(bytes)) => {
+                    for event in parser.feed(&bytes) {
+                        match event {
+                            Event::Message(data) => *answered |= self.deliver(&data, expect).await,
+                            Event::TooLarge(oversize) => {
+                                *answered |=
+                                    oversize.id.is_some() && oversize.id == expect.and_then(our_id);
+                                self.too_large(oversize.id, Some(oversize.size)).await;
+                            }
                         }
                     }
-                    Err(_) => return "an event was too large".into(),
-                },
+                }
                 Ok(None) => return "the server ended it".into(),
                 Err(error) => return chain(&error),
             }
@@ -466,8 +479,12 @@ impl Shared {
                 note(&message);
                 vec![body.to_vec()]
             }
-            // The session logs what is not JSON.
-            Line::ParseError => vec![body.to_vec()],
+            // The session tells what is wrong with it (not JSON, nested
+            // too deep), and fails the request it answers if it finds its id.
+            Line::ParseError => {
+                answered |= expect.is_some() && expect.and_then(our_id) == limit::id_of(body);
+                vec![body.to_vec()]
+            }
         };
         (messages, answered)
     }
@@ -491,6 +508,16 @@ impl Shared {
         let inbound = self.inbound().clone();
         if let Some(inbound) = inbound {
             let _ = inbound.send(Received::Message(message)).await;
+        }
+    }
+
+    /// A message over the limit was skipped: the session fails the request
+    /// `id` it answers.
+    async fn too_large(&self, id: Option<u64>, size: Option<u64>) {
+        let inbound = self.inbound().clone();
+        if let Some(inbound) = inbound {
+            let limit = self.max_message;
+            let _ = inbound.send(Received::TooLarge { id, size, limit }).await;
         }
     }
 
@@ -529,7 +556,7 @@ impl Shared {
     /// (the session ended: the next POST starts a new one) and 401/403.
     async fn listening(self: Arc<Self>, opened: oneshot::Sender<()>) {
         let mut opened = Some(opened);
-        let mut parser = SseParser::default();
+        let mut parser = SseParser::new(self.max_message);
         let mut failures = 0u32;
         loop {
             let last = parser.last_id.clone();
@@ -612,14 +639,18 @@ impl Shared {
         let mut answer = None;
         if is_sse(&response) {
             let mut response = response;
-            let mut parser = SseParser::default();
+            let mut parser = SseParser::new(self.max_message);
             while let (None, Ok(Some(bytes))) = (&answer, response.chunk().await) {
-                for data in parser.feed(&bytes).unwrap_or_default() {
-                    answer = answer.or_else(|| self.answer_in(&data, id));
+                for event in parser.feed(&bytes) {
+                    if let Event::Message(data) = event {
+                        answer = answer.or_else(|| self.answer_in(&data, id));
+                    }
                 }
             }
         } else {
-            let body = read_body(response).await.unwrap_or_default();
+            let body = limit::read_body(response, self.max_message)
+                .await
+                .unwrap_or_default();
             answer = self.answer_in(&body, id);
         }
         match answer {
@@ -687,7 +718,7 @@ async fn refuse(response: Response) -> Result<Response, ClientError> {
         .flatten()
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned);
-    let body = tokio::time::timeout(DELETE_TIMEOUT, read_body(response))
+    let body = tokio::time::timeout(DELETE_TIMEOUT, limit::read_body(response, MAX_BODY))
         .await
         .ok()
         .and_then(Result::ok)
@@ -713,18 +744,6 @@ async fn refuse(response: Response) -> Result<Response, ClientError> {
         message,
         www_authenticate,
     })
-}
-
-/// The whole body, at most [`MAX_BODY`] bytes.
-async fn read_body(mut response: Response) -> Result<Vec<u8>, String> {
-    let mut body = Vec::new();
-    while let Some(chunk) = response.chunk().await.map_err(|e| chain(&e))? {
-        if body.len() + chunk.len() > MAX_BODY {
-            return Err(format!("the body is larger than {MAX_BODY} bytes"));
-        }
-        body.extend_from_slice(&chunk);
-    }
-    Ok(body)
 }
 
 fn io_error(error: &reqwest::Error) -> ClientError {

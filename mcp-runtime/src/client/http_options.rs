@@ -40,6 +40,7 @@ pub struct HttpOptions {
     pub(crate) token: Option<Token>,
     pub(crate) connect_timeout: Duration,
     pub(crate) timeout: Option<Duration>,
+    pub(crate) max_message_size: Option<usize>,
 }
 
 impl std::fmt::Debug for HttpOptions {
@@ -55,6 +56,7 @@ impl std::fmt::Debug for HttpOptions {
             .field("token", &token)
             .field("connect_timeout", &self.connect_timeout)
             .field("timeout", &self.timeout)
+            .field("max_message_size", &self.max_message_size)
             .finish()
     }
 }
@@ -67,6 +69,7 @@ impl HttpOptions {
             token: None,
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
             timeout: None,
+            max_message_size: None,
         }
     }
 
@@ -100,5 +103,27 @@ impl HttpOptions {
     pub fn timeout(mut self, timeout: Duration) -> HttpOptions {
         self.timeout = Some(timeout);
         self
+    }
+
+    /// The longest message accepted from the server, in bytes: a JSON
+    /// answer, or the data of one event of an SSE stream (default 16 MiB,
+    /// as the server's own [`Server::max_message_size`], unless
+    /// [`ClientBuilder::max_message_size`] sets another). A longer one is
+    /// not read whole: the request it answers fails with
+    /// [`ClientError::TooLarge`], naming its size when known, and the
+    /// session goes on.
+    ///
+    /// [`Server::max_message_size`]: crate::Server::max_message_size
+    /// [`ClientBuilder::max_message_size`]: crate::client::ClientBuilder::max_message_size
+    /// [`ClientError::TooLarge`]: crate::client::ClientError::TooLarge
+    pub fn max_message_size(mut self, bytes: usize) -> HttpOptions {
+        self.max_message_size = Some(bytes);
+        self
+    }
+
+    /// The limit in force.
+    pub(crate) fn max_message(&self) -> usize {
+        self.max_message_size
+            .unwrap_or(crate::client::limit::DEFAULT_MAX_MESSAGE_SIZE)
     }
 }

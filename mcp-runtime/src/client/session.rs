@@ -19,6 +19,7 @@ use tokio::task::JoinHandle;
 
 use crate::client::elicitation::{self, ElicitationHandler, SamplingHandler};
 use crate::client::error::ClientError;
+use crate::client::malformed::{self, Malformed};
 use crate::client::notification::{NOTIFICATION_CAPACITY, Notification};
 use crate::client::transport::{BoxFuture, Received, Transport};
 use crate::jsonrpc::{
@@ -31,7 +32,9 @@ pub(crate) type ProgressFn = Arc<dyn Fn(f64, Option<f64>, Option<&str>) + Send +
 /// How long a request waits for its answer unless told otherwise.
 pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
-type Answer = Result<Value, ClientError>;
+/// An answer as it came: its result unparsed (parsed by the waiter, which
+/// may read it piece by piece), or why there is none.
+type Answer = Result<Box<RawValue>, ClientError>;
 
 struct Pending {
     answer: oneshot::Sender<Answer>,
@@ -148,6 +151,23 @@ impl Session {
     pub(crate) async fn request(
         self: &Arc<Self>,
         method: &str,
+        params: Value,
+        progress: Option<ProgressFn>,
+        cancellable: bool,
+    ) -> Result<Value, ClientError> {
+        let raw = self
+            .request_raw(method, params, progress, cancellable)
+            .await?;
+        serde_json::from_str(raw.get()).map_err(|error| ClientError::InvalidResponse {
+            method: method.to_owned(),
+            reason: malformed::why_unreadable(&raw, &error),
+        })
+    }
+
+    /// [`Session::request`], the result left as the server sent it.
+    pub(crate) async fn request_raw(
+        self: &Arc<Self>,
+        method: &str,
         mut params: Value,
         progress: Option<ProgressFn>,
         cancellable: bool,
@@ -217,13 +237,46 @@ impl Session {
     fn receive(self: &Arc<Self>, line: &[u8]) {
         match jsonrpc::parse_line(line) {
             Line::Blank => {}
-            Line::ParseError => tracing::warn!("the server sent a line that is not JSON"),
+            Line::ParseError => self.malformed(line),
             Line::Single(message) => self.handle(message),
             Line::Batch(items) => {
                 for item in items {
                     self.handle(jsonrpc::classify(item));
                 }
             }
+        }
+    }
+
+    /// A message the strict parser refused: an answer nested too deep
+    /// still reaches its waiter; one that is not JSON fails the request it
+    /// answers at once, when its id can be found.
+    fn malformed(&self, line: &[u8]) {
+        match malformed::read(line) {
+            Malformed::DeepAnswer { id, result, error } => {
+                self.answer(Some(RequestId::number(id)), result, error);
+            }
+            Malformed::Deep(what) => tracing::warn!("the server sent {what}; it is dropped"),
+            Malformed::NotJson { id, reason } => {
+                tracing::warn!(id, "the server sent a line that is not JSON: {reason}");
+                let waiting = id.and_then(|id| self.table().waiting.remove(&id));
+                if let Some(pending) = waiting {
+                    let _ = pending.answer.send(Err(ClientError::InvalidResponse {
+                        method: String::new(),
+                        reason: format!("the answer is not JSON: {reason}"),
+                    }));
+                }
+            }
+        }
+    }
+
+    /// A message over the limit was skipped: the request it answers fails.
+    fn too_large(&self, id: Option<u64>, size: Option<u64>, limit: usize) {
+        let error = ClientError::TooLarge { size, limit };
+        match id.and_then(|id| self.table().waiting.remove(&id)) {
+            Some(pending) => {
+                let _ = pending.answer.send(Err(error));
+            }
+            None => tracing::warn!(id, "a message from the server was dropped: {error}"),
         }
     }
 
@@ -255,7 +308,7 @@ impl Session {
             }
             return;
         };
-        let answer = jsonrpc::outcome(result, error).map_err(|failed| match failed {
+        let failed = |failed| match failed {
             Failed::Error(error) => ClientError::Rpc {
                 code: error.code,
                 message: error.message,
@@ -265,7 +318,16 @@ impl Session {
                 method: String::new(),
                 reason,
             },
-        });
+        };
+        let answer = match (error, result) {
+            (None, Some(result)) => Ok(result.to_owned()),
+            // Never classified a response: it has one or the other.
+            (None, None) => Ok(RawValue::NULL.to_owned()),
+            (Some(error), _) => Err(match jsonrpc::outcome(None, Some(error)) {
+                Err(error) => failed(error),
+                Ok(_) => failed(Failed::Malformed("its error is not an object".into())),
+            }),
+        };
         let _ = pending.answer.send(answer);
     }
 
@@ -415,6 +477,7 @@ async fn read(session: Arc<Session>, mut inbound: mpsc::Receiver<Received>) {
         match received {
             Received::Message(line) => session.receive(&line),
             Received::Lost { id, reason } => session.lost(id, reason),
+            Received::TooLarge { id, size, limit } => session.too_large(id, size, limit),
         }
     }
     session.closed();

@@ -7,11 +7,12 @@
 use std::process::Stdio as Piped;
 use std::time::Duration;
 
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, Command};
 use tokio::sync::Mutex;
 
 use crate::client::error::ClientError;
+use crate::client::limit::{Lines, Piece};
 use crate::client::transport::{BoxFuture, Inbound, Received, Transport};
 
 /// How long `close` lets the server exit by itself after its stdin closed.
@@ -24,12 +25,13 @@ pub(crate) struct StdioTransport {
 
 impl StdioTransport {
     /// Spawns `command` with piped stdin, stdout and stderr; what it
-    /// writes to stdout goes to `inbound`, line by line. `name` tags its
-    /// stderr lines in the log.
+    /// writes to stdout goes to `inbound`, line by line, a line longer than
+    /// `max_message` bytes skipped. `name` tags its stderr lines in the log.
     pub(crate) fn spawn(
         mut command: Command,
         name: String,
         inbound: Inbound,
+        max_message: usize,
     ) -> std::io::Result<StdioTransport> {
         command
             .stdin(Piped::piped())
@@ -39,7 +41,7 @@ impl StdioTransport {
         let mut child = command.spawn()?;
         let stdin = child.stdin.take();
         if let Some(stdout) = child.stdout.take() {
-            tokio::spawn(read_stdout(BufReader::new(stdout), inbound));
+            tokio::spawn(read_stdout(stdout, inbound, max_message));
         }
         if let Some(stderr) = child.stderr.take() {
             tokio::spawn(read_stderr(BufReader::new(stderr), name));
@@ -51,29 +53,86 @@ impl StdioTransport {
     }
 }
 
-async fn read_stdout(mut stdout: BufReader<tokio::process::ChildStdout>, inbound: Inbound) {
+/// The size of one read from the server's stdout.
+const READ_SIZE: usize = 64 * 1024;
+
+/// Passes each line of `stdout` on; one over `max` bytes is skipped as it
+/// streams past (never held whole) and reported, and the next line is
+/// read as usual.
+async fn read_stdout(mut stdout: tokio::process::ChildStdout, inbound: Inbound, max: usize) {
+    let mut lines = Lines::new(max);
+    let mut block = vec![0u8; READ_SIZE];
+    let mut pieces = Vec::new();
     loop {
-        let mut line = Vec::new();
-        match stdout.read_until(b'\n', &mut line).await {
-            Ok(0) | Err(_) => return,
-            Ok(_) => {
-                while matches!(line.last(), Some(b'\n' | b'\r')) {
-                    line.pop();
-                }
-                if !line.is_empty() && inbound.send(Received::Message(line)).await.is_err() {
-                    return;
-                }
+        let ended = match stdout.read(&mut block).await {
+            Ok(0) | Err(_) => {
+                lines.finish(&mut pieces);
+                true
             }
+            Ok(n) => {
+                lines.feed(&block[..n], &mut pieces);
+                false
+            }
+        };
+        for piece in pieces.drain(..) {
+            let received = match piece {
+                Piece::Line(line) => Received::Message(line),
+                Piece::TooLarge(oversize) => Received::TooLarge {
+                    id: oversize.id,
+                    size: Some(oversize.size),
+                    limit: max,
+                },
+            };
+            if inbound.send(received).await.is_err() {
+                return;
+            }
+        }
+        if ended {
+            return;
         }
     }
 }
 
+/// The longest stderr line logged whole; the rest of a longer one is cut.
+const MAX_STDERR_LINE: u64 = 64 * 1024;
+
 async fn read_stderr(mut stderr: BufReader<tokio::process::ChildStderr>, name: String) {
     let mut line = Vec::new();
-    while let Ok(1..) = stderr.read_until(b'\n', &mut line).await {
+    loop {
+        // At most the limit of one line is kept; the rest of it is skipped.
+        match (&mut stderr)
+            .take(MAX_STDERR_LINE)
+            .read_until(b'\n', &mut line)
+            .await
+        {
+            Ok(0) | Err(_) => return,
+            Ok(_) => {}
+        }
+        let mut cut = 0u64;
+        if line.last() != Some(&b'\n') {
+            loop {
+                let skipped = match stderr.fill_buf().await {
+                    Ok([]) | Err(_) => break,
+                    Ok(buffer) => match memchr::memchr(b'\n', buffer) {
+                        Some(end) => end + 1,
+                        None => buffer.len(),
+                    },
+                };
+                let ended = stderr.buffer().get(skipped - 1) == Some(&b'\n');
+                stderr.consume(skipped);
+                cut += skipped as u64;
+                if ended {
+                    break;
+                }
+            }
+        }
         let text = String::from_utf8_lossy(&line);
         let text = text.trim_end_matches(['\n', '\r']);
-        tracing::info!(target: "mcp_runtime::client::stderr", server = %name, "{text}");
+        if cut == 0 {
+            tracing::info!(target: "mcp_runtime::client::stderr", server = %name, "{text}");
+        } else {
+            tracing::info!(target: "mcp_runtime::client::stderr", server = %name, "{text}… ({cut} more bytes cut)");
+        }
         line.clear();
     }
 }

@@ -23,6 +23,14 @@ pub(crate) enum Received {
     /// stream that dropped and could not be resumed): the request fails
     /// with [`ClientError::ConnectionLost`].
     Lost { id: u64, reason: String },
+    /// A message over the client's `max_message_size` (`limit`) was
+    /// skipped: the request `id` it answers, when known, fails with
+    /// [`ClientError::TooLarge`]; `size` when known.
+    TooLarge {
+        id: Option<u64>,
+        size: Option<u64>,
+        limit: usize,
+    },
 }
 
 /// How many inbound messages may wait for the session to read them before

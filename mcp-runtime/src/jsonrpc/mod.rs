@@ -20,6 +20,8 @@ pub(crate) use self::error::{
 pub use self::id::RequestId;
 pub(crate) use self::id::canonical_id;
 pub(crate) use self::parse::{Failed, Line, Message, classify, outcome, parse_line};
+#[cfg(feature = "client")]
+pub(crate) use self::parse::{MAX_DEPTH, nesting_exceeds};
 #[cfg(feature = "http")]
 pub(crate) use self::write::{is_response, is_unaddressed_error};
 pub(crate) use self::write::{result_offset, write_request};

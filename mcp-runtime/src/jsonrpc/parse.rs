@@ -232,7 +232,7 @@ pub(crate) fn parse_line(line: &[u8]) -> Line<'_> {
 
 /// Whether brackets outside strings nest deeper than `limit`. serde_json
 /// skips raw values without a depth limit, so this is checked up front.
-fn nesting_exceeds(line: &[u8], limit: usize) -> bool {
+pub(crate) fn nesting_exceeds(line: &[u8], limit: usize) -> bool {
     // Fewer opening brackets than the limit cannot nest deeper: a count
     // memchr does with SIMD settles almost every line without the scan
     // below.

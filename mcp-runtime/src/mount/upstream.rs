@@ -16,6 +16,9 @@ type Connecting = Pin<Box<dyn Future<Output = Result<Client, ClientError>> + Sen
 /// Makes a new connection to the upstream.
 pub(crate) type Connect = Arc<dyn Fn() -> Connecting + Send + Sync>;
 
+/// Makes the command a stdio upstream is spawned with.
+type MakeCommand = Arc<dyn Fn() -> Command + Send + Sync>;
+
 /// A server to mount with [`Server::mount`](crate::Server::mount): a
 /// command to spawn, a URL, any way of making a [`Client`], or a client
 /// already connected.
@@ -39,6 +42,9 @@ pub struct Upstream {
     pub(crate) connected: Option<Client>,
     /// For an HTTP upstream, its options: the timeout applies to them.
     http: Option<HttpOptions>,
+    /// For a spawned upstream, its command: the message size applies to it.
+    command: Option<MakeCommand>,
+    max_message_size: Option<usize>,
     pub(crate) per_session: bool,
     pub(crate) label: String,
     pub(crate) timeout: Option<Duration>,
@@ -73,7 +79,11 @@ impl Upstream {
     /// [`Command`](tokio::process::Command) sets.
     pub fn spawn(make: impl Fn() -> Command + Send + Sync + 'static) -> Upstream {
         let label = make().as_std().get_program().to_string_lossy().into_owned();
-        Upstream::connect(move || Client::spawn(make())).label(label)
+        let make: MakeCommand = Arc::new(make);
+        let spawn = Arc::clone(&make);
+        let mut upstream = Upstream::connect(move || Client::spawn(spawn())).label(label);
+        upstream.command = Some(make);
+        upstream
     }
 
     /// The Streamable HTTP server at `url` (its MCP endpoint).
@@ -100,6 +110,8 @@ impl Upstream {
             connect: Some(Arc::new(move || Box::pin(connect()))),
             connected: None,
             http: None,
+            command: None,
+            max_message_size: None,
             per_session: false,
             label: "upstream".to_owned(),
             timeout: None,
@@ -132,6 +144,22 @@ impl Upstream {
         self
     }
 
+    /// The longest message accepted from the upstream, in bytes (default
+    /// 16 MiB, as [`ClientBuilder::max_message_size`]), for an upstream
+    /// spawned ([`Upstream::command`], [`Upstream::spawn`]) or reached over
+    /// HTTP (where it overrides [`HttpOptions::max_message_size`]); a
+    /// client made by [`Upstream::connect`] has its own.
+    ///
+    /// A longer answer is skipped as it comes, never held whole: the
+    /// forwarded call fails (`isError: true` naming the size and the
+    /// limit) and the mount goes on serving.
+    ///
+    /// [`ClientBuilder::max_message_size`]: crate::client::ClientBuilder::max_message_size
+    pub fn max_message_size(mut self, bytes: usize) -> Upstream {
+        self.max_message_size = Some(bytes);
+        self
+    }
+
     /// Whether a lost connection can be made again.
     pub(crate) fn reconnects(&self) -> bool {
         self.connect.is_some()
@@ -144,12 +172,21 @@ impl Upstream {
             if let Some(limit) = self.timeout {
                 options = options.timeout(limit);
             }
+            if let Some(bytes) = self.max_message_size {
+                options = options.max_message_size(bytes);
+            }
             return Client::connect_http(options).await;
         }
-        let Some(connect) = &self.connect else {
-            return Err(ClientError::Closed);
+        let client = match (&self.command, self.max_message_size, &self.connect) {
+            (Some(make), Some(bytes), _) => {
+                Client::builder()
+                    .max_message_size(bytes)
+                    .spawn(make())
+                    .await?
+            }
+            (_, _, Some(connect)) => connect().await?,
+            (_, _, None) => return Err(ClientError::Closed),
         };
-        let client = connect().await?;
         if let Some(limit) = self.timeout {
             client.set_timeout(limit);
         }
@@ -166,6 +203,8 @@ impl From<Client> for Upstream {
             connect: None,
             connected: Some(client),
             http: None,
+            command: None,
+            max_message_size: None,
             per_session: false,
             label,
             timeout: None,
@@ -180,6 +219,7 @@ impl fmt::Debug for Upstream {
             .field("per_session", &self.per_session)
             .field("reconnects", &self.reconnects())
             .field("timeout", &self.timeout)
+            .field("max_message_size", &self.max_message_size)
             .finish_non_exhaustive()
     }
 }
