@@ -664,6 +664,7 @@ fn scripted_upstream(input_schema: Value) -> Upstream {
                 *'"method":"tools/list"'*) echo '{"jsonrpc":"2.0","id":'$id',"result":{"tools":[{"name":"odd","inputSchema":SCHEMA}]}}';;
                 *'"method":"tools/call"'*) echo '{"jsonrpc":"2.0","id":'$id',"result":{"content":[{"type":"text","text":"checked upstream"}]}}';;
                 *'"method":"ping"'*) echo '{"jsonrpc":"2.0","id":'$id',"result":{}}';;
+                *'"method":"server/discover"'*) echo '{"jsonrpc":"2.0","id":'$id',"error":{"code":-32601,"message":"Method not found"}}';;
             esac
         done
     "#;

@@ -10,16 +10,19 @@ use tokio::process::Command;
 
 use crate::asking::ask::Root;
 use crate::asking::sampling::{Sampled, SamplingRequest};
-use crate::client::api::{Client, Handshake};
+use crate::client::api::Client;
 use crate::client::elicitation::{
     self, Elicitation, ElicitationHandler, ElicitationRequest, SamplingHandler,
 };
 use crate::client::error::ClientError;
+use crate::client::handshake::Handshake;
 use crate::client::http::HttpTransport;
 use crate::client::http_options::HttpOptions;
+use crate::client::modern::headers::Marks;
 use crate::client::session::Handlers;
 use crate::client::stdio::StdioTransport;
 use crate::client::transport::INBOUND_CAPACITY;
+use crate::protocol::version::ProtocolVersion;
 
 impl Client {
     /// Connects to the Streamable HTTP server at `url` (its MCP endpoint,
@@ -99,6 +102,7 @@ pub struct ClientBuilder {
     elicitation: Option<ElicitationHandler>,
     sampling: Option<SamplingHandler>,
     roots: Option<Vec<Root>>,
+    first: Option<ProtocolVersion>,
 }
 
 impl ClientBuilder {
@@ -176,6 +180,18 @@ impl ClientBuilder {
         self
     }
 
+    /// The protocol version offered first. By default 2026-07-28: the
+    /// client probes with `server/discover` and falls back to `initialize`
+    /// (with the newest legacy version) when the server is of the legacy
+    /// era. A legacy version sends `initialize` with it first, and probes
+    /// with `server/discover` only when `initialize` is refused (a server
+    /// of the 2026-07-28 era only). Either way the connection speaks what
+    /// the server speaks: see [`Client::protocol_version`].
+    pub fn protocol_version(mut self, version: ProtocolVersion) -> Self {
+        self.first = Some(version);
+        self
+    }
+
     /// Spawns `program` with `args` as a stdio server and initializes it
     /// (see [`Client::stdio`]).
     pub async fn stdio<I, S>(
@@ -203,7 +219,7 @@ impl ClientBuilder {
             .into_owned();
         let (inbound, receiver) = tokio::sync::mpsc::channel(INBOUND_CAPACITY);
         let transport = StdioTransport::spawn(command, name, inbound)?;
-        Client::connect(Box::new(transport), receiver, &self.handshake()).await
+        Client::connect(Box::new(transport), receiver, &self.handshake(), None).await
     }
 
     /// Connects to the Streamable HTTP server at `url` (see
@@ -217,8 +233,10 @@ impl ClientBuilder {
     pub async fn connect_http(self, options: HttpOptions) -> Result<Client, ClientError> {
         let (inbound, receiver) = tokio::sync::mpsc::channel(INBOUND_CAPACITY);
         let timeout = options.timeout;
-        let transport = HttpTransport::new(options, inbound)?;
-        let client = Client::connect(Box::new(transport), receiver, &self.handshake()).await?;
+        let marks = Arc::new(Marks::default());
+        let transport = HttpTransport::new(options, inbound, Arc::clone(&marks))?;
+        let setup = self.handshake();
+        let client = Client::connect(Box::new(transport), receiver, &setup, Some(marks)).await?;
         if let Some(timeout) = timeout {
             client.set_timeout(timeout);
         }
@@ -251,6 +269,7 @@ impl ClientBuilder {
                 sampling: self.sampling.clone(),
                 roots: self.roots.clone().map(|roots| Arc::new(Mutex::new(roots))),
             },
+            first: self.first.unwrap_or(ProtocolVersion::MODERN),
         }
     }
 }
@@ -262,6 +281,7 @@ impl std::fmt::Debug for ClientBuilder {
             .field("elicitation", &self.elicitation.is_some())
             .field("sampling", &self.sampling.is_some())
             .field("roots", &self.roots)
+            .field("protocol_version", &self.first)
             .finish()
     }
 }
