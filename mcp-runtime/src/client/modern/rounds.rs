@@ -4,8 +4,9 @@
 //! `inputRequests` in `inputResponses` and its `requestState` exactly as
 //! it came (none when it sent none). Each input request is answered by
 //! the handler that answers the same request of the legacy era
-//! (elicitation, sampling, roots). A result without `resultType` is
-//! complete.
+//! (elicitation, sampling, roots), within the request timeout; a handler's
+//! refusal fails the call (the era has no error answer to an input
+//! request). A result without `resultType` is complete.
 
 use std::sync::Arc;
 
@@ -46,9 +47,11 @@ pub(crate) async fn request(
                 .get("method")
                 .and_then(Value::as_str)
                 .unwrap_or_default();
-            let answer = session
-                .answer_for(asked, request.get("params").cloned())
+            // A handler gets the request's timeout to answer.
+            let answer = session.answer_for(asked, request.get("params").cloned());
+            let answer = tokio::time::timeout(session.timeout(), answer)
                 .await
+                .map_err(|_| ClientError::Timeout)?
                 .map_err(|error| ClientError::Rpc {
                     code: error.code,
                     message: format!(
