@@ -2,7 +2,8 @@
 //! with, so that they always match its body: `MCP-Protocol-Version` (the
 //! version its `_meta` names), `Mcp-Method` (every POST, notifications
 //! too), `Mcp-Name` (`params.name` of `tools/call` and `prompts/get`,
-//! `params.uri` of `resources/read`), and one `Mcp-Param-{Name}` for each
+//! `params.uri` of `resources/read`, `params.taskId` of the tasks
+//! extension's `tasks/get`, `tasks/update` and `tasks/cancel`), and one `Mcp-Param-{Name}` for each
 //! argument of a `tools/call` that the tool's input schema marks with
 //! `x-mcp-header`. Values that are not plain visible ASCII (and values
 //! that look like the encoding itself) are sent as `=?base64?…?=`.
@@ -130,6 +131,8 @@ pub(crate) fn for_message(
     let name_key = match method {
         "tools/call" | "prompts/get" => Some("name"),
         "resources/read" => Some("uri"),
+        // The tasks extension routes its methods by task id.
+        "tasks/get" | "tasks/update" | "tasks/cancel" => Some("taskId"),
         _ => None,
     };
     let name = name_key
@@ -221,6 +224,11 @@ mod tests {
         assert_eq!(headers.len(), 3, "{headers:?}");
         let legacy = json!({"jsonrpc": "2.0", "id": 5, "method": "tools/list"});
         assert!(for_message(legacy.to_string().as_bytes(), Some("2026-07-28"), &marks).is_none());
+        let task = json!({"jsonrpc": "2.0", "id": 6, "method": "tasks/get", "params": {
+            "taskId": "t-1", "_meta": meta
+        }});
+        let headers = for_message(task.to_string().as_bytes(), None, &marks).unwrap();
+        assert_eq!(headers[2], ("mcp-name".into(), "t-1".into()));
         let note = json!({"jsonrpc": "2.0", "method": "notifications/cancelled"});
         let headers = for_message(note.to_string().as_bytes(), Some("2026-07-28"), &marks).unwrap();
         assert_eq!(

@@ -175,6 +175,7 @@ async fn probe(session: &Arc<Session>, setup: &Handshake) -> Result<Probe, Clien
 /// The connection is of the 2026-07-28 era; `result` answered the probe.
 fn modern(session: &Session, mut result: Value) -> Opened {
     session.cache.keep("server/discover", None, &result);
+    tracing::debug!("the server speaks 2026-07-28");
     let server_info = result
         .get_mut("_meta")
         .and_then(|meta| meta.get_mut(SERVER_INFO))
