@@ -411,6 +411,9 @@ fn everything_command() -> Command {
 async fn the_reference_server_everything() {
     let client = within(Client::spawn(everything_command())).await.unwrap();
     assert!(client.server_info().name().contains("everything"));
+    // A legacy server: it refused the server/discover probe, and the
+    // client initialized.
+    assert!(!client.protocol_version().is_modern());
 
     let tools = within(client.list_tools()).await.unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t.name()).collect();

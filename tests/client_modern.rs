@@ -519,3 +519,38 @@ async fn a_mount_speaks_2026_07_28_to_an_upstream_that_speaks_nothing_else() {
     );
     client.close().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_header_mismatch_lists_the_tools_again_and_calls_once_more() {
+    let mismatched = Arc::new(Mutex::new(false));
+    let once: Script = Arc::new(move |method, params| {
+        let mut mismatched = mismatched.lock().unwrap();
+        if method == "tools/call" && !*mismatched {
+            *mismatched = true;
+            return Some(json!({"error": {"code": -32020,
+                "message": "Header mismatch: the Mcp-Param-Key header is required"}}));
+        }
+        modern_only(0)(method, params)
+    });
+    let (server, log) = scripted(once);
+    let client = within(Client::http(url(&server))).await.unwrap();
+    let result = within(client.call_tool("lookup", json!({"key": "k"})))
+        .await
+        .unwrap();
+    assert_eq!(result.text(), r#"{"key":"k"}"#);
+    let seen = log.lock().unwrap().clone();
+    let methods: Vec<&str> = seen
+        .iter()
+        .filter_map(|s| s.body["method"].as_str())
+        .collect();
+    assert_eq!(
+        methods,
+        ["server/discover", "tools/call", "tools/list", "tools/call"]
+    );
+    assert_eq!(
+        header(&seen[1], "mcp-param-key"),
+        None,
+        "the marks were not known yet"
+    );
+    assert_eq!(header(&seen[3], "mcp-param-key"), Some("k"));
+}

@@ -151,10 +151,22 @@ impl Client {
         params: Value,
         progress: Option<ProgressFn>,
     ) -> Result<Value, ClientError> {
-        if self.session.is_modern() && rounds::may_ask(method) {
+        if !(self.session.is_modern() && rounds::may_ask(method)) {
+            return self.session.request(method, params, progress, true).await;
+        }
+        let answer = rounds::request(&self.session, method, params.clone(), progress.clone()).await;
+        // A header mismatch on a call: the tool's marks may have changed.
+        // As the specification advises, list the tools again (which learns
+        // their marks) and send the call once more.
+        if let (Err(ClientError::Rpc { code: -32020, .. }), "tools/call", Some(_)) =
+            (&answer, method, &self.marks)
+        {
+            self.session.cache.forget("tools/list");
+            // Boxed: listing sends requests through here too.
+            Box::pin(self.list_tools()).await?;
             return rounds::request(&self.session, method, params, progress).await;
         }
-        self.session.request(method, params, progress, true).await
+        answer
     }
 
     /// `server/discover` (2026-07-28): what the server says of itself,
