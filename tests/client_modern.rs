@@ -554,3 +554,43 @@ async fn a_header_mismatch_lists_the_tools_again_and_calls_once_more() {
     );
     assert_eq!(header(&seen[3], "mcp-param-key"), Some("k"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_subscription_is_opened_again_when_the_server_restarts() {
+    let first = HttpServer::start(server());
+    let addr = first.addr;
+    let client = within(Client::http(url(&first))).await.unwrap();
+    let mut notifications = client.notifications();
+    // Stopped gracefully, the server ends the subscription; started again
+    // where it was, it is asked for one anew.
+    tokio::task::spawn_blocking(move || first.stop())
+        .await
+        .unwrap()
+        .unwrap();
+    let mut restarted = server();
+    let handle = restarted.handle();
+    let _server = HttpServer::start_at(addr, restarted);
+    let deadline = Instant::now() + STEP;
+    let mut added = 0;
+    loop {
+        assert!(
+            Instant::now() < deadline,
+            "no tools/list_changed after the restart"
+        );
+        added += 1;
+        let tool = DynamicTool::new(
+            format!("after_{added}"),
+            "Added after the restart.",
+            json!({ "type": "object" }),
+            |_arguments, _ctx| async move { "added" },
+        );
+        handle.add_tool(tool).unwrap();
+        let wait = tokio::time::timeout(Duration::from_millis(500), notifications.recv());
+        match wait.await {
+            Ok(Some(Notification::ToolListChanged)) => break,
+            Ok(Some(_)) | Err(_) => continue,
+            Ok(None) => panic!("the notifications ended"),
+        }
+    }
+    client.close().await;
+}

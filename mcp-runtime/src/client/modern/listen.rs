@@ -2,7 +2,8 @@
 //! request, open for as long as the client wants notifications, asking for
 //! every list change and for the updates of the resources the client
 //! subscribed to. The server answers it only when it ends the
-//! subscription; what it sends meanwhile reaches
+//! subscription (it is then opened again, as when its stream drops);
+//! what it sends meanwhile reaches
 //! [`Client::notifications`](crate::client::Client::notifications) as
 //! the legacy GET stream's notifications do. A new subscription (a
 //! resource added or removed) replaces the old one, which is cancelled
@@ -10,10 +11,12 @@
 
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use serde_json::json;
 use tokio::task::JoinHandle;
 
+use crate::client::error::ClientError;
 use crate::client::session::Session;
 
 /// The client's subscription, if open, and the resources it names.
@@ -75,8 +78,20 @@ impl Listening {
     }
 }
 
-/// Sends `subscriptions/listen` from a task of its own; aborting the task
-/// cancels it.
+/// The first wait before a subscription that ended is opened again,
+/// doubled after each quick end.
+const FIRST_RETRY: Duration = Duration::from_millis(250);
+/// The longest wait between two attempts.
+const LONGEST_RETRY: Duration = Duration::from_secs(30);
+/// A subscription that lasted this long ended for a reason of its own:
+/// the next wait starts from the first again.
+const LASTED: Duration = Duration::from_secs(60);
+
+/// Sends `subscriptions/listen` from a task of its own, and sends it again
+/// when it ends while the connection is open (its stream dropped, or the
+/// server ended it, as a restarting server does), after a wait that
+/// grows while it keeps ending at once; not when the server refused it (a
+/// JSON-RPC error). Aborting the task cancels it.
 fn open(session: &Arc<Session>, uris: &BTreeSet<String>) -> JoinHandle<()> {
     let mut notifications = json!({
         "toolsListChanged": true,
@@ -91,12 +106,26 @@ fn open(session: &Arc<Session>, uris: &BTreeSet<String>) -> JoinHandle<()> {
     let session = Arc::clone(session);
     tokio::spawn(async move {
         let params = json!({ "notifications": notifications });
-        let answer = session
-            .request_within("subscriptions/listen", params, None, true, None)
-            .await;
-        match answer {
-            Ok(_) => tracing::debug!("the server ended the subscription"),
-            Err(error) => tracing::debug!(%error, "the subscription ended"),
+        let mut wait = FIRST_RETRY;
+        loop {
+            let opened = Instant::now();
+            let answer = session
+                .request_within("subscriptions/listen", params.clone(), None, true, None)
+                .await;
+            match answer {
+                Ok(_) => tracing::debug!("the server ended the subscription"),
+                Err(ClientError::Closed) => return,
+                Err(error @ ClientError::Rpc { .. }) => {
+                    tracing::debug!(%error, "the server refused subscriptions/listen");
+                    return;
+                }
+                Err(error) => tracing::debug!(%error, "the subscription dropped"),
+            }
+            if opened.elapsed() >= LASTED {
+                wait = FIRST_RETRY;
+            }
+            tokio::time::sleep(wait).await;
+            wait = (wait * 2).min(LONGEST_RETRY);
         }
     })
 }
