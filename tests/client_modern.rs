@@ -506,8 +506,15 @@ async fn a_mount_speaks_2026_07_28_to_an_upstream_that_speaks_nothing_else() {
         .await
         .unwrap();
     assert_eq!(result.text(), r#"{"key":"k1"}"#);
+    // Offered the legacy era first (a mount's default), the upstream
+    // refused `initialize`, and was spoken to in its own.
     let seen = log.lock().unwrap().clone();
-    assert!(seen.iter().all(|s| s.body["method"] != "initialize"));
+    let methods: Vec<&str> = seen
+        .iter()
+        .filter_map(|s| s.body["method"].as_str())
+        .collect();
+    assert_eq!(methods[..2], ["initialize", "server/discover"]);
+    assert!(!methods[2..].contains(&"initialize"), "{methods:?}");
     let call = seen
         .iter()
         .find(|s| s.body["method"] == "tools/call")
@@ -592,5 +599,23 @@ async fn the_subscription_is_opened_again_when_the_server_restarts() {
             Ok(None) => panic!("the notifications ended"),
         }
     }
+    client.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_mount_asked_for_2026_07_28_speaks_it_to_a_dual_era_upstream() {
+    let upstream = HttpServer::start(server());
+    let mounted = Upstream::http(url(&upstream)).protocol_version(ProtocolVersion::MODERN);
+    let front = within(Server::new("front", "1.0.0").mount("u", mounted))
+        .await
+        .unwrap();
+    let front = HttpServer::start(front);
+    let client = within(Client::http(url(&front))).await.unwrap();
+    // `Mcp-Param-Region` went to the upstream (which checks it), in the
+    // 2026-07-28 era.
+    let result = within(client.call_tool("u_query", json!({"region": "r1", "sql": "S"})))
+        .await
+        .unwrap();
+    assert_eq!(result.text(), "S @ r1");
     client.close().await;
 }

@@ -9,12 +9,15 @@ use std::time::Duration;
 
 use tokio::process::Command;
 
-use crate::client::{Client, ClientError, HttpOptions};
+use crate::client::{Client, ClientError, HttpOptions, ProtocolVersion};
 
 type Connecting = Pin<Box<dyn Future<Output = Result<Client, ClientError>> + Send>>;
 
 /// Makes a new connection to the upstream.
 pub(crate) type Connect = Arc<dyn Fn() -> Connecting + Send + Sync>;
+
+/// Makes the command of a stdio upstream.
+type MakeCommand = Arc<dyn Fn() -> Command + Send + Sync>;
 
 /// A server to mount with [`Server::mount`](crate::Server::mount): a
 /// command to spawn, a URL, any way of making a [`Client`], or a client
@@ -39,6 +42,10 @@ pub struct Upstream {
     pub(crate) connected: Option<Client>,
     /// For an HTTP upstream, its options: the timeout applies to them.
     http: Option<HttpOptions>,
+    /// For a stdio upstream, how to make its command.
+    command: Option<MakeCommand>,
+    /// The protocol version offered first (see [`Upstream::protocol_version`]).
+    first: ProtocolVersion,
     pub(crate) per_session: bool,
     pub(crate) label: String,
     pub(crate) timeout: Option<Duration>,
@@ -73,7 +80,9 @@ impl Upstream {
     /// [`Command`](tokio::process::Command) sets.
     pub fn spawn(make: impl Fn() -> Command + Send + Sync + 'static) -> Upstream {
         let label = make().as_std().get_program().to_string_lossy().into_owned();
-        Upstream::connect(move || Client::spawn(make())).label(label)
+        let mut upstream = Upstream::connect(|| async { Err(ClientError::Closed) }).label(label);
+        upstream.command = Some(Arc::new(make));
+        upstream
     }
 
     /// The Streamable HTTP server at `url` (its MCP endpoint).
@@ -100,6 +109,8 @@ impl Upstream {
             connect: Some(Arc::new(move || Box::pin(connect()))),
             connected: None,
             http: None,
+            command: None,
+            first: ProtocolVersion::LATEST,
             per_session: false,
             label: "upstream".to_owned(),
             timeout: None,
@@ -114,6 +125,19 @@ impl Upstream {
     /// for a [`Client`] given already connected.
     pub fn per_session(mut self) -> Upstream {
         self.per_session = true;
+        self
+    }
+
+    /// The protocol version offered first to an upstream spawned or reached
+    /// over HTTP (see [`ClientBuilder::protocol_version`](crate::client::ClientBuilder::protocol_version)).
+    /// By default the newest legacy one: an upstream that speaks both eras
+    /// opens a session, whose log messages outside calls and output
+    /// schemas of any type reach the clients of either era, and an upstream
+    /// of the 2026-07-28 era only refuses `initialize` and is spoken to in
+    /// that era. [`ProtocolVersion::MODERN`] probes with `server/discover`
+    /// first, and speaks 2026-07-28 to every upstream that does.
+    pub fn protocol_version(mut self, version: ProtocolVersion) -> Upstream {
+        self.first = version;
         self
     }
 
@@ -144,7 +168,18 @@ impl Upstream {
             if let Some(limit) = self.timeout {
                 options = options.timeout(limit);
             }
-            return Client::connect_http(options).await;
+            let builder = Client::builder().protocol_version(self.first);
+            return builder.connect_http(options).await;
+        }
+        if let Some(make) = &self.command {
+            let client = Client::builder()
+                .protocol_version(self.first)
+                .spawn(make())
+                .await?;
+            if let Some(limit) = self.timeout {
+                client.set_timeout(limit);
+            }
+            return Ok(client);
         }
         let Some(connect) = &self.connect else {
             return Err(ClientError::Closed);
@@ -166,6 +201,8 @@ impl From<Client> for Upstream {
             connect: None,
             connected: Some(client),
             http: None,
+            command: None,
+            first: ProtocolVersion::LATEST,
             per_session: false,
             label,
             timeout: None,
