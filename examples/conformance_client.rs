@@ -4,7 +4,11 @@
 //! own, then runs this program with that server's URL as the last argument
 //! and the scenario's name in `MCP_CONFORMANCE_SCENARIO`; the server records
 //! what the client did, and the suite judges it. `tests/conformance/client`
-//! runs every client scenario of the 2025-11-25 requirement set this way.
+//! runs every client scenario of the 2025-11-25 and 2026-07-28 requirement
+//! sets this way. The client negotiates the protocol version as it always
+//! does (`server/discover` first, `initialize` for a legacy server); the
+//! version the suite names in `MCP_CONFORMANCE_PROTOCOL_VERSION` is checked
+//! against the one negotiated, and a difference is logged.
 //!
 //! ```text
 //! MCP_CONFORMANCE_SCENARIO=tools_call cargo run --example conformance_client --features client -- http://127.0.0.1:PORT/mcp
@@ -33,6 +37,8 @@ const USAGE: &str = "usage: MCP_CONFORMANCE_SCENARIO=<scenario> conformance_clie
 The client the MCP conformance suite runs in client mode
 (tests/conformance/client). Scenarios: initialize, tools_call, sse-retry,
 json-schema-2020-12-preservation, elicitation-sep1034-client-defaults,
+request-metadata, sep-2322-client-request-state, http-standard-headers,
+http-custom-headers, http-invalid-tool-headers, json-schema-ref-no-deref,
 auth/*.";
 
 #[tokio::main]
@@ -56,14 +62,6 @@ async fn main() -> ExitCode {
         eprintln!("{USAGE}");
         return ExitCode::from(2);
     };
-    if let Ok(version) = std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION") {
-        // The client offers the newest version it knows and takes what
-        // the server answers; the suite's wish is only logged.
-        tracing::info!(
-            requested = version,
-            "protocol version asked for by the suite"
-        );
-    }
     tracing::info!(scenario, url, "running");
     match run(&scenario, url).await {
         Ok(()) => {
@@ -82,6 +80,7 @@ type Failure = String;
 
 async fn run(scenario: &str, url: &str) -> Result<(), Failure> {
     let client = connect(scenario, url).await?;
+    note_version(&client);
     let outcome = match scenario {
         // The handshake is the test; a first request shows it completed.
         "initialize" => client
@@ -93,6 +92,16 @@ async fn run(scenario: &str, url: &str) -> Result<(), Failure> {
         "sse-retry" => sse_retry(&client).await,
         "json-schema-2020-12-preservation" => json_schema_preservation(&client).await,
         "elicitation-sep1034-client-defaults" => elicitation_defaults(&client).await,
+        // The 2026-07-28 scenarios (they judge the wire: `_meta`, headers).
+        "request-metadata" | "json-schema-ref-no-deref" => client
+            .list_tools()
+            .await
+            .map(drop)
+            .map_err(|e| step("tools/list", e)),
+        "sep-2322-client-request-state" => request_state(&client).await,
+        "http-standard-headers" => every_primitive(&client).await,
+        "http-custom-headers" => context_tool_calls(&client).await,
+        "http-invalid-tool-headers" => every_tool(&client).await,
         // OAuth scenarios: connecting (above) already failed unless the
         // server let us in without a token.
         auth if auth.starts_with("auth/") => client
@@ -216,6 +225,108 @@ async fn elicitation_defaults(client: &Client) -> Result<(), Failure> {
     let text = list_then_call(client, "test_client_elicitation_defaults", json!({})).await?;
     if !text.starts_with("Elicitation completed") {
         return Err(format!("the elicitation did not complete: {text}"));
+    }
+    Ok(())
+}
+
+// --- The 2026-07-28 era ---------------------------------------------------
+
+/// Logs the version the connection speaks, and whether it is the one the
+/// suite's server serves (`MCP_CONFORMANCE_PROTOCOL_VERSION`).
+fn note_version(client: &Client) {
+    let negotiated = client.protocol_version();
+    match std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION") {
+        Ok(wanted) if wanted != negotiated.as_str() => tracing::warn!(
+            %negotiated,
+            wanted,
+            "the negotiated protocol version is not the one the suite serves"
+        ),
+        _ => tracing::info!(%negotiated, "protocol version"),
+    }
+}
+
+/// Each MRTR tool: the server answers `input_required` (with or without
+/// a `requestState`), the client answers its elicitation and sends the
+/// call again; one tool between them, and one whose result has no
+/// `resultType`.
+async fn request_state(client: &Client) -> Result<(), Failure> {
+    for tool in [
+        "test_mrtr_echo_state",
+        "test_mrtr_unrelated",
+        "test_mrtr_no_state",
+        "test_mrtr_no_result_type",
+    ] {
+        list_then_call(client, tool, json!({})).await?;
+    }
+    Ok(())
+}
+
+/// Every tool (called without arguments), resource (read) and prompt
+/// (got) the server lists: each request's headers are what is judged.
+async fn every_primitive(client: &Client) -> Result<(), Failure> {
+    every_tool(client).await?;
+    let resources = client
+        .list_resources()
+        .await
+        .map_err(|e| step("resources/list", e))?;
+    for resource in resources {
+        client
+            .read_resource(resource.uri())
+            .await
+            .map_err(|e| step(&format!("reading {}", resource.uri()), e))?;
+    }
+    let prompts = client
+        .list_prompts()
+        .await
+        .map_err(|e| step("prompts/list", e))?;
+    for prompt in prompts {
+        client
+            .get_prompt(prompt.name(), Vec::<(String, String)>::new())
+            .await
+            .map_err(|e| step(&format!("getting {}", prompt.name()), e))?;
+    }
+    Ok(())
+}
+
+/// Calls every tool the client kept from the list (a tool whose
+/// `x-mcp-header` marks are invalid is left out), without arguments.
+async fn every_tool(client: &Client) -> Result<(), Failure> {
+    let tools = client
+        .list_tools()
+        .await
+        .map_err(|e| step("tools/list", e))?;
+    for tool in tools {
+        client
+            .call_tool(tool.name(), json!({}))
+            .await
+            .map_err(|e| step(&format!("calling {}", tool.name()), e))?;
+    }
+    Ok(())
+}
+
+/// The calls `MCP_CONFORMANCE_CONTEXT` names (`toolCalls`: a name and
+/// arguments each), after listing the tools (whose marks say which
+/// arguments go into `Mcp-Param-*` headers).
+async fn context_tool_calls(client: &Client) -> Result<(), Failure> {
+    let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|text| mcp_runtime::serde_json::from_str(&text).ok())
+        .ok_or("MCP_CONFORMANCE_CONTEXT is missing or not JSON")?;
+    let calls = context["toolCalls"]
+        .as_array()
+        .ok_or("MCP_CONFORMANCE_CONTEXT has no toolCalls")?;
+    client
+        .list_tools()
+        .await
+        .map_err(|e| step("tools/list", e))?;
+    for call in calls {
+        let name = call["name"]
+            .as_str()
+            .ok_or("a toolCalls entry has no name")?;
+        client
+            .call_tool(name, call["arguments"].clone())
+            .await
+            .map_err(|e| step(&format!("calling {name}"), e))?;
     }
     Ok(())
 }

@@ -8,7 +8,10 @@ use std::time::Duration;
 use common::asking::{next_non_notification, raw_client};
 use common::http::HttpServer;
 use common::step::{STEP, within};
-use mcp_runtime::client::{Client, Elicitation, Root, Sampled, SamplingRequest};
+use mcp_runtime::client::{
+    Client, ClientBuilder, ClientError, Elicitation, ProtocolVersion, Root, Sampled,
+    SamplingRequest,
+};
 use mcp_runtime::{ClientRequestError, Context, DynamicTool, Server, serde_json};
 use serde_json::{Map, json};
 
@@ -32,6 +35,28 @@ fn asking() -> Server {
     Server::new("asking", "1.0.0").tool(ask)
 }
 
+/// A client that opens a legacy session (`initialize`): the server asks it
+/// with requests of its own, and a question the client cannot answer is
+/// the tool's error. (A 2026-07-28 client is asked in `input_required`
+/// rounds, and the server refuses a call that needs a capability the
+/// client did not declare: see [`missing_capability`].)
+fn legacy() -> ClientBuilder {
+    Client::builder().protocol_version(ProtocolVersion::LATEST)
+}
+
+/// Asserts that a 2026-07-28 call was refused for the `capability` its
+/// client did not declare (-32021).
+fn missing_capability<T: std::fmt::Debug>(answer: Result<T, ClientError>, capability: &str) {
+    match answer {
+        Err(ClientError::Rpc { code, data, .. }) => {
+            assert_eq!(code, -32021);
+            let required = &data.unwrap()["requiredCapabilities"];
+            assert!(required.get(capability).is_some(), "{required}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
 fn answering() -> mcp_runtime::client::ClientBuilder {
     Client::builder().on_elicitation(|request| async move {
         assert_eq!(request.message, "Where to?");
@@ -53,7 +78,12 @@ async fn a_tool_asks_the_client_over_http() {
     );
 
     // A client that did not declare the capability is not asked.
-    let plain = within(Client::http(url)).await.unwrap();
+    let modern = within(Client::http(url.clone())).await.unwrap();
+    missing_capability(
+        within(modern.call_tool("ask", json!({}))).await,
+        "elicitation",
+    );
+    let plain = within(legacy().http(url)).await.unwrap();
     let answer = within(plain.call_tool("ask", json!({}))).await.unwrap();
     assert_eq!(
         answer.text(),
@@ -94,7 +124,8 @@ fn answering_anything() -> mcp_runtime::client::ClientBuilder {
 async fn a_client_that_never_answers_times_out_and_the_call_goes_on() {
     let server = HttpServer::start(asking().client_request_timeout(Duration::from_millis(300)));
     let url = format!("http://{}/mcp", server.addr);
-    let silent = Client::builder().on_elicitation(|_| std::future::pending());
+    // The server waits for the answer: a legacy session.
+    let silent = legacy().on_elicitation(|_| std::future::pending());
     let client = within(silent.http(url)).await.unwrap();
     let answer = within(client.call_tool("ask", json!({}))).await.unwrap();
     assert_eq!(
@@ -192,7 +223,9 @@ async fn roots_come_from_the_client_and_change_when_it_says_so() {
     })
     .await;
 
-    let plain = within(Client::http(url)).await.unwrap();
+    let modern = within(Client::http(url.clone())).await.unwrap();
+    missing_capability(within(modern.call_tool("places", json!({}))).await, "roots");
+    let plain = within(legacy().http(url)).await.unwrap();
     let places = within(plain.call_tool("places", json!({}))).await.unwrap();
     assert_eq!(
         places.text(),
@@ -279,7 +312,20 @@ async fn a_tool_asks_the_clients_model_and_a_refusal_is_an_error() {
         .unwrap();
     assert_eq!(answer.text(), "tiny-model: about rain");
 
+    // A 2026-07-28 client's refusal fails its own call: the era has no
+    // error answer to an input request.
     let refusing = Client::builder().on_sampling(|_| async { Err("the user said no".to_owned()) });
+    let client = within(refusing.http(url.clone())).await.unwrap();
+    match within(client.call_tool("summarize", json!({"text": "rain"}))).await {
+        Err(ClientError::Rpc {
+            code: -1, message, ..
+        }) => {
+            assert!(message.ends_with("the user said no"), "{message}");
+        }
+        other => panic!("{other:?}"),
+    }
+    // A legacy client's refusal is the tool's error.
+    let refusing = legacy().on_sampling(|_| async { Err("the user said no".to_owned()) });
     let client = within(refusing.http(url)).await.unwrap();
     let answer = within(client.call_tool("summarize", json!({"text": "rain"})))
         .await
@@ -423,7 +469,12 @@ async fn the_weather_example_asks_its_user_and_its_model_over_stdio() {
     );
 
     // A client that can be asked nothing gets errors that say why.
-    let plain = within(Client::stdio(common::weather_binary(), Vec::<&str>::new()))
+    let modern = within(Client::stdio(common::weather_binary(), Vec::<&str>::new()))
+        .await
+        .unwrap();
+    let refused = modern.call_tool("subscribe_alerts", json!({"city": "Paris"}));
+    missing_capability(within(refused).await, "elicitation");
+    let plain = within(legacy().stdio(common::weather_binary(), Vec::<&str>::new()))
         .await
         .unwrap();
     let refused = within(plain.call_tool("subscribe_alerts", json!({"city": "Paris"})))

@@ -21,16 +21,30 @@ use mcp_runtime::serde_json;
 use serde_json::json;
 use tokio::process::Command;
 
-async fn weather() -> Client {
+/// The weather example, connected in the era `first` leads to (the
+/// example speaks both).
+async fn weather_at(first: ProtocolVersion) -> Client {
     let mut command = Command::new(common::weather_binary());
     command.env("WEATHER_REFRESH_SECS", "1");
-    within(Client::spawn(command)).await.expect("connect")
+    let client = Client::builder().protocol_version(first).spawn(command);
+    within(client).await.expect("connect")
 }
 
 #[tokio::test]
 async fn every_typed_call_against_the_weather_example() {
-    let client = weather().await;
-    assert_eq!(client.protocol_version(), ProtocolVersion::LATEST);
+    every_typed_call(ProtocolVersion::LATEST).await;
+}
+
+/// The same calls in the 2026-07-28 era: no session, `_meta` on each
+/// request, subscriptions on `subscriptions/listen`.
+#[tokio::test]
+async fn every_typed_call_against_the_weather_example_in_2026_07_28() {
+    every_typed_call(ProtocolVersion::MODERN).await;
+}
+
+async fn every_typed_call(version: ProtocolVersion) {
+    let client = weather_at(version).await;
+    assert_eq!(client.protocol_version(), version);
     assert_eq!(client.server_info().name(), "weather");
     assert!(client.instructions().unwrap().contains("36 large cities"));
     let capabilities = client.capabilities();
@@ -193,18 +207,28 @@ async fn a_dropped_call_is_cancelled_on_the_server() {
     within(client.ping()).await.unwrap();
 }
 
-/// A server scripted in sh: it answers `initialize` with `version`, reads
-/// `notifications/initialized`, then runs `then`.
+/// What a legacy server answers the client's first request, the
+/// `server/discover` probe (id 1): it has no such method.
+#[cfg(unix)]
+const NO_DISCOVER: &str =
+    r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}"#;
+
+/// A legacy server scripted in sh: it refuses the `server/discover`
+/// probe, answers `initialize` (id 2) with `version`, reads
+/// `notifications/initialized`, then runs `then` (the client's next
+/// request has id 3).
 #[cfg(unix)]
 fn scripted(version: &str, then: &str) -> Command {
     let answer = json!({
-        "jsonrpc": "2.0", "id": 1,
+        "jsonrpc": "2.0", "id": 2,
         "result": {
             "protocolVersion": version, "capabilities": {},
             "serverInfo": {"name": "scripted", "version": "0"}
         }
     });
-    let script = format!("read -r line; echo '{answer}'; read -r line; {then}");
+    let script = format!(
+        "read -r line; echo '{NO_DISCOVER}'; read -r line; echo '{answer}'; read -r line; {then}"
+    );
     let mut command = Command::new("sh");
     command.args(["-c", &script]);
     command
@@ -225,7 +249,7 @@ async fn requests_from_the_server_are_answered() {
         case "$all" in *'"id":"s1","result":{}'*)
             case "$all" in *'"id":"s2","error":{"code":-32601'*) t=answered;; esac;;
         esac
-        echo '{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"'$t'"}]}}'
+        echo '{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"'$t'"}]}}'
         read -r line
     "#;
     let client = within(Client::spawn(scripted("2025-11-25", check)))
@@ -244,17 +268,19 @@ async fn a_question_from_the_server_is_answered_by_the_handler_with_defaults() {
     // defaults, and answers our call with whether the answer had the
     // handler's value and the defaults it left out.
     let script = r#"
+        read -r probe
+        echo '{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}'
         read -r init
         ok=no
         case "$init" in *'"capabilities":{"elicitation":{}}'*'"clientInfo":{"name":"planner","version":"2.0"}'*) ok=yes;; esac
-        echo '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"asking","version":"0"}}}'
+        echo '{"jsonrpc":"2.0","id":2,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"asking","version":"0"}}}'
         read -r initialized
         read -r call
         echo '{"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":{"message":"Where to?","requestedSchema":{"type":"object","properties":{"city":{"type":"string"},"days":{"type":"integer","default":3},"unit":{"type":"string","enum":["metric","imperial"],"default":"metric"}},"required":["city"]}}}'
         read -r answer
         t="$ok-missing"
         case "$answer" in *'"id":"e1","result":{"action":"accept","content":{"city":"Oslo","days":3,"unit":"metric"}}'*) t="$ok-answered";; esac
-        echo '{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"'$t'"}]}}'
+        echo '{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"'$t'"}]}}'
         read -r line
     "#;
     let mut command = Command::new("sh");
@@ -284,10 +310,10 @@ async fn a_question_from_the_server_is_answered_by_the_handler_with_defaults() {
 async fn lists_follow_next_cursor() {
     let pages = r#"
         read -r line
-        echo '{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"a","inputSchema":{"type":"object"}}],"nextCursor":"p2"}}'
+        echo '{"jsonrpc":"2.0","id":3,"result":{"tools":[{"name":"a","inputSchema":{"type":"object"}}],"nextCursor":"p2"}}'
         read -r line
         case "$line" in *'"cursor":"p2"'*)
-            echo '{"jsonrpc":"2.0","id":3,"result":{"tools":[{"name":"b","inputSchema":{"type":"object"}}]}}';;
+            echo '{"jsonrpc":"2.0","id":4,"result":{"tools":[{"name":"b","inputSchema":{"type":"object"}}]}}';;
         esac
         read -r line
     "#;
@@ -385,6 +411,9 @@ fn everything_command() -> Command {
 async fn the_reference_server_everything() {
     let client = within(Client::spawn(everything_command())).await.unwrap();
     assert!(client.server_info().name().contains("everything"));
+    // A legacy server: it refused the server/discover probe, and the
+    // client initialized.
+    assert!(!client.protocol_version().is_modern());
 
     let tools = within(client.list_tools()).await.unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t.name()).collect();

@@ -100,6 +100,15 @@ impl Front {
             .expect("connect")
     }
 
+    /// A client that opens a session (`initialize`): what a per-session
+    /// rate limit counts by.
+    async fn legacy_client(&self) -> Client {
+        let client = Client::builder()
+            .protocol_version(mcp_runtime::client::ProtocolVersion::LATEST)
+            .http(self.url.clone());
+        within(client).await.expect("connect")
+    }
+
     fn log(&self) -> String {
         self.log.lock().unwrap().clone()
     }
@@ -325,8 +334,10 @@ async fn the_rate_limit_refuses_calls_past_each_clients_quota() {
         &gateway_binary(),
         &[HTTP, ANY_PORT, "--rate-limit", "1", "--", &weather],
     );
-    let first = gateway.client().await;
-    let second = gateway.client().await;
+    // The quota is per session: 2026-07-28 clients have none, and
+    // without a token all of them share one quota.
+    let first = gateway.legacy_client().await;
+    let second = gateway.legacy_client().await;
     let args = json!({"query": "san"});
     within(first.call_tool("search_cities", args.clone()))
         .await

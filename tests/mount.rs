@@ -39,9 +39,12 @@ fn url(server: &HttpServer) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_upstream_is_served_under_its_prefix_as_it_serves_itself() {
-    let direct = within(Client::spawn(Command::new(common::weather_binary())))
-        .await
-        .unwrap();
+    // As the mount speaks to it (legacy first), and as our test client
+    // below speaks to the front: 2025-11-25.
+    let direct = Client::builder()
+        .protocol_version(mcp_runtime::client::ProtocolVersion::LATEST)
+        .spawn(Command::new(common::weather_binary()));
+    let direct = within(direct).await.unwrap();
     let front = within(Server::new("front", "1.0.0").mount("w", weather()))
         .await
         .unwrap();
@@ -664,6 +667,7 @@ fn scripted_upstream(input_schema: Value) -> Upstream {
                 *'"method":"tools/list"'*) echo '{"jsonrpc":"2.0","id":'$id',"result":{"tools":[{"name":"odd","inputSchema":SCHEMA}]}}';;
                 *'"method":"tools/call"'*) echo '{"jsonrpc":"2.0","id":'$id',"result":{"content":[{"type":"text","text":"checked upstream"}]}}';;
                 *'"method":"ping"'*) echo '{"jsonrpc":"2.0","id":'$id',"result":{}}';;
+                *'"method":"server/discover"'*) echo '{"jsonrpc":"2.0","id":'$id',"error":{"code":-32601,"message":"Method not found"}}';;
             esac
         done
     "#;

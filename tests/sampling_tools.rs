@@ -9,7 +9,7 @@ use std::sync::Arc;
 use common::asking::{next_non_notification, raw_client_at};
 use common::http::HttpServer;
 use common::step::within;
-use mcp_runtime::client::Client;
+use mcp_runtime::client::{Client, ClientError, ProtocolVersion};
 use mcp_runtime::{
     ClientRequestError, Context, DynamicTool, Registry, Role, Sampled, SamplingMessage,
     SamplingRequest, SamplingTool, StopReason, ToolChoice, ToolResult, ToolUse, serde_json,
@@ -295,7 +295,7 @@ async fn a_conversation_breaking_the_tool_rules_is_refused_at_both_ends() {
         assert_eq!(result.tool_use_id, "a");
         Ok(Sampled::new("m", "14°C, take a coat").stopped_by(StopReason::EndTurn))
     });
-    let client = within(client.http(url)).await.unwrap();
+    let client = within(client.http(url.clone())).await.unwrap();
 
     let fine = within(client.call_tool("send", json!({}))).await.unwrap();
     assert!(!fine.is_error, "{fine:?}");
@@ -312,8 +312,23 @@ async fn a_conversation_breaking_the_tool_rules_is_refused_at_both_ends() {
          a message with tool results holds nothing else"
     );
 
-    // Sent raw: our client answers -32602 without asking its model.
-    let raw = within(client.call_tool("send_raw", json!({})))
+    // Sent raw: our client answers -32602 without asking its model. In the
+    // 2026-07-28 era (this client), the call fails with it...
+    let expected = "Invalid params: not a valid sampling request: the tool uses of message 1 \
+                    must be answered by the next message, a user message of tool results";
+    match within(client.call_tool("send_raw", json!({}))).await {
+        Err(ClientError::Rpc { code, message, .. }) => {
+            assert_eq!(code, -32602);
+            assert!(message.ends_with(expected), "{message}");
+        }
+        other => panic!("{other:?}"),
+    }
+    // ...and in a legacy session the tool gets it as the client's answer.
+    let legacy = Client::builder()
+        .protocol_version(ProtocolVersion::LATEST)
+        .on_sampling(|_| async { Ok(Sampled::new("m", "never asked")) });
+    let legacy = within(legacy.http(url)).await.unwrap();
+    let raw = within(legacy.call_tool("send_raw", json!({})))
         .await
         .unwrap();
     assert!(raw.is_error);

@@ -9,9 +9,13 @@ use serde_json::{Map, Value, json};
 use tokio::task::JoinHandle;
 
 use crate::client::error::ClientError;
+use crate::client::handshake::Handshake;
+use crate::client::modern::headers::Marks;
+use crate::client::modern::listen::Listening;
+use crate::client::modern::{self, negotiate, rounds};
 use crate::client::notification::Notifications;
 use crate::client::page;
-use crate::client::session::{Handlers, ProgressFn, Session};
+use crate::client::session::{ProgressFn, Session};
 use crate::client::transport::{Received, Transport};
 use crate::client::types::{
     Completion, PromptInfo, ResourceInfo, ResourceTemplateInfo, ServerCapabilities, ServerInfo,
@@ -34,14 +38,10 @@ pub struct Client {
     server_info: ServerInfo,
     capabilities: ServerCapabilities,
     instructions: Option<String>,
-}
-
-/// What `initialize` says about the client, and what it answers the
-/// server's requests with.
-pub(crate) struct Handshake {
-    pub(crate) client_info: Value,
-    pub(crate) capabilities: Value,
-    pub(crate) handlers: Handlers,
+    /// Over HTTP: the `x-mcp-header` marks of the tools listed (2026-07-28).
+    marks: Option<Arc<Marks>>,
+    /// The `subscriptions/listen` request of the 2026-07-28 era, if open.
+    listening: Listening,
 }
 
 impl Drop for Client {
@@ -53,20 +53,17 @@ impl Drop for Client {
 }
 
 impl Client {
-    /// Initializes a session over `transport`, whose messages arrive on
-    /// `inbound`.
+    /// Opens a connection over `transport`, whose messages arrive on
+    /// `inbound`, in the era the server speaks ([`negotiate`]); `marks`:
+    /// the HTTP transport's tool marks (none over stdio, which mirrors no
+    /// argument into headers).
     pub(crate) async fn connect(
         transport: Box<dyn Transport>,
         inbound: tokio::sync::mpsc::Receiver<Received>,
         setup: &Handshake,
+        marks: Option<Arc<Marks>>,
     ) -> Result<Client, ClientError> {
         let (session, reader) = Session::start(transport, inbound, setup.handlers.clone());
-        let params = json!({
-            "protocolVersion": ProtocolVersion::LATEST.as_str(),
-            "capabilities": setup.capabilities,
-            "clientInfo": setup.client_info,
-        });
-        let answer = session.request("initialize", params, None, false).await;
         let mut client = Client {
             session,
             reader,
@@ -74,33 +71,26 @@ impl Client {
             server_info: ServerInfo(Value::Null),
             capabilities: ServerCapabilities(Value::Null),
             instructions: None,
+            marks,
+            listening: Listening::default(),
         };
-        let mut result = match answer {
-            Ok(result) => result,
+        match negotiate::open(&client.session, setup).await {
+            Ok(opened) => {
+                client.version = opened.version;
+                client.server_info = ServerInfo(opened.server_info);
+                client.capabilities = ServerCapabilities(opened.capabilities);
+                client.instructions = opened.instructions;
+                Ok(client)
+            }
             Err(error) => {
                 client.close().await;
-                return Err(error);
+                Err(error)
             }
-        };
-        let offered = result.get("protocolVersion").and_then(Value::as_str);
-        let Some(version) = offered.and_then(ProtocolVersion::parse_legacy) else {
-            let offered = offered.map_or_else(|| "(none)".to_owned(), str::to_owned);
-            client.close().await;
-            return Err(ClientError::UnsupportedVersion(offered));
-        };
-        client.version = version;
-        let mut take = |key: &str| result.get_mut(key).map(Value::take);
-        client.server_info = ServerInfo(take("serverInfo").unwrap_or(Value::Null));
-        client.capabilities = ServerCapabilities(take("capabilities").unwrap_or(json!({})));
-        client.instructions = take("instructions").and_then(|i| i.as_str().map(str::to_owned));
-        client
-            .session
-            .notify("notifications/initialized", &json!({}))
-            .await?;
-        Ok(client)
+        }
     }
 
-    /// The protocol version the server answered.
+    /// The protocol version the connection speaks: the one the server
+    /// answered `initialize` with, or 2026-07-28 (no `initialize`).
     pub fn protocol_version(&self) -> ProtocolVersion {
         self.version
     }
@@ -128,22 +118,69 @@ impl Client {
     }
 
     /// The server's notifications from now on: list changes, resource
-    /// updates, log messages.
+    /// updates, log messages. In the 2026-07-28 era, list changes and
+    /// resource updates come on a `subscriptions/listen` request, opened
+    /// by the first call.
     pub fn notifications(&self) -> Notifications {
-        Notifications::new(self.session.subscribe())
+        let notifications = Notifications::new(self.session.subscribe());
+        if self.session.is_modern() {
+            self.listening.ensure(&self.session);
+        }
+        notifications
     }
 
     /// Ends the connection: a spawned server has its stdin closed, a grace
     /// period to exit, then is killed. Requests still waiting get
     /// [`ClientError::Closed`].
     pub async fn close(&self) {
+        self.listening.stop();
         self.session.close().await;
     }
 
     /// Sends a request and returns its raw result: for methods this client
-    /// has no typed call for.
+    /// has no typed call for. In the 2026-07-28 era the request carries
+    /// the era's `_meta`, and an `input_required` answer to `tools/call`,
+    /// `prompts/get` or `resources/read` is answered and the request sent
+    /// again until it completes.
     pub async fn request(&self, method: &str, params: Value) -> Result<Value, ClientError> {
-        self.session.request(method, params, None, true).await
+        self.send(method, params, None).await
+    }
+
+    async fn send(
+        &self,
+        method: &str,
+        params: Value,
+        progress: Option<ProgressFn>,
+    ) -> Result<Value, ClientError> {
+        if !(self.session.is_modern() && rounds::may_ask(method)) {
+            return self.session.request(method, params, progress, true).await;
+        }
+        let answer = rounds::request(&self.session, method, params.clone(), progress.clone()).await;
+        // A header mismatch on a call: the tool's marks may have changed.
+        // As the specification advises, list the tools again (which learns
+        // their marks) and send the call once more.
+        if let (Err(ClientError::Rpc { code: -32020, .. }), "tools/call", Some(_)) =
+            (&answer, method, &self.marks)
+        {
+            self.session.cache.forget("tools/list");
+            // Boxed: listing sends requests through here too.
+            Box::pin(self.list_tools()).await?;
+            return rounds::request(&self.session, method, params, progress).await;
+        }
+        answer
+    }
+
+    /// `server/discover` (2026-07-28): what the server says of itself,
+    /// kept for as long as its `ttlMs` says (the answer given when the
+    /// connection opened, while fresh). A legacy server answers with an
+    /// error.
+    pub async fn discover(&self) -> Result<Value, ClientError> {
+        if let Some(kept) = self.session.cache.get("server/discover", None) {
+            return Ok(kept);
+        }
+        let result = self.request("server/discover", json!({})).await?;
+        self.session.cache.keep("server/discover", None, &result);
+        Ok(result)
     }
 
     async fn typed<T: DeserializeOwned>(
@@ -152,14 +189,15 @@ impl Client {
         params: Value,
         progress: Option<ProgressFn>,
     ) -> Result<T, ClientError> {
-        let result = self.session.request(method, params, progress, true).await?;
+        let result = self.send(method, params, progress).await?;
         serde_json::from_value(result).map_err(|e| ClientError::InvalidResponse {
             method: method.to_owned(),
             reason: e.to_string(),
         })
     }
 
-    /// Every item of a paginated list, following `nextCursor`.
+    /// Every item of a paginated list, following `nextCursor`; in the
+    /// 2026-07-28 era each page is kept as long as its `ttlMs` says.
     async fn list_all(&self, method: &str, key: &str) -> Result<Vec<Value>, ClientError> {
         let mut items = Vec::new();
         let mut cursor: Option<String> = None;
@@ -168,11 +206,26 @@ impl Client {
                 Some(cursor) => json!({ "cursor": cursor }),
                 None => json!({}),
             };
-            // Read entry by entry: one that cannot be read is left out.
-            let raw = self.session.request_raw(method, params, None, true).await?;
-            let page = page::read(method, key, &raw)?;
-            items.extend(page.items);
-            match page.next_cursor.as_deref() {
+            let cache = &self.session.cache;
+            let (mut page_items, next) = match cache.get(method, cursor.as_deref()) {
+                Some(kept) => page::kept(method, key, kept)?,
+                None => {
+                    // Read entry by entry: one that cannot be read is left out.
+                    let raw = self.session.request_raw(method, params, None, true).await?;
+                    let page = page::read(method, key, &raw)?;
+                    if self.session.is_modern() {
+                        cache.keep(method, cursor.as_deref(), &page.to_result(key));
+                    }
+                    (page.items, page.next_cursor)
+                }
+            };
+            if let (Some(marks), "tools/list") = (&self.marks, method)
+                && self.session.is_modern()
+            {
+                marks.learn(&mut page_items);
+            }
+            items.extend(page_items);
+            match next.as_deref() {
                 // A server repeating a cursor would page forever.
                 Some(next) if cursor.as_deref() != Some(next) => cursor = Some(next.to_owned()),
                 _ => return Ok(items),
@@ -238,17 +291,28 @@ impl Client {
     }
 
     /// `resources/subscribe`: [`Notification::ResourceUpdated`] is sent
-    /// when the resource changes.
+    /// when the resource changes. In the 2026-07-28 era, the resource is
+    /// added to the `subscriptions/listen` request (opened again naming
+    /// it).
     ///
     /// [`Notification::ResourceUpdated`]: crate::client::Notification::ResourceUpdated
     pub async fn subscribe(&self, uri: &str) -> Result<(), ClientError> {
+        if self.session.is_modern() {
+            self.listening.resource(&self.session, uri, true);
+            return Ok(());
+        }
         self.request("resources/subscribe", json!({ "uri": uri }))
             .await
             .map(drop)
     }
 
-    /// `resources/unsubscribe`.
+    /// `resources/unsubscribe` (2026-07-28: the resource is left out of
+    /// the `subscriptions/listen` request).
     pub async fn unsubscribe(&self, uri: &str) -> Result<(), ClientError> {
+        if self.session.is_modern() {
+            self.listening.resource(&self.session, uri, false);
+            return Ok(());
+        }
         self.request("resources/unsubscribe", json!({ "uri": uri }))
             .await
             .map(drop)
@@ -341,7 +405,17 @@ impl Client {
 
     /// `logging/setLevel`: the server sends log messages at `level` and
     /// above, as [`Notification::Log`](crate::client::Notification::Log).
+    /// In the 2026-07-28 era every request from now on asks for them in
+    /// its `_meta` (`io.modelcontextprotocol/logLevel`), and they come
+    /// with its answer.
     pub async fn set_log_level(&self, level: LogLevel) -> Result<(), ClientError> {
+        let level_name = json!(level.as_str());
+        if self
+            .session
+            .set_meta_field(modern::LOG_LEVEL, Some(level_name))
+        {
+            return Ok(());
+        }
         self.request("logging/setLevel", json!({ "level": level.as_str() }))
             .await
             .map(drop)
@@ -357,9 +431,16 @@ impl Client {
         self.session.set_roots(roots.into_iter().collect()).await
     }
 
-    /// `ping`.
+    /// `ping`; in the 2026-07-28 era, which has no `ping`, a
+    /// `server/discover` sent to the server (never answered from the
+    /// cache).
     pub async fn ping(&self) -> Result<(), ClientError> {
-        self.request("ping", json!({})).await.map(drop)
+        let method = if self.session.is_modern() {
+            "server/discover"
+        } else {
+            "ping"
+        };
+        self.request(method, json!({})).await.map(drop)
     }
 }
 

@@ -10,16 +10,19 @@ use tokio::process::Command;
 
 use crate::asking::ask::Root;
 use crate::asking::sampling::{Sampled, SamplingRequest};
-use crate::client::api::{Client, Handshake};
+use crate::client::api::Client;
 use crate::client::elicitation::{
     self, Elicitation, ElicitationHandler, ElicitationRequest, SamplingHandler,
 };
 use crate::client::error::ClientError;
+use crate::client::handshake::Handshake;
 use crate::client::http::HttpTransport;
 use crate::client::http_options::HttpOptions;
+use crate::client::modern::headers::Marks;
 use crate::client::session::Handlers;
 use crate::client::stdio::StdioTransport;
 use crate::client::transport::INBOUND_CAPACITY;
+use crate::protocol::version::ProtocolVersion;
 
 impl Client {
     /// Connects to the Streamable HTTP server at `url` (its MCP endpoint,
@@ -100,6 +103,7 @@ pub struct ClientBuilder {
     sampling: Option<SamplingHandler>,
     roots: Option<Vec<Root>>,
     max_message_size: Option<usize>,
+    first: Option<ProtocolVersion>,
 }
 
 impl ClientBuilder {
@@ -194,6 +198,18 @@ impl ClientBuilder {
         self
     }
 
+    /// The protocol version offered first. By default 2026-07-28: the
+    /// client probes with `server/discover` and falls back to `initialize`
+    /// (with the newest legacy version) when the server is of the legacy
+    /// era. A legacy version sends `initialize` with it first, and probes
+    /// with `server/discover` only when `initialize` is refused (a server
+    /// of the 2026-07-28 era only). Either way the connection speaks what
+    /// the server speaks: see [`Client::protocol_version`].
+    pub fn protocol_version(mut self, version: ProtocolVersion) -> Self {
+        self.first = Some(version);
+        self
+    }
+
     /// Spawns `program` with `args` as a stdio server and initializes it
     /// (see [`Client::stdio`]).
     pub async fn stdio<I, S>(
@@ -224,7 +240,7 @@ impl ClientBuilder {
             .max_message_size
             .unwrap_or(crate::client::limit::DEFAULT_MAX_MESSAGE_SIZE);
         let transport = StdioTransport::spawn(command, name, inbound, max)?;
-        Client::connect(Box::new(transport), receiver, &self.handshake()).await
+        Client::connect(Box::new(transport), receiver, &self.handshake(), None).await
     }
 
     /// Connects to the Streamable HTTP server at `url` (see
@@ -241,8 +257,10 @@ impl ClientBuilder {
         }
         let (inbound, receiver) = tokio::sync::mpsc::channel(INBOUND_CAPACITY);
         let timeout = options.timeout;
-        let transport = HttpTransport::new(options, inbound)?;
-        let client = Client::connect(Box::new(transport), receiver, &self.handshake()).await?;
+        let marks = Arc::new(Marks::default());
+        let transport = HttpTransport::new(options, inbound, Arc::clone(&marks))?;
+        let setup = self.handshake();
+        let client = Client::connect(Box::new(transport), receiver, &setup, Some(marks)).await?;
         if let Some(timeout) = timeout {
             client.set_timeout(timeout);
         }
@@ -275,6 +293,7 @@ impl ClientBuilder {
                 sampling: self.sampling.clone(),
                 roots: self.roots.clone().map(|roots| Arc::new(Mutex::new(roots))),
             },
+            first: self.first.unwrap_or(ProtocolVersion::MODERN),
         }
     }
 }
@@ -287,6 +306,7 @@ impl std::fmt::Debug for ClientBuilder {
             .field("sampling", &self.sampling.is_some())
             .field("roots", &self.roots)
             .field("max_message_size", &self.max_message_size)
+            .field("protocol_version", &self.first)
             .finish()
     }
 }

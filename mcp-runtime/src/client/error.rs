@@ -26,7 +26,8 @@ pub enum ClientError {
     #[error("the server did not answer within the timeout")]
     Timeout,
     /// The server answered `initialize` with a protocol version this client
-    /// does not know.
+    /// does not know, or refused the 2026-07-28 era naming only versions
+    /// this client does not know (-32022; the versions it named).
     #[error("the server speaks protocol version {0:?}, which this client does not know")]
     UnsupportedVersion(String),
     /// The server's answer does not have the shape the protocol gives it.

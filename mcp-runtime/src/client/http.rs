@@ -5,6 +5,12 @@
 //! After the handshake a GET stream carries what the server sends on its
 //! own (list changes, resource updates), reopened when it drops. A session
 //! the server forgot (404) is initialized again, transparently.
+//!
+//! A request of the 2026-07-28 era (its `_meta` names the version) is
+//! sent without a session, with the era's headers
+//! ([`modern::headers`](crate::client::modern::headers)); an HTTP error
+//! whose body is the JSON-RPC error of the request is that request's
+//! answer; its stream is never resumed, and cancelling it closes it.
 
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
@@ -19,10 +25,15 @@ use tokio::task::AbortHandle;
 use crate::client::error::ClientError;
 use crate::client::http_options::{HttpOptions, Token};
 use crate::client::limit::{self, BodyError, our_id};
+use crate::client::modern::headers::Marks;
 use crate::client::session::DEFAULT_TIMEOUT;
 use crate::client::sse::{Event, SseParser};
 use crate::client::transport::{BoxFuture, Inbound, Received, Transport};
 use crate::jsonrpc::{self, Line, Message};
+
+// The 2026-07-28 era's sending, beside the rest (it reaches into `Shared`).
+#[path = "modern/http_send.rs"]
+mod modern_send;
 
 const SESSION_ID: &str = "mcp-session-id";
 const PROTOCOL_VERSION: &str = "mcp-protocol-version";
@@ -65,6 +76,8 @@ struct Shared {
     http: reqwest::Client,
     url: reqwest::Url,
     token: Option<Token>,
+    /// The `x-mcp-header` marks of the tools listed (2026-07-28).
+    marks: Arc<Marks>,
     /// How long the server may take to begin answering.
     header_timeout: Duration,
     /// The longest message read (a JSON body, an SSE event's data).
@@ -90,6 +103,12 @@ struct State {
     initialized: Option<Vec<u8>>,
     /// The task reading the GET stream.
     listening: Option<AbortHandle>,
+    /// The 2026-07-28 era's version, once a request of that era was sent
+    /// (a request of the legacy era ends it).
+    modern: Option<String>,
+    /// The tasks reading the answers of the 2026-07-28 era's requests, by
+    /// id: cancelling one closes its stream.
+    streams: Vec<(String, AbortHandle)>,
 }
 
 /// What the client sends, as far as the transport cares.
@@ -116,6 +135,7 @@ impl HttpTransport {
     pub(crate) fn new(
         options: HttpOptions,
         inbound: Inbound,
+        marks: Arc<Marks>,
     ) -> Result<HttpTransport, ClientError> {
         let invalid = |reason: String| {
             ClientError::Io(std::io::Error::new(
@@ -141,6 +161,7 @@ impl HttpTransport {
             url,
             max_message: options.max_message(),
             token: options.token,
+            marks,
             header_timeout: options.timeout.unwrap_or(DEFAULT_TIMEOUT),
             inbound: Mutex::new(Some(inbound)),
             state: Mutex::new(State::default()),
@@ -207,17 +228,21 @@ impl Shared {
             return Err(ClientError::Closed);
         }
         let out = outgoing(&message);
+        let era = self.era(&message, &out);
+        if let Some(era) = era {
+            return self.send_modern(message, out, era).await;
+        }
         let initialize = matches!(&out, Outgoing::Request(_, method) if method == "initialize");
         if let (true, Outgoing::Request(id, _)) = (initialize, &out) {
             self.state().initialize = Some((message.clone(), id.clone()));
         }
-        let (mut response, used) = self.post(&message, !initialize).await?;
+        let (mut response, used) = self.post(&message, !initialize, &[]).await?;
         if response.status() == StatusCode::NOT_FOUND
             && let Some(expired) = used
         {
             drop(response);
             self.reinitialize(&expired).await?;
-            response = self.post(&message, true).await?.0;
+            response = self.post(&message, true, &[]).await?.0;
         }
         let response = refuse(response).await?;
         if initialize {
@@ -285,11 +310,14 @@ impl Shared {
         &self,
         message: &[u8],
         with_session: bool,
+        era: &[(String, String)],
     ) -> Result<(Response, Option<String>), ClientError> {
         let used = with_session.then(|| self.state().session.clone()).flatten();
-        let request = self
-            .build(Method::POST, with_session)
-            .await
+        let mut request = self.build(Method::POST, with_session).await;
+        for (name, value) in era {
+            request = request.header(name, value);
+        }
+        let request = request
             .header(ACCEPT, ACCEPT_BOTH)
             .header(CONTENT_TYPE, "application/json")
             .body(message.to_vec());
@@ -328,17 +356,21 @@ impl Shared {
             return Ok(());
         }
         let media = content_type(&response);
-        if media.eq_ignore_ascii_case(EVENT_STREAM) {
-            tokio::spawn(Arc::clone(self).follow(response, expect));
+        let status = response.status().as_u16();
+        let task = if media.eq_ignore_ascii_case(EVENT_STREAM) {
+            tokio::spawn(Arc::clone(self).follow(response, expect.clone()))
         } else if media.eq_ignore_ascii_case("application/json") {
-            tokio::spawn(Arc::clone(self).read_json(response, expect));
+            tokio::spawn(Arc::clone(self).read_json(response, expect.clone()))
         } else if expect.is_some() {
             return Err(ClientError::Http {
-                status: response.status().as_u16(),
+                status,
                 message: format!("the answer's Content-Type is {media:?}, not JSON or SSE"),
                 www_authenticate: None,
             });
-        }
+        } else {
+            return Ok(());
+        };
+        self.track(expect, &task);
         Ok(())
     }
 
@@ -376,6 +408,11 @@ impl Shared {
             .read_events(response, &mut parser, expect.as_deref(), &mut answered)
             .await;
         let Some(id) = expect else { return };
+        if !answered && self.state().modern.is_some() {
+            // The 2026-07-28 era does not resume streams.
+            let reason = format!("the answer's stream ended ({ended})");
+            return self.fail(&id, &reason).await;
+        }
         let mut attempts = 0;
         while !answered {
             if self.stopped() {
@@ -613,7 +650,7 @@ impl Shared {
             return Err(ClientError::Closed);
         };
         tracing::info!("the server forgot the session (404): initializing a new one");
-        let (response, _) = self.post(&initialize, false).await?;
+        let (response, _) = self.post(&initialize, false, &[]).await?;
         let response = refuse(response).await?;
         let session = response
             .headers()
@@ -625,7 +662,7 @@ impl Shared {
             .map_err(|_| ClientError::Timeout)??;
         self.state().session = session;
         if let Some(initialized) = initialized {
-            refuse(self.post(&initialized, true).await?.0).await?;
+            refuse(self.post(&initialized, true, &[]).await?.0).await?;
         }
         // As after the first handshake: the message sent again next may be
         // answered on the new GET stream.

@@ -3,10 +3,18 @@
 //!
 //! [`Client::stdio`] spawns a server and talks to it over its stdin and
 //! stdout; each line the server writes to stderr goes to `tracing` under
-//! the target `mcp_runtime::client::stderr`. Connecting performs the
-//! handshake: the client offers the newest protocol version it knows and
-//! accepts any version it knows that the server answers
+//! the target `mcp_runtime::client::stderr`. Connecting finds the era the
+//! server speaks: the client probes with `server/discover` (2026-07-28, no
+//! session: every request then carries its version and the client's
+//! capabilities in `_meta`, and over HTTP the era's headers), and falls
+//! back to the `initialize` handshake when the server is of the legacy era,
+//! accepting any legacy version it knows that the server answers
 //! ([`ClientError::UnsupportedVersion`] otherwise).
+//! [`Client::protocol_version`] says which was agreed. The calls are the
+//! same in both eras: in 2026-07-28 a server's questions come as
+//! `input_required` results, answered by the same handlers and the request
+//! sent again; notifications come on a `subscriptions/listen` request;
+//! lists are kept as long as the server says they stay fresh.
 //!
 //! ```no_run
 //! use mcp_runtime::client::{Client, ClientError, CompletionRef, Notification};
@@ -75,10 +83,12 @@ mod api;
 mod builder;
 mod elicitation;
 mod error;
+mod handshake;
 mod http;
 mod http_options;
 mod limit;
 mod malformed;
+mod modern;
 mod notification;
 mod page;
 mod session;

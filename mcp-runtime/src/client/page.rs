@@ -25,6 +25,44 @@ pub(crate) struct Page {
     pub(crate) items: Vec<Value>,
     /// Where the next page begins.
     pub(crate) next_cursor: Option<String>,
+    /// How long the page stays fresh (the 2026-07-28 era's `ttlMs`).
+    pub(crate) ttl_ms: Option<Value>,
+}
+
+impl Page {
+    /// The page as a result again, with only what was read: what the
+    /// client's cache keeps.
+    pub(crate) fn to_result(&self, key: &str) -> Value {
+        let mut result = serde_json::Map::new();
+        result.insert(key.to_owned(), Value::Array(self.items.clone()));
+        if let Some(next) = &self.next_cursor {
+            result.insert("nextCursor".to_owned(), Value::String(next.clone()));
+        }
+        if let Some(ttl) = &self.ttl_ms {
+            result.insert("ttlMs".to_owned(), ttl.clone());
+        }
+        Value::Object(result)
+    }
+}
+
+/// The entries and the next cursor of a page the cache kept (made by
+/// [`Page::to_result`]).
+pub(crate) fn kept(
+    method: &str,
+    key: &str,
+    mut result: Value,
+) -> Result<(Vec<Value>, Option<String>), ClientError> {
+    let next = result
+        .get("nextCursor")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    match result.get_mut(key).map(Value::take) {
+        Some(Value::Array(items)) => Ok((items, next)),
+        _ => Err(ClientError::InvalidResponse {
+            method: method.to_owned(),
+            reason: format!("no `{key}` array"),
+        }),
+    }
 }
 
 /// Reads the page `raw`, the result of `method`, whose entries are under
@@ -53,7 +91,14 @@ pub(crate) fn read(method: &str, key: &str, raw: &RawValue) -> Result<Page, Clie
     let next_cursor = members
         .get("nextCursor")
         .and_then(|cursor| serde_json::from_str::<String>(cursor.get()).ok());
-    Ok(Page { items, next_cursor })
+    let ttl_ms = members
+        .get("ttlMs")
+        .and_then(|ttl| serde_json::from_str::<Value>(ttl.get()).ok());
+    Ok(Page {
+        items,
+        next_cursor,
+        ttl_ms,
+    })
 }
 
 fn value(entry: &RawValue) -> Result<Value, String> {

@@ -13,13 +13,14 @@ use std::time::Duration;
 
 use serde::Serialize;
 use serde_json::value::RawValue;
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio::task::JoinHandle;
 
 use crate::client::elicitation::{self, ElicitationHandler, SamplingHandler};
 use crate::client::error::ClientError;
 use crate::client::malformed::{self, Malformed};
+use crate::client::modern::cache::ListCache;
 use crate::client::notification::{NOTIFICATION_CAPACITY, Notification};
 use crate::client::transport::{BoxFuture, Received, Transport};
 use crate::jsonrpc::{
@@ -58,6 +59,12 @@ pub(crate) struct Handlers {
 
 pub(crate) struct Session {
     transport: Box<dyn Transport>,
+    /// The `_meta` fields every request carries in the 2026-07-28 era
+    /// (none in the legacy era).
+    meta: Mutex<Option<Map<String, Value>>>,
+    /// The lists kept for as long as the server said they stay fresh
+    /// (2026-07-28).
+    pub(crate) cache: ListCache,
     next_id: AtomicU64,
     table: Mutex<Table>,
     /// Taken when the connection closes, so that receivers see the end.
@@ -79,6 +86,8 @@ impl Session {
         let (notifications, _) = broadcast::channel(NOTIFICATION_CAPACITY);
         let session = Arc::new(Session {
             transport,
+            meta: Mutex::new(None),
+            cache: ListCache::default(),
             next_id: AtomicU64::new(1),
             table: Mutex::new(Table {
                 open: true,
@@ -104,6 +113,34 @@ impl Session {
     pub(crate) fn set_timeout(&self, timeout: Duration) {
         let ms = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
         self.timeout_ms.store(ms.max(1), Ordering::Relaxed);
+    }
+
+    /// The `_meta` fields each request carries from now on: the 2026-07-28
+    /// era's, or none (the legacy era).
+    pub(crate) fn set_meta(&self, meta: Option<Map<String, Value>>) {
+        *self.meta.lock().unwrap_or_else(|e| e.into_inner()) = meta;
+    }
+
+    /// Changes one `_meta` field of every request from now on (none
+    /// removes it); `false` in the legacy era, which has no such fields.
+    pub(crate) fn set_meta_field(&self, key: &str, value: Option<Value>) -> bool {
+        let mut meta = self.meta.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(meta) = meta.as_mut() else {
+            return false;
+        };
+        match value {
+            Some(value) => meta.insert(key.to_owned(), value),
+            None => meta.remove(key),
+        };
+        true
+    }
+
+    /// Whether requests carry the 2026-07-28 era's `_meta`.
+    pub(crate) fn is_modern(&self) -> bool {
+        self.meta
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_some()
     }
 
     pub(crate) fn subscribe(&self) -> broadcast::Receiver<Notification> {
@@ -158,22 +195,51 @@ impl Session {
         let raw = self
             .request_raw(method, params, progress, cancellable)
             .await?;
-        serde_json::from_str(raw.get()).map_err(|error| ClientError::InvalidResponse {
-            method: method.to_owned(),
-            reason: malformed::why_unreadable(&raw, &error),
-        })
+        parse(method, &raw)
     }
 
     /// [`Session::request`], the result left as the server sent it.
     pub(crate) async fn request_raw(
         self: &Arc<Self>,
         method: &str,
-        mut params: Value,
+        params: Value,
         progress: Option<ProgressFn>,
         cancellable: bool,
     ) -> Answer {
+        let timeout = self.timeout();
+        self.request_within_raw(method, params, progress, cancellable, Some(timeout))
+            .await
+    }
+
+    /// [`Session::request`] waiting at most `timeout` (forever: `None`,
+    /// for a request the server answers only when it ends, such as
+    /// `subscriptions/listen`).
+    pub(crate) async fn request_within(
+        self: &Arc<Self>,
+        method: &str,
+        params: Value,
+        progress: Option<ProgressFn>,
+        cancellable: bool,
+        timeout: Option<Duration>,
+    ) -> Result<Value, ClientError> {
+        let raw = self
+            .request_within_raw(method, params, progress, cancellable, timeout)
+            .await?;
+        parse(method, &raw)
+    }
+
+    /// [`Session::request_within`], the result left as the server sent it.
+    async fn request_within_raw(
+        self: &Arc<Self>,
+        method: &str,
+        mut params: Value,
+        progress: Option<ProgressFn>,
+        cancellable: bool,
+        timeout: Option<Duration>,
+    ) -> Answer {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        if progress.is_some() {
+        let era = self.meta.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        if progress.is_some() || era.is_some() {
             if !params.is_object() {
                 params = json!({});
             }
@@ -188,7 +254,12 @@ impl Session {
                     method: method.to_owned(),
                     reason: "`_meta` of the params is not an object".into(),
                 })?;
-            meta.insert("progressToken".into(), json!(id));
+            if progress.is_some() {
+                meta.insert("progressToken".into(), json!(id));
+            }
+            for (key, value) in era.into_iter().flatten() {
+                meta.entry(key).or_insert(value);
+            }
         }
         let (answer, answered) = oneshot::channel();
         {
@@ -210,7 +281,13 @@ impl Session {
             guard.cancel = false;
             return Err(error);
         }
-        match tokio::time::timeout(self.timeout(), answered).await {
+        let answered = async {
+            match timeout {
+                Some(timeout) => tokio::time::timeout(timeout, answered).await,
+                None => Ok(answered.await),
+            }
+        };
+        match answered.await {
             Ok(Ok(answer)) => {
                 guard.cancel = false;
                 answer.map_err(|error| match error {
@@ -349,11 +426,17 @@ impl Session {
         if method == "notifications/progress" && self.progress(params.as_ref()) {
             return;
         }
+        if method == "notifications/subscriptions/acknowledged" {
+            // The 2026-07-28 era's subscription opened: nothing to hand out.
+            tracing::debug!(?params, "the server acknowledged the subscription");
+            return;
+        }
         if method == "notifications/cancelled" {
             // The server gave up a request of its own; we answer its only
             // requests (ping) at once, so there is nothing to stop.
             return;
         }
+        self.cache.changed(method);
         let notification = Notification::from_message(method, params);
         if let Some(sender) = &*self.notifications.lock().unwrap_or_else(|e| e.into_inner()) {
             let _ = sender.send(notification);
@@ -387,6 +470,7 @@ impl Session {
     /// `sampling/createMessage` when a handler was given, `roots/list` when
     /// roots were, and -32601 for the rest.
     fn serve(self: &Arc<Self>, id: RequestId, method: &str, params: Option<&RawValue>) {
+        let params: Option<Value> = params.and_then(|p| serde_json::from_str(p.get()).ok());
         let answer = self.answer_for(method, params);
         let session = Arc::clone(self);
         // Answered from a task of its own: the reader goes on while a user
@@ -402,13 +486,14 @@ impl Session {
         });
     }
 
-    /// The answer to the server's request `method`.
-    fn answer_for(
+    /// The answer to the server's request `method`: what the handlers
+    /// given say (a request of its own in the legacy era, an input request
+    /// of an `input_required` result in the 2026-07-28 era).
+    pub(crate) fn answer_for(
         &self,
         method: &str,
-        params: Option<&RawValue>,
+        params: Option<Value>,
     ) -> BoxFuture<'static, Result<Value, ErrorObject>> {
-        let params: Option<Value> = params.and_then(|p| serde_json::from_str(p.get()).ok());
         if method == "ping" {
             return Box::pin(std::future::ready(Ok(json!({}))));
         }
@@ -506,4 +591,12 @@ impl Drop for Waiting<'_> {
             let _ = session.notify("notifications/cancelled", &params).await;
         });
     }
+}
+
+/// A raw result read as a value, or why it cannot be.
+fn parse(method: &str, raw: &RawValue) -> Result<Value, ClientError> {
+    serde_json::from_str(raw.get()).map_err(|error| ClientError::InvalidResponse {
+        method: method.to_owned(),
+        reason: malformed::why_unreadable(raw, &error),
+    })
 }

@@ -9,14 +9,14 @@ use std::time::Duration;
 
 use tokio::process::Command;
 
-use crate::client::{Client, ClientError, HttpOptions};
+use crate::client::{Client, ClientError, HttpOptions, ProtocolVersion};
 
 type Connecting = Pin<Box<dyn Future<Output = Result<Client, ClientError>> + Send>>;
 
 /// Makes a new connection to the upstream.
 pub(crate) type Connect = Arc<dyn Fn() -> Connecting + Send + Sync>;
 
-/// Makes the command a stdio upstream is spawned with.
+/// Makes the command of a stdio upstream.
 type MakeCommand = Arc<dyn Fn() -> Command + Send + Sync>;
 
 /// A server to mount with [`Server::mount`](crate::Server::mount): a
@@ -42,9 +42,12 @@ pub struct Upstream {
     pub(crate) connected: Option<Client>,
     /// For an HTTP upstream, its options: the timeout applies to them.
     http: Option<HttpOptions>,
-    /// For a spawned upstream, its command: the message size applies to it.
+    /// For a stdio upstream, how to make its command (the message size and
+    /// the protocol version apply to it).
     command: Option<MakeCommand>,
     max_message_size: Option<usize>,
+    /// The protocol version offered first (see [`Upstream::protocol_version`]).
+    first: ProtocolVersion,
     pub(crate) per_session: bool,
     pub(crate) label: String,
     pub(crate) timeout: Option<Duration>,
@@ -112,6 +115,7 @@ impl Upstream {
             http: None,
             command: None,
             max_message_size: None,
+            first: ProtocolVersion::LATEST,
             per_session: false,
             label: "upstream".to_owned(),
             timeout: None,
@@ -126,6 +130,19 @@ impl Upstream {
     /// for a [`Client`] given already connected.
     pub fn per_session(mut self) -> Upstream {
         self.per_session = true;
+        self
+    }
+
+    /// The protocol version offered first to an upstream spawned or reached
+    /// over HTTP (see [`ClientBuilder::protocol_version`](crate::client::ClientBuilder::protocol_version)).
+    /// By default the newest legacy one: an upstream that speaks both eras
+    /// opens a session, whose log messages outside calls and output
+    /// schemas of any type reach the clients of either era, and an upstream
+    /// of the 2026-07-28 era only refuses `initialize` and is spoken to in
+    /// that era. [`ProtocolVersion::MODERN`] probes with `server/discover`
+    /// first, and speaks 2026-07-28 to every upstream that does.
+    pub fn protocol_version(mut self, version: ProtocolVersion) -> Upstream {
+        self.first = version;
         self
     }
 
@@ -175,17 +192,19 @@ impl Upstream {
             if let Some(bytes) = self.max_message_size {
                 options = options.max_message_size(bytes);
             }
-            return Client::connect_http(options).await;
+            let builder = Client::builder().protocol_version(self.first);
+            return builder.connect_http(options).await;
         }
-        let client = match (&self.command, self.max_message_size, &self.connect) {
-            (Some(make), Some(bytes), _) => {
-                Client::builder()
-                    .max_message_size(bytes)
-                    .spawn(make())
-                    .await?
+        let client = match (&self.command, &self.connect) {
+            (Some(make), _) => {
+                let mut builder = Client::builder().protocol_version(self.first);
+                if let Some(bytes) = self.max_message_size {
+                    builder = builder.max_message_size(bytes);
+                }
+                builder.spawn(make()).await?
             }
-            (_, _, Some(connect)) => connect().await?,
-            (_, _, None) => return Err(ClientError::Closed),
+            (None, Some(connect)) => connect().await?,
+            (None, None) => return Err(ClientError::Closed),
         };
         if let Some(limit) = self.timeout {
             client.set_timeout(limit);
@@ -205,6 +224,7 @@ impl From<Client> for Upstream {
             http: None,
             command: None,
             max_message_size: None,
+            first: ProtocolVersion::LATEST,
             per_session: false,
             label,
             timeout: None,
