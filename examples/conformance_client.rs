@@ -26,7 +26,9 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use mcp_runtime::client::oauth::{Authorizer, BoxFuture, OAuth, OAuthError, SigningAlgorithm, Url};
+use mcp_runtime::client::oauth::{
+    AssertionRequest, Authorizer, BoxFuture, OAuth, OAuthError, SigningAlgorithm, Url,
+};
 use mcp_runtime::client::{Client, ClientError, Elicitation, HttpOptions};
 use mcp_runtime::serde_json::{Map, Value, json};
 use tracing_subscriber::filter::LevelFilter;
@@ -167,7 +169,28 @@ fn oauth(scenario: &str) -> Result<OAuth, Failure> {
             let (Some(id), Some(jwt)) = (field("client_id"), field("valid_jwt")) else {
                 return Err("the context holds no client_id and valid_jwt".into());
             };
-            OAuth::jwt_bearer(id, move || Ok(jwt.clone()))
+            OAuth::jwt_bearer(id, move |_| std::future::ready(Ok(jwt.clone())))
+        }
+        "auth/enterprise-managed-authorization" => {
+            let (Some(id), Some(secret)) = (field("client_id"), field("client_secret")) else {
+                return Err("the context holds no client_id and client_secret".into());
+            };
+            let (Some(id_token), Some(idp_token_endpoint)) =
+                (field("idp_id_token"), field("idp_token_endpoint"))
+            else {
+                return Err("the context holds no idp_id_token and idp_token_endpoint".into());
+            };
+            let exchange = IdentityAssertion {
+                id_token,
+                idp_token_endpoint,
+                idp_client_id: field("idp_client_id"),
+            };
+            let exchange = std::sync::Arc::new(exchange);
+            OAuth::jwt_bearer(id, move |request| {
+                let exchange = std::sync::Arc::clone(&exchange);
+                async move { exchange.grant(request).await }
+            })
+            .client_secret(secret)
         }
         _ => {
             let mut oauth = OAuth::authorization_code(SuiteAuthorizer)
@@ -228,6 +251,64 @@ impl Authorizer for SuiteAuthorizer {
             url.join(location)
                 .map_err(|e| failed(format!("bad Location {location:?}: {e}")))
         })
+    }
+}
+
+/// Enterprise-managed authorization (SEP-990): the user's ID token is
+/// exchanged at the enterprise's identity provider (RFC 8693) for an
+/// identity assertion grant (ID-JAG) for the authorization server and the
+/// resource, which the client then presents as a JWT bearer assertion.
+struct IdentityAssertion {
+    id_token: String,
+    idp_token_endpoint: String,
+    idp_client_id: Option<String>,
+}
+
+impl IdentityAssertion {
+    async fn grant(&self, request: AssertionRequest) -> Result<String, OAuthError> {
+        let failed = |e: String| {
+            OAuthError::Token(format!(
+                "the token exchange at the identity provider failed: {e}"
+            ))
+        };
+        let mut form = vec![
+            (
+                "grant_type",
+                "urn:ietf:params:oauth:grant-type:token-exchange",
+            ),
+            (
+                "requested_token_type",
+                "urn:ietf:params:oauth:token-type:id-jag",
+            ),
+            ("subject_token", &self.id_token),
+            (
+                "subject_token_type",
+                "urn:ietf:params:oauth:token-type:id_token",
+            ),
+            ("audience", &request.issuer),
+            ("resource", &request.resource),
+        ];
+        let scope = request.scopes.join(" ");
+        if !scope.is_empty() {
+            form.push(("scope", &scope));
+        }
+        if let Some(client_id) = &self.idp_client_id {
+            form.push(("client_id", client_id));
+        }
+        let answer = SuiteAuthorizer::http()?
+            .post(&self.idp_token_endpoint)
+            .form(&form)
+            .send()
+            .await
+            .map_err(|e| failed(e.to_string()))?;
+        let status = answer.status();
+        let body = answer.bytes().await.map_err(|e| failed(e.to_string()))?;
+        let body: Value =
+            serde_json::from_slice(&body).map_err(|e| failed(format!("{status}: {e}")))?;
+        match body.get("access_token").and_then(Value::as_str) {
+            Some(grant) if status.is_success() => Ok(grant.to_owned()),
+            _ => Err(failed(format!("{status}: {body}"))),
+        }
     }
 }
 

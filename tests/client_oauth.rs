@@ -553,8 +553,12 @@ async fn client_credentials_with_basic_authentication() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_workload_assertion_and_a_refused_one() {
     let setup = setup(Behaviour::default());
-    let oauth =
-        OAuth::jwt_bearer("workload", || Ok("workload-jwt".into())).scopes(["weather:read"]);
+    let oauth = OAuth::jwt_bearer("workload", |request| async move {
+        assert!(request.issuer.starts_with("http://127.0.0.1:"));
+        assert!(request.resource.ends_with("/mcp"));
+        Ok("workload-jwt".to_owned())
+    })
+    .scopes(["weather:read"]);
     let client = connect(&setup, oauth).await.unwrap();
     let result = within(client.call_tool("forecast", json!({"city": "Quito"})))
         .await
@@ -563,7 +567,7 @@ async fn a_workload_assertion_and_a_refused_one() {
     client.close().await;
     // A refused assertion fails at once: no retry, no other grant.
     let setup = self::setup(Behaviour::default());
-    let oauth = OAuth::jwt_bearer("workload", || Ok("forged".into()));
+    let oauth = OAuth::jwt_bearer("workload", |_| async { Ok("forged".to_owned()) });
     let error = refused(&setup, oauth).await;
     assert!(error.to_string().contains("invalid_grant"), "{error}");
     let tokens: Vec<_> = setup

@@ -55,3 +55,15 @@ pub trait Authorizer: Send + Sync + 'static {
     /// authorization server redirected back to, query and all.
     fn authorize(&self, url: url::Url) -> BoxFuture<'_, Result<url::Url, OAuthError>>;
 }
+
+/// What a [`jwt_bearer`](super::OAuth::jwt_bearer) assertion is asked for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct AssertionRequest {
+    /// The authorization server's issuer: the assertion's audience.
+    pub issuer: String,
+    /// The protected resource (the MCP server's canonical URI).
+    pub resource: String,
+    /// The scopes the token is asked with.
+    pub scopes: Vec<String>,
+}

@@ -107,26 +107,39 @@ impl OAuth {
         .client_id(client_id)
     }
 
-    /// The JWT bearer grant (RFC 7523 section 2.1), as workload identity
-    /// federation uses it: `assertion` returns a JWT the authorization
-    /// server trusts (a Kubernetes service account token, a cloud
-    /// provider's identity token), read again for each token request; the
-    /// client is `client_id`, a public client. A refused assertion is an
+    /// The JWT bearer grant (RFC 7523 section 2.1): `assertion` returns a
+    /// JWT the authorization server trusts, asked for before each token
+    /// request with what it is for ([`AssertionRequest`](super::AssertionRequest):
+    /// the authorization server, the resource, the scopes). The client is
+    /// `client_id`: a public client, or a confidential one given
+    /// [`client_secret`](OAuth::client_secret). A refused assertion is an
     /// error at once: the client neither retries nor tries another grant.
     ///
-    /// ```no_run
-    /// use mcp_runtime::client::oauth::OAuth;
+    /// Workload identity federation returns the platform's identity token
+    /// (a Kubernetes service account token, a cloud provider's); enterprise-
+    /// managed authorization exchanges the user's ID token at the
+    /// enterprise's identity provider for an identity assertion grant
+    /// (RFC 8693, `requested_token_type` `…:id-jag`, `audience` the
+    /// authorization server, with the resource) and returns it.
     ///
-    /// let oauth = OAuth::jwt_bearer("reporting-workload", || {
-    ///     std::fs::read_to_string("/var/run/secrets/tokens/mcp").map(|t| t.trim().to_owned())
+    /// ```no_run
+    /// use mcp_runtime::client::oauth::{OAuth, OAuthError};
+    ///
+    /// let oauth = OAuth::jwt_bearer("reporting-workload", |_for_what| async {
+    ///     std::fs::read_to_string("/var/run/secrets/tokens/mcp")
+    ///         .map(|token| token.trim().to_owned())
+    ///         .map_err(|e| OAuthError::Authorizer(format!("no workload token: {e}")))
     /// });
     /// # let _ = oauth;
     /// ```
-    pub fn jwt_bearer<F>(client_id: impl Into<String>, assertion: F) -> OAuth
+    pub fn jwt_bearer<F, Fut>(client_id: impl Into<String>, assertion: F) -> OAuth
     where
-        F: Fn() -> std::io::Result<String> + Send + Sync + 'static,
+        F: Fn(super::AssertionRequest) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = Result<String, super::OAuthError>> + Send + 'static,
     {
-        OAuth::with(Grant::JwtBearer(Arc::new(assertion))).client_id(client_id)
+        let assertion: super::settings::Assertion =
+            Arc::new(move |request| Box::pin(assertion(request)));
+        OAuth::with(Grant::JwtBearer(assertion)).client_id(client_id)
     }
 
     /// The client's name, shown by the authorization server on its consent

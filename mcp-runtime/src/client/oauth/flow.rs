@@ -264,9 +264,12 @@ impl Shared {
                     resource = key.resource,
                     "requesting a token with a JWT assertion"
                 );
-                let assertion = assertion().map_err(|e| {
-                    OAuthError::Authorizer(format!("cannot obtain the JWT assertion: {e}"))
-                })?;
+                let assertion = assertion(super::AssertionRequest {
+                    issuer: key.issuer.clone(),
+                    resource: key.resource.clone(),
+                    scopes: scopes.clone(),
+                })
+                .await?;
                 let grant = token::Grant::jwt_bearer(assertion, &key.resource, &scopes);
                 token::request(&fetcher, config, &metadata, &registration, grant).await?
             }

@@ -55,7 +55,7 @@ mod settings;
 mod store;
 mod token;
 
-pub use self::authorizer::{Authorizer, BoxFuture};
+pub use self::authorizer::{AssertionRequest, Authorizer, BoxFuture};
 pub use self::config::OAuth;
 pub use self::error::OAuthError;
 pub use self::loopback::LoopbackAuthorizer;

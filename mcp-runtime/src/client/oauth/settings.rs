@@ -45,7 +45,11 @@ pub(crate) enum Grant {
 }
 
 /// Where a [`Grant::JwtBearer`] gets its assertion.
-pub(crate) type Assertion = Arc<dyn Fn() -> std::io::Result<String> + Send + Sync>;
+pub(crate) type Assertion = Arc<
+    dyn Fn(super::AssertionRequest) -> super::BoxFuture<'static, Result<String, super::OAuthError>>
+        + Send
+        + Sync,
+>;
 
 impl Config {
     /// The defaults, for `grant`.
