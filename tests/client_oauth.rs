@@ -241,6 +241,21 @@ async fn decoy_endpoint(State(fixture): State<Shared>, headers: HeaderMap) -> Re
     response
 }
 
+/// An MCP endpoint whose challenge names no metadata document.
+async fn bare_endpoint() -> Response {
+    let mut response = reply(StatusCode::UNAUTHORIZED, json!({"error": "invalid_token"}));
+    response
+        .headers_mut()
+        .insert("www-authenticate", "Bearer".parse().unwrap());
+    response
+}
+
+/// Anything else: 404, noted.
+async fn missing(State(fixture): State<Shared>, uri: axum::http::Uri) -> Response {
+    fixture.log(format!("missing {}", uri.path()));
+    reply(StatusCode::NOT_FOUND, json!({"error": "not_found"}))
+}
+
 fn reply(status: StatusCode, body: Value) -> Response {
     let json = [(axum::http::header::CONTENT_TYPE, "application/json")];
     (status, json, body.to_string()).into_response()
@@ -362,6 +377,12 @@ fn authorization_server(behaviour: Behaviour) -> (Shared, HttpServer) {
         .route("/token", post(token))
         .route("/foreign-resource", get(foreign_resource_metadata))
         .route("/decoy/mcp", post(decoy_endpoint))
+        .route("/bare/mcp", post(bare_endpoint))
+        .route(
+            "/.well-known/oauth-protected-resource",
+            get(foreign_resource_metadata),
+        )
+        .fallback(missing)
         .with_state(Arc::clone(&fixture));
     let authorization_server = HttpServer::start_router(router);
     *fixture.issuer.lock().unwrap() = format!("http://{}", authorization_server.addr);
@@ -684,6 +705,34 @@ impl Authorizer for Routed {
             }
         })
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_a_metadata_url_the_path_is_tried_then_the_root() {
+    let setup = setup(Behaviour::default());
+    let bare = format!("{}/bare/mcp", setup.fixture.issuer());
+    let oauth = OAuth::authorization_code(Browser(Arc::clone(&setup.fixture)));
+    let connecting = Client::connect_http(
+        HttpOptions::new(&bare)
+            .timeout(Duration::from_secs(20))
+            .oauth(oauth),
+    );
+    let error = match within(connecting).await {
+        Ok(_) => panic!("connected"),
+        Err(error) => oauth_error_of(error),
+    };
+    // The root document is for another server: refused all the same.
+    assert!(
+        matches!(error, OAuthError::ResourceMismatch { .. }),
+        "{error}"
+    );
+    assert_eq!(
+        setup.fixture.events(),
+        [
+            "missing /.well-known/oauth-protected-resource/bare/mcp",
+            "resource metadata"
+        ]
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
