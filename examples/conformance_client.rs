@@ -195,7 +195,9 @@ fn oauth(scenario: &str) -> Result<OAuth, Failure> {
         _ => {
             let mut oauth = OAuth::authorization_code(SuiteAuthorizer)
                 .client_name("mcp-runtime conformance client")
-                .metadata_document(METADATA_DOCUMENT);
+                .metadata_document(METADATA_DOCUMENT)
+                // DPoP-bound tokens where the authorization server offers them.
+                .dpop();
             if let Some(id) = field("client_id") {
                 oauth = oauth.client_id(id);
             }

@@ -100,6 +100,45 @@ impl Fetcher {
         read_json(&url, request.send().await).await
     }
 
+    /// POST a form to `url` with `headers` (and HTTP Basic client
+    /// authentication when `basic` holds an id and a secret); the status,
+    /// the headers and the JSON object of the answer, whatever the status
+    /// (an OAuth error answer is JSON too).
+    #[cfg_attr(not(feature = "client"), allow(dead_code))]
+    pub(crate) async fn post_form_raw(
+        &self,
+        url: &str,
+        basic: Option<(&str, &str)>,
+        form: &[(&str, &str)],
+        headers: &[(&str, &str)],
+    ) -> Result<(u16, reqwest::header::HeaderMap, Map<String, Value>), FetchError> {
+        let url = self.check_url(url)?;
+        let mut request = self
+            .client
+            .post(url.clone())
+            .header(reqwest::header::ACCEPT, "application/json")
+            .form(form);
+        if let Some((user, password)) = basic {
+            request = request.basic_auth(form_encode(user), Some(form_encode(password)));
+        }
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        let mut response = request
+            .send()
+            .await
+            .map_err(|e| FetchError(format!("cannot reach {url}: {e}")))?;
+        let status = response.status().as_u16();
+        let answer_headers = response.headers().clone();
+        let body = read_limited(&url, &mut response).await?;
+        match serde_json::from_slice(&body) {
+            Ok(Value::Object(map)) => Ok((status, answer_headers, map)),
+            _ => Err(FetchError(format!(
+                "{url} answered {status} without a JSON object"
+            ))),
+        }
+    }
+
     /// POST a JSON document to `url` (a client registration, RFC 7591),
     /// and read a JSON object back.
     #[cfg_attr(not(feature = "client"), allow(dead_code))]
@@ -151,19 +190,7 @@ async fn read_json(
 ) -> Result<Map<String, Value>, FetchError> {
     let mut response = sent.map_err(|e| FetchError(format!("cannot reach {url}: {e}")))?;
     let status = response.status();
-    let mut body = Vec::new();
-    while let Some(chunk) = response
-        .chunk()
-        .await
-        .map_err(|e| FetchError(format!("reading {url}: {e}")))?
-    {
-        if body.len() + chunk.len() > MAX_BYTES {
-            return Err(FetchError(format!(
-                "{url} sent more than {MAX_BYTES} bytes"
-            )));
-        }
-        body.extend_from_slice(&chunk);
-    }
+    let body = read_limited(url, &mut response).await?;
     if !status.is_success() {
         // An OAuth error answer (RFC 6749 section 5.2) says why.
         let said = serde_json::from_slice::<Value>(&body).ok().and_then(|v| {
@@ -184,6 +211,27 @@ async fn read_json(
             "{url} did not answer with a JSON object"
         ))),
     }
+}
+
+/// The body of `response`, at most [`MAX_BYTES`].
+async fn read_limited(
+    url: &reqwest::Url,
+    response: &mut reqwest::Response,
+) -> Result<Vec<u8>, FetchError> {
+    let mut body = Vec::new();
+    while let Some(chunk) = response
+        .chunk()
+        .await
+        .map_err(|e| FetchError(format!("reading {url}: {e}")))?
+    {
+        if body.len() + chunk.len() > MAX_BYTES {
+            return Err(FetchError(format!(
+                "{url} sent more than {MAX_BYTES} bytes"
+            )));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body)
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use reqwest::header::{ACCEPT, CONTENT_TYPE, WWW_AUTHENTICATE};
+use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, WWW_AUTHENTICATE};
 use reqwest::{Method, Response, StatusCode};
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -18,7 +18,7 @@ use tokio::task::AbortHandle;
 
 use crate::client::error::ClientError;
 use crate::client::http_options::{HttpOptions, Token};
-use crate::client::oauth::{Attempts, OAuth};
+use crate::client::oauth::{Attempts, Credentials, OAuth};
 use crate::client::session::DEFAULT_TIMEOUT;
 use crate::client::sse::SseParser;
 use crate::client::transport::{BoxFuture, Inbound, Received, Transport};
@@ -246,21 +246,22 @@ impl Shared {
     }
 
     /// A request with the session's headers (`with_session`) and the
-    /// bearer token.
+    /// credentials.
     async fn build(&self, method: Method, with_session: bool) -> reqwest::RequestBuilder {
-        let token = self.bearer().await;
-        self.build_with(method, with_session, token.as_deref())
+        let credentials = self.credentials(&method).await;
+        self.build_with(method, with_session, credentials.as_ref())
     }
 
-    /// The bearer token to send now, if any.
-    async fn bearer(&self) -> Option<String> {
+    /// What a `method` request carries now: the bearer token, or OAuth's
+    /// token (and DPoP proof).
+    async fn credentials(&self, method: &Method) -> Option<Credentials> {
         if let Some(oauth) = &self.oauth {
-            return oauth.bearer(&self.url).await;
+            return oauth.credentials(&self.url, method.as_str()).await;
         }
         match &self.token {
             None => None,
-            Some(Token::Static(token)) => Some(token.clone()),
-            Some(Token::Provider(provider)) => provider().await,
+            Some(Token::Static(token)) => Some(Credentials::bearer(token.clone())),
+            Some(Token::Provider(provider)) => provider().await.map(Credentials::bearer),
         }
     }
 
@@ -268,7 +269,7 @@ impl Shared {
         &self,
         method: Method,
         with_session: bool,
-        token: Option<&str>,
+        credentials: Option<&Credentials>,
     ) -> reqwest::RequestBuilder {
         let mut request = self.http.request(method, self.url.clone());
         if with_session {
@@ -280,8 +281,11 @@ impl Shared {
                 request = request.header(PROTOCOL_VERSION, version);
             }
         }
-        if let Some(token) = token {
-            request = request.bearer_auth(token);
+        if let Some(credentials) = credentials {
+            request = request.header(AUTHORIZATION, &credentials.authorization);
+            if let Some(proof) = &credentials.dpop {
+                request = request.header("dpop", proof);
+            }
         }
         request
     }
@@ -307,9 +311,9 @@ impl Shared {
         let mut attempts = Attempts::default();
         loop {
             let used = with_session.then(|| self.state().session.clone()).flatten();
-            let token = self.bearer().await;
+            let credentials = self.credentials(&Method::POST).await;
             let request = self
-                .build_with(Method::POST, with_session, token.as_deref())
+                .build_with(Method::POST, with_session, credentials.as_ref())
                 .header(ACCEPT, ACCEPT_BOTH)
                 .header(CONTENT_TYPE, "application/json")
                 .body(message.to_vec());
@@ -317,12 +321,9 @@ impl Shared {
             let Some(oauth) = &self.oauth else {
                 return Ok((response, used));
             };
-            let challenges: Vec<String> = (response.headers().get_all(WWW_AUTHENTICATE).iter())
-                .filter_map(|v| v.to_str().ok().map(str::to_owned))
-                .collect();
-            let status = response.status().as_u16();
+            let (status, sent) = (response.status().as_u16(), credentials.map(|c| c.token));
             if !oauth
-                .on_refusal(&self.url, status, &challenges, token, &mut attempts)
+                .on_refusal(&self.url, status, response.headers(), sent, &mut attempts)
                 .await?
             {
                 return Ok((response, used));

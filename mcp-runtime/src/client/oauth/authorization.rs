@@ -168,6 +168,7 @@ mod tests {
             token_endpoint_auth_methods: None,
             client_id_metadata_document_supported: false,
             iss_parameter_supported: iss_supported,
+            dpop_algorithms: Vec::new(),
         }
     }
 

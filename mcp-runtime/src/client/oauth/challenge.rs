@@ -32,13 +32,13 @@ pub(crate) struct BearerChallenge {
 }
 
 impl BearerChallenge {
-    /// The first Bearer challenge in the `WWW-Authenticate` values given;
+    /// The first Bearer (or DPoP, RFC 9449 section 7.1, whose parameters
+    /// are the same) challenge in the `WWW-Authenticate` values given;
     /// `None` when there is none.
     pub(crate) fn find<'a>(headers: impl IntoIterator<Item = &'a str>) -> Option<BearerChallenge> {
-        let challenge = headers
-            .into_iter()
-            .flat_map(parse)
-            .find(|c| c.scheme.eq_ignore_ascii_case("bearer"))?;
+        let challenge = headers.into_iter().flat_map(parse).find(|c| {
+            c.scheme.eq_ignore_ascii_case("bearer") || c.scheme.eq_ignore_ascii_case("dpop")
+        })?;
         let scope = challenge.param("scope").map(|s| {
             s.split_ascii_whitespace()
                 .map(str::to_owned)
@@ -49,11 +49,6 @@ impl BearerChallenge {
             scope: scope.filter(|s| !s.is_empty()),
             error: challenge.param("error").map(str::to_owned),
         })
-    }
-
-    /// A 403 that asks for more scopes (RFC 6750 section 3.1).
-    pub(crate) fn insufficient_scope(&self) -> bool {
-        self.error.as_deref() == Some("insufficient_scope")
     }
 }
 
@@ -220,6 +215,8 @@ mod tests {
         let bare = BearerChallenge::find(["Bearer"]).unwrap();
         assert_eq!(bare, BearerChallenge::default());
         assert!(BearerChallenge::find(["Basic realm=x"]).is_none());
+        let dpop = BearerChallenge::find([r#"DPoP error="use_dpop_nonce", algs="ES256""#]).unwrap();
+        assert_eq!(dpop.error.as_deref(), Some("use_dpop_nonce"));
         assert!(BearerChallenge::find([""]).is_none());
     }
 

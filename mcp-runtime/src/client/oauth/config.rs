@@ -204,6 +204,20 @@ impl OAuth {
         self
     }
 
+    /// Asks for DPoP-bound tokens (RFC 9449) where the authorization server
+    /// takes ES256 proofs (`dpop_signing_alg_values_supported`): the client
+    /// makes a key of its own (in memory, for the life of this `OAuth` and
+    /// its clones), proves it at the token endpoint and with every request
+    /// to the server (`Authorization: DPoP`, a fresh `DPoP` proof each
+    /// time, the servers' nonces honoured). A stolen token is then of no
+    /// use without the key. Elsewhere tokens stay Bearer tokens.
+    #[cfg(feature = "client-jwt")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "client-jwt")))]
+    pub fn dpop(mut self) -> OAuth {
+        self.config().dpop = true;
+        self
+    }
+
     /// Lets metadata, registration and token requests go over plain http
     /// to hosts that are not loopback (for tests on a trusted network);
     /// https is required otherwise.

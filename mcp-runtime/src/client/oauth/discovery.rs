@@ -31,6 +31,8 @@ pub(crate) struct ServerMetadata {
     pub(crate) token_endpoint_auth_methods: Option<Vec<String>>,
     pub(crate) client_id_metadata_document_supported: bool,
     pub(crate) iss_parameter_supported: bool,
+    /// `dpop_signing_alg_values_supported` (RFC 9449 section 5.1).
+    pub(crate) dpop_algorithms: Vec<String>,
 }
 
 impl ServerMetadata {
@@ -211,6 +213,7 @@ pub(crate) fn read_server(
         token_endpoint_auth_methods: strings(document, "token_endpoint_auth_methods_supported"),
         client_id_metadata_document_supported: flag("client_id_metadata_document_supported"),
         iss_parameter_supported: flag("authorization_response_iss_parameter_supported"),
+        dpop_algorithms: strings(document, "dpop_signing_alg_values_supported").unwrap_or_default(),
     })
 }
 

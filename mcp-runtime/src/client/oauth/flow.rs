@@ -28,6 +28,11 @@ pub(crate) struct Shared {
     current: Mutex<HashMap<String, Arc<Current>>>,
     /// Held while a token is obtained: one authorization at a time.
     flow: tokio::sync::Mutex<Registrations>,
+    /// The nonces servers gave for DPoP proofs, by origin.
+    pub(crate) nonces: Mutex<HashMap<String, String>>,
+    /// The DPoP key, made when first needed.
+    #[cfg(feature = "client-jwt")]
+    dpop_key: Mutex<Option<Arc<super::dpop::DpopKey>>>,
 }
 
 /// A token in use, and where it came from.
@@ -36,6 +41,8 @@ pub(crate) struct Current {
     pub(crate) token: StoredToken,
     server: ServerMetadata,
     registration: Registration,
+    /// Makes the DPoP proofs of a DPoP-bound token.
+    pub(crate) proofs: Option<Arc<token::ProofFn>>,
 }
 
 /// The client's registrations, per authorization server issuer: one
@@ -61,6 +68,23 @@ impl Shared {
             .insert(server.as_str().to_owned(), Arc::new(current));
     }
 
+    /// The DPoP nonce the server at `url` gave last.
+    pub(crate) fn nonce(&self, url: &Url) -> Option<String> {
+        let nonces = self.nonces.lock().unwrap_or_else(|e| e.into_inner());
+        nonces.get(&url.origin().ascii_serialization()).cloned()
+    }
+
+    /// Keeps the `DPoP-Nonce` of an answer from the server at `url`;
+    /// `true` if there was one.
+    pub(crate) fn note_nonce(&self, url: &Url, headers: &reqwest::header::HeaderMap) -> bool {
+        let Some(nonce) = headers.get("dpop-nonce").and_then(|v| v.to_str().ok()) else {
+            return false;
+        };
+        let mut nonces = self.nonces.lock().unwrap_or_else(|e| e.into_inner());
+        nonces.insert(url.origin().ascii_serialization(), nonce.to_owned());
+        true
+    }
+
     /// Locks the flow: one token obtained at a time.
     pub(crate) async fn lock(&self) -> tokio::sync::MutexGuard<'_, Registrations> {
         self.flow.lock().await
@@ -74,34 +98,75 @@ fn fetcher(config: &Config) -> Result<Fetcher, OAuthError> {
 impl Shared {
     /// The current token for `server`, refreshed first when it is about to
     /// expire and can be; `None` when no token is held.
-    pub(crate) async fn fresh_token(&self, config: &Config, server: &Url) -> Option<String> {
+    pub(crate) async fn fresh(&self, config: &Config, server: &Url) -> Option<Arc<Current>> {
         let current = self.current(server)?;
         if !current.token.expires_within(REFRESH_MARGIN) || current.token.refresh_token.is_none() {
-            return Some(current.token.access_token.clone());
+            return Some(current);
         }
         let _one = self.lock().await;
         // Another request may have refreshed it meanwhile.
         let current = self.current(server)?;
         if !current.token.expires_within(REFRESH_MARGIN) {
-            return Some(current.token.access_token.clone());
+            return Some(current);
         }
         match self.refresh(config, server, &current).await {
-            Ok(token) => Some(token),
+            Ok(()) => self.current(server),
             Err(error) => {
                 // The expired token goes; the 401 it earns starts over.
                 tracing::debug!(%error, "refreshing the access token failed");
-                Some(current.token.access_token.clone())
+                Some(current)
             }
         }
     }
 
-    /// Refreshes `current`; the new access token.
+    /// The DPoP proofs for tokens from `metadata`'s server: when DPoP is
+    /// on and the server takes ES256 proofs.
+    #[cfg(feature = "client-jwt")]
+    fn proofs(
+        &self,
+        config: &Config,
+        metadata: &ServerMetadata,
+    ) -> Result<Option<Arc<token::ProofFn>>, OAuthError> {
+        if !config.dpop || !metadata.dpop_algorithms.iter().any(|a| a == "ES256") {
+            return Ok(None);
+        }
+        let key = {
+            let mut slot = self.dpop_key.lock().unwrap_or_else(|e| e.into_inner());
+            match &*slot {
+                Some(key) => Arc::clone(key),
+                None => Arc::clone(slot.insert(Arc::new(super::dpop::DpopKey::generate()?))),
+            }
+        };
+        Ok(Some(Arc::new(
+            move |method: &str, url: &Url, token: Option<&str>, nonce: Option<&str>| {
+                key.proof(method, url, token, nonce)
+            },
+        )))
+    }
+
+    #[cfg(not(feature = "client-jwt"))]
+    fn proofs(
+        &self,
+        _: &Config,
+        _: &ServerMetadata,
+    ) -> Result<Option<Arc<token::ProofFn>>, OAuthError> {
+        Ok(None)
+    }
+
+    fn dpop<'a>(&'a self, proofs: Option<&'a Arc<token::ProofFn>>) -> Option<token::Dpop<'a>> {
+        proofs.map(|proof| token::Dpop {
+            proof: &**proof,
+            nonces: &self.nonces,
+        })
+    }
+
+    /// Refreshes `current` (with a DPoP proof when it is DPoP-bound).
     async fn refresh(
         &self,
         config: &Config,
         server: &Url,
         current: &Current,
-    ) -> Result<String, OAuthError> {
+    ) -> Result<(), OAuthError> {
         let refresh_token = current
             .token
             .refresh_token
@@ -118,6 +183,7 @@ impl Shared {
                 &current.key.resource,
                 &current.token.scopes,
             ),
+            self.dpop(current.proofs.as_ref()).as_ref(),
         )
         .await?;
         // A server that does not rotate refresh tokens keeps the old one.
@@ -128,12 +194,14 @@ impl Shared {
             &current.key,
             &current.server,
             &current.registration,
-            token.clone(),
+            token,
+            current.proofs.clone(),
         )?;
         tracing::debug!(issuer = current.key.issuer, "refreshed the access token");
-        Ok(token.access_token)
+        Ok(())
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn keep(
         &self,
         config: &Config,
@@ -142,6 +210,7 @@ impl Shared {
         metadata: &ServerMetadata,
         registration: &Registration,
         token: StoredToken,
+        proofs: Option<Arc<token::ProofFn>>,
     ) -> Result<(), OAuthError> {
         config.store.save(key, &token)?;
         self.set_current(
@@ -151,6 +220,7 @@ impl Shared {
                 token,
                 server: metadata.clone(),
                 registration: registration.clone(),
+                proofs,
             },
         );
         Ok(())
@@ -195,6 +265,7 @@ impl Shared {
             resource: resource.resource.clone(),
             client_id: registration.client_id.clone(),
         };
+        let proofs = self.proofs(config, &metadata)?;
         let held = self.current(server).filter(|c| c.key == key);
         let stored = config.store.load(&key)?;
         let granted = held
@@ -208,7 +279,15 @@ impl Shared {
             if Some(stored.access_token.as_str()) != sent && !stored.expires_within(REFRESH_MARGIN)
             {
                 tracing::debug!(issuer = key.issuer, "using a stored access token");
-                return self.keep(config, server, &key, &metadata, &registration, stored);
+                return self.keep(
+                    config,
+                    server,
+                    &key,
+                    &metadata,
+                    &registration,
+                    stored,
+                    proofs,
+                );
             }
             if stored.refresh_token.is_some() {
                 let current = Current {
@@ -216,6 +295,7 @@ impl Shared {
                     token: stored,
                     server: metadata.clone(),
                     registration: registration.clone(),
+                    proofs: proofs.clone(),
                 };
                 match self.refresh(config, server, &current).await {
                     Ok(_) => return Ok(()),
@@ -232,6 +312,7 @@ impl Shared {
             &granted,
             offered,
         );
+        let dpop = self.dpop(proofs.as_ref());
         let token = match (&authorizer, redirect_uri, &config.grant) {
             (Some(authorizer), Some(redirect_uri), _) => {
                 let pending = authorization::request(
@@ -256,7 +337,15 @@ impl Shared {
                     &key.resource,
                     &scopes,
                 );
-                token::request(&fetcher, config, &metadata, &registration, grant).await?
+                token::request(
+                    &fetcher,
+                    config,
+                    &metadata,
+                    &registration,
+                    grant,
+                    dpop.as_ref(),
+                )
+                .await?
             }
             (_, _, Grant::JwtBearer(assertion)) => {
                 tracing::info!(
@@ -271,7 +360,15 @@ impl Shared {
                 })
                 .await?;
                 let grant = token::Grant::jwt_bearer(assertion, &key.resource, &scopes);
-                token::request(&fetcher, config, &metadata, &registration, grant).await?
+                token::request(
+                    &fetcher,
+                    config,
+                    &metadata,
+                    &registration,
+                    grant,
+                    dpop.as_ref(),
+                )
+                .await?
             }
             _ => {
                 tracing::info!(
@@ -280,10 +377,26 @@ impl Shared {
                     "requesting a token with client credentials"
                 );
                 let grant = token::Grant::client_credentials(&key.resource, &scopes);
-                token::request(&fetcher, config, &metadata, &registration, grant).await?
+                token::request(
+                    &fetcher,
+                    config,
+                    &metadata,
+                    &registration,
+                    grant,
+                    dpop.as_ref(),
+                )
+                .await?
             }
         };
-        self.keep(config, server, &key, &metadata, &registration, token)
+        self.keep(
+            config,
+            server,
+            &key,
+            &metadata,
+            &registration,
+            token,
+            proofs,
+        )
     }
 
     /// The client's registration at `metadata`'s server, made once.

@@ -45,6 +45,8 @@ mod authorizer;
 mod challenge;
 mod config;
 mod discovery;
+#[cfg(feature = "client-jwt")]
+mod dpop;
 mod error;
 mod flow;
 mod loopback;
@@ -68,4 +70,4 @@ pub use jsonwebtoken::Algorithm as SigningAlgorithm;
 /// URLs as [`Authorizer`] takes and returns them (the `url` crate's).
 pub use url::Url;
 
-pub(crate) use self::retry::Attempts;
+pub(crate) use self::retry::{Attempts, Credentials};

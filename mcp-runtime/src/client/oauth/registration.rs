@@ -250,6 +250,7 @@ mod tests {
             token_endpoint_auth_methods: methods.map(|m| m.iter().map(|s| s.to_string()).collect()),
             client_id_metadata_document_supported: cimd,
             iss_parameter_supported: false,
+            dpop_algorithms: Vec::new(),
         }
     }
 

@@ -21,6 +21,10 @@ pub(crate) struct Config {
     pub(crate) store: Arc<dyn TokenStore>,
     pub(crate) step_up_limit: u32,
     pub(crate) allow_insecure_http: bool,
+    /// Bind tokens to a DPoP key where the authorization server takes
+    /// ES256 proofs.
+    #[cfg(feature = "client-jwt")]
+    pub(crate) dpop: bool,
 }
 
 /// How tokens are obtained.
@@ -64,6 +68,8 @@ impl Config {
             store: Arc::new(MemoryTokenStore::new()),
             step_up_limit: DEFAULT_STEP_UP_LIMIT,
             allow_insecure_http: false,
+            #[cfg(feature = "client-jwt")]
+            dpop: false,
         }
     }
 }

@@ -46,6 +46,16 @@ pub struct StoredToken {
     /// asked for).
     #[serde(default)]
     pub scopes: Vec<String>,
+    /// How the access token is presented: `Bearer`, or `DPoP` for a token
+    /// bound to the client's DPoP key (which lives as long as the
+    /// [`OAuth`](super::OAuth): a stored DPoP token is of no use to
+    /// another process, which obtains a new one).
+    #[serde(default = "bearer")]
+    pub token_type: String,
+}
+
+fn bearer() -> String {
+    "Bearer".into()
 }
 
 impl StoredToken {
@@ -71,6 +81,7 @@ impl fmt::Debug for StoredToken {
             )
             .field("expires_at", &self.expires_at)
             .field("scopes", &self.scopes)
+            .field("token_type", &self.token_type)
             .finish()
     }
 }
@@ -292,6 +303,7 @@ mod tests {
             refresh_token: Some("refresh-secret".into()),
             expires_at: Some(4_000_000_000),
             scopes: vec!["a".into()],
+            token_type: "Bearer".into(),
         }
     }
 

@@ -3,9 +3,12 @@
 //! (`client_secret_basic`, `client_secret_post`, `none`, or with the
 //! `client-jwt` feature `private_key_jwt`) and the `resource` (RFC 8707).
 
+use std::collections::HashMap;
+use std::sync::Mutex;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde_json::{Map, Value};
+use url::Url;
 
 use super::OAuthError;
 use super::discovery::ServerMetadata;
@@ -87,14 +90,49 @@ impl<'a> Grant<'a> {
     }
 }
 
+/// DPoP at the token endpoint: how proofs are made, and the nonces
+/// servers handed out (by origin).
+pub(crate) struct Dpop<'a> {
+    /// Makes a proof for (method, URL, access token, nonce).
+    pub(crate) proof: &'a ProofFn,
+    pub(crate) nonces: &'a Mutex<HashMap<String, String>>,
+}
+
+/// Makes a DPoP proof for (method, URL, access token, nonce).
+pub(crate) type ProofFn =
+    dyn Fn(&str, &Url, Option<&str>, Option<&str>) -> Result<String, OAuthError> + Send + Sync;
+
+impl Dpop<'_> {
+    fn nonces(&self) -> std::sync::MutexGuard<'_, HashMap<String, String>> {
+        self.nonces.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The nonce the server at `url` gave last.
+    pub(crate) fn nonce(&self, url: &Url) -> Option<String> {
+        self.nonces()
+            .get(&url.origin().ascii_serialization())
+            .cloned()
+    }
+
+    /// Keeps the nonce of a `DPoP-Nonce` header from the server at `url`.
+    pub(crate) fn note(&self, url: &Url, headers: &reqwest::header::HeaderMap) {
+        if let Some(nonce) = headers.get("dpop-nonce").and_then(|v| v.to_str().ok()) {
+            self.nonces()
+                .insert(url.origin().ascii_serialization(), nonce.to_owned());
+        }
+    }
+}
+
 /// Asks `server`'s token endpoint for a token, authenticating as
-/// `client`.
+/// `client`; with `dpop`, each request carries a proof (sent again once
+/// with the server's nonce when it asks for one).
 pub(crate) async fn request(
     fetcher: &Fetcher,
     config: &Config,
     server: &ServerMetadata,
     client: &Registration,
     grant: Grant<'_>,
+    dpop: Option<&Dpop<'_>>,
 ) -> Result<StoredToken, OAuthError> {
     let mut form = grant.form;
     let mut basic = None;
@@ -126,11 +164,47 @@ pub(crate) async fn request(
     let basic = basic
         .as_ref()
         .map(|(id, secret)| (id.as_str(), secret.as_str()));
-    let answer = fetcher
-        .post_form_as(&server.token_endpoint, basic, &pairs)
-        .await
-        .map_err(|e| OAuthError::Token(e.0))?;
-    read_token(&answer, grant.scopes)
+    let endpoint = Url::parse(&server.token_endpoint).map_err(|e| {
+        OAuthError::Token(format!(
+            "bad token endpoint {:?}: {e}",
+            server.token_endpoint
+        ))
+    })?;
+    let mut asked_nonce = false;
+    loop {
+        let proof = match dpop {
+            Some(dpop) => Some((dpop.proof)(
+                "POST",
+                &endpoint,
+                None,
+                dpop.nonce(&endpoint).as_deref(),
+            )?),
+            None => None,
+        };
+        let headers: Vec<(&str, &str)> = proof.iter().map(|p| ("DPoP", p.as_str())).collect();
+        let (status, answer_headers, answer) = fetcher
+            .post_form_raw(endpoint.as_str(), basic, &pairs, &headers)
+            .await
+            .map_err(|e| OAuthError::Token(e.0))?;
+        if let Some(dpop) = dpop {
+            dpop.note(&endpoint, &answer_headers);
+        }
+        if (200..300).contains(&status) {
+            return read_token(&answer, grant.scopes, dpop.is_some());
+        }
+        let text = |key: &str| answer.get(key).and_then(Value::as_str);
+        if text("error") == Some("use_dpop_nonce") && dpop.is_some() && !asked_nonce {
+            asked_nonce = true;
+            continue;
+        }
+        return Err(OAuthError::Token(format!(
+            "{endpoint} answered {status}: {}{}",
+            text("error").unwrap_or("no error code"),
+            text("error_description")
+                .map(|d| format!(" ({d})"))
+                .unwrap_or_default()
+        )));
+    }
 }
 
 /// A client assertion (RFC 7523 section 2.2): signed by the client's key,
@@ -188,6 +262,7 @@ fn now() -> u64 {
 pub(crate) fn read_token(
     answer: &Map<String, Value>,
     asked: &[String],
+    dpop: bool,
 ) -> Result<StoredToken, OAuthError> {
     let access_token = answer
         .get("access_token")
@@ -196,13 +271,16 @@ pub(crate) fn read_token(
         .ok_or_else(|| {
             OAuthError::Token("the token endpoint answered without an access_token".into())
         })?;
-    if let Some(kind) = answer.get("token_type").and_then(Value::as_str)
-        && !kind.eq_ignore_ascii_case("bearer")
-    {
-        return Err(OAuthError::Token(format!(
-            "the token endpoint issued a {kind:?} token; this client sends Bearer tokens only"
-        )));
-    }
+    let token_type = match answer.get("token_type").and_then(Value::as_str) {
+        None => "Bearer",
+        Some(kind) if kind.eq_ignore_ascii_case("bearer") => "Bearer",
+        Some(kind) if dpop && kind.eq_ignore_ascii_case("dpop") => "DPoP",
+        Some(kind) => {
+            return Err(OAuthError::Token(format!(
+                "the token endpoint issued a {kind:?} token, which this client cannot present"
+            )));
+        }
+    };
     let expires_at = answer.get("expires_in").and_then(|v| {
         v.as_u64()
             .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
@@ -220,6 +298,7 @@ pub(crate) fn read_token(
             .map(str::to_owned),
         expires_at,
         scopes,
+        token_type: token_type.to_owned(),
     })
 }
 
@@ -232,17 +311,26 @@ mod tests {
     fn token_responses() {
         let asked = vec!["a".to_owned()];
         let answer = json!({"access_token": "t", "token_type": "bearer", "expires_in": 60, "refresh_token": "r", "scope": "a b"});
-        let token = read_token(answer.as_object().unwrap(), &asked).unwrap();
+        let token = read_token(answer.as_object().unwrap(), &asked, false).unwrap();
         assert_eq!(token.access_token, "t");
         assert_eq!(token.refresh_token.as_deref(), Some("r"));
         assert_eq!(token.scopes, ["a", "b"]);
         assert!(token.expires_at.unwrap() >= now() + 59);
         let answer = json!({"access_token": "t"});
-        let token = read_token(answer.as_object().unwrap(), &asked).unwrap();
+        let token = read_token(answer.as_object().unwrap(), &asked, false).unwrap();
         assert_eq!((token.scopes, token.expires_at), (asked.clone(), None));
-        assert!(read_token(json!({"token_type": "Bearer"}).as_object().unwrap(), &asked).is_err());
+        assert!(
+            read_token(
+                json!({"token_type": "Bearer"}).as_object().unwrap(),
+                &asked,
+                false
+            )
+            .is_err()
+        );
         let dpop = json!({"access_token": "t", "token_type": "DPoP"});
-        assert!(read_token(dpop.as_object().unwrap(), &asked).is_err());
+        assert!(read_token(dpop.as_object().unwrap(), &asked, false).is_err());
+        let bound = read_token(dpop.as_object().unwrap(), &asked, true).unwrap();
+        assert_eq!(bound.token_type, "DPoP");
     }
 
     #[test]
