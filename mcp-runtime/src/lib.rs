@@ -88,7 +88,8 @@
 //! | `http` | yes | Streamable HTTP: `Server::serve_http`, `Server::into_router`, `--http` |
 //! | `stderr-log` | yes | `Server::run` logs to stderr (`RUST_LOG`) unless `main` set up `tracing` |
 //! | `auth` | no | an OAuth 2.1 resource server: `Server::auth`, `--auth-issuer`, `--auth-audience` |
-//! | `client` | no | an MCP client (`client`), and `Server::mount` |
+//! | `client` | no | an MCP client (`client`, with OAuth 2.1: `client::oauth`), and `Server::mount` |
+//! | `client-jwt` | no | the client's `private_key_jwt` authentication (`OAuth::private_key_jwt`) |
 //! | `otel` | no | OpenTelemetry export of traces and metrics over OTLP/HTTP |
 #![warn(missing_docs)]
 // On docs.rs (`--cfg docsrs`, see Cargo.toml), each item says which cargo

@@ -15,7 +15,7 @@
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use reqwest::header::{ACCEPT, CONTENT_TYPE, WWW_AUTHENTICATE};
+use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, WWW_AUTHENTICATE};
 use reqwest::{Method, Response, StatusCode};
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -26,6 +26,7 @@ use crate::client::error::ClientError;
 use crate::client::http_options::{HttpOptions, Token};
 use crate::client::limit::{self, BodyError, our_id};
 use crate::client::modern::headers::Marks;
+use crate::client::oauth::{Attempts, Credentials, OAuth};
 use crate::client::session::DEFAULT_TIMEOUT;
 use crate::client::sse::{Event, SseParser};
 use crate::client::transport::{BoxFuture, Inbound, Received, Transport};
@@ -78,6 +79,8 @@ struct Shared {
     token: Option<Token>,
     /// The `x-mcp-header` marks of the tools listed (2026-07-28).
     marks: Arc<Marks>,
+    /// Obtains the tokens, and answers 401 and 403 (then `token` is unused).
+    oauth: Option<OAuth>,
     /// How long the server may take to begin answering.
     header_timeout: Duration,
     /// The longest message read (a JSON body, an SSE event's data).
@@ -162,6 +165,7 @@ impl HttpTransport {
             max_message: options.max_message(),
             token: options.token,
             marks,
+            oauth: options.oauth,
             header_timeout: options.timeout.unwrap_or(DEFAULT_TIMEOUT),
             inbound: Mutex::new(Some(inbound)),
             state: Mutex::new(State::default()),
@@ -272,8 +276,31 @@ impl Shared {
     }
 
     /// A request with the session's headers (`with_session`) and the
-    /// bearer token.
+    /// credentials.
     async fn build(&self, method: Method, with_session: bool) -> reqwest::RequestBuilder {
+        let credentials = self.credentials(&method).await;
+        self.build_with(method, with_session, credentials.as_ref())
+    }
+
+    /// What a `method` request carries now: the bearer token, or OAuth's
+    /// token (and DPoP proof).
+    async fn credentials(&self, method: &Method) -> Option<Credentials> {
+        if let Some(oauth) = &self.oauth {
+            return oauth.credentials(&self.url, method.as_str()).await;
+        }
+        match &self.token {
+            None => None,
+            Some(Token::Static(token)) => Some(Credentials::bearer(token.clone())),
+            Some(Token::Provider(provider)) => provider().await.map(Credentials::bearer),
+        }
+    }
+
+    fn build_with(
+        &self,
+        method: Method,
+        with_session: bool,
+        credentials: Option<&Credentials>,
+    ) -> reqwest::RequestBuilder {
         let mut request = self.http.request(method, self.url.clone());
         if with_session {
             let state = self.state();
@@ -284,13 +311,11 @@ impl Shared {
                 request = request.header(PROTOCOL_VERSION, version);
             }
         }
-        let token = match &self.token {
-            None => None,
-            Some(Token::Static(token)) => Some(token.clone()),
-            Some(Token::Provider(provider)) => provider().await,
-        };
-        if let Some(token) = token {
-            request = request.bearer_auth(token);
+        if let Some(credentials) = credentials {
+            request = request.header(AUTHORIZATION, &credentials.authorization);
+            if let Some(proof) = &credentials.dpop {
+                request = request.header("dpop", proof);
+            }
         }
         request
     }
@@ -306,22 +331,38 @@ impl Shared {
     }
 
     /// POSTs `message`; returns the response and the session id it named.
+    /// With OAuth, a 401 or 403 the flow can answer (a new token) sends
+    /// the message again, within the flow's limit.
     async fn post(
         &self,
         message: &[u8],
         with_session: bool,
         era: &[(String, String)],
     ) -> Result<(Response, Option<String>), ClientError> {
-        let used = with_session.then(|| self.state().session.clone()).flatten();
-        let mut request = self.build(Method::POST, with_session).await;
-        for (name, value) in era {
-            request = request.header(name, value);
+        let mut attempts = Attempts::default();
+        loop {
+            let used = with_session.then(|| self.state().session.clone()).flatten();
+            let credentials = self.credentials(&Method::POST).await;
+            let mut request = self.build_with(Method::POST, with_session, credentials.as_ref());
+            for (name, value) in era {
+                request = request.header(name, value);
+            }
+            let request = request
+                .header(ACCEPT, ACCEPT_BOTH)
+                .header(CONTENT_TYPE, "application/json")
+                .body(message.to_vec());
+            let response = self.execute(request).await?;
+            let Some(oauth) = &self.oauth else {
+                return Ok((response, used));
+            };
+            let (status, sent) = (response.status().as_u16(), credentials.map(|c| c.token));
+            if !oauth
+                .on_refusal(&self.url, status, response.headers(), sent, &mut attempts)
+                .await?
+            {
+                return Ok((response, used));
+            }
         }
-        let request = request
-            .header(ACCEPT, ACCEPT_BOTH)
-            .header(CONTENT_TYPE, "application/json")
-            .body(message.to_vec());
-        Ok((self.execute(request).await?, used))
     }
 
     /// GETs the session's stream, or resumes one after `last_event_id`.

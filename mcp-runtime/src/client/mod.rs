@@ -90,6 +90,7 @@ mod limit;
 mod malformed;
 mod modern;
 mod notification;
+pub mod oauth;
 mod page;
 mod session;
 mod sse;

@@ -90,6 +90,8 @@ impl Upstream {
     }
 
     /// The Streamable HTTP server at `url` (its MCP endpoint).
+    ///
+    /// A protected one takes [`oauth`](Upstream::oauth).
     pub fn http(url: impl Into<String>) -> Upstream {
         Upstream::http_with(HttpOptions::new(url))
     }
@@ -174,6 +176,28 @@ impl Upstream {
     /// [`ClientBuilder::max_message_size`]: crate::client::ClientBuilder::max_message_size
     pub fn max_message_size(mut self, bytes: usize) -> Upstream {
         self.max_message_size = Some(bytes);
+        self
+    }
+
+    /// Obtains tokens for this HTTP upstream with OAuth 2.1 (see
+    /// [`OAuth`](crate::client::oauth::OAuth); it sets
+    /// [`HttpOptions::oauth`]). The gateway authorizes with its own
+    /// identity: the tokens of its own clients are never forwarded. A
+    /// `per_session` upstream's connections share the tokens, so they
+    /// authorize once. Does nothing for an upstream that is not HTTP.
+    ///
+    /// ```no_run
+    /// use mcp_runtime::Upstream;
+    /// use mcp_runtime::client::oauth::OAuth;
+    ///
+    /// let weather = Upstream::http("https://weather.example.com/mcp")
+    ///     .oauth(OAuth::client_credentials("gateway", "secret").scopes(["weather:read"]));
+    /// # let _ = weather;
+    /// ```
+    pub fn oauth(mut self, oauth: crate::client::oauth::OAuth) -> Upstream {
+        if let Some(options) = self.http.take() {
+            self.http = Some(options.oauth(oauth));
+        }
         self
     }
 
