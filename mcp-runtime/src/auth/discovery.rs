@@ -1,11 +1,17 @@
 //! Authorization server metadata (RFC 8414, and OpenID Connect discovery
 //! as its fallback): where the JWKS and the introspection endpoint are.
+//! The addresses (`metadata_urls`, `split_origin`) are shared with the
+//! client's OAuth (`client::oauth::discovery`), which reads the rest of the
+//! document itself.
 
+#[cfg(feature = "auth")]
 use serde_json::{Map, Value};
 
+#[cfg(feature = "auth")]
 use super::fetch::{FetchError, Fetcher};
 
 /// What this resource server needs from the metadata.
+#[cfg(feature = "auth")]
 #[derive(Clone, Debug)]
 pub(crate) struct Metadata {
     pub(crate) jwks_uri: Option<String>,
@@ -41,6 +47,7 @@ pub(crate) fn split_origin(url: &str) -> (&str, &str) {
     }
 }
 
+#[cfg(feature = "auth")]
 /// Fetches the metadata of `issuer`: the first address that answers with
 /// a document naming that same issuer.
 pub(crate) async fn discover(fetcher: &Fetcher, issuer: &str) -> Result<Metadata, FetchError> {
@@ -57,6 +64,7 @@ pub(crate) async fn discover(fetcher: &Fetcher, issuer: &str) -> Result<Metadata
     )))
 }
 
+#[cfg(feature = "auth")]
 fn read(document: &Map<String, Value>, issuer: &str, url: &str) -> Result<Metadata, FetchError> {
     let named = document.get("issuer").and_then(Value::as_str);
     // RFC 8414 section 3.3: the issuer in the document must be the one
@@ -96,6 +104,7 @@ mod tests {
         );
     }
 
+    #[cfg(feature = "auth")]
     #[test]
     fn metadata_of_another_issuer_is_refused() {
         let document = serde_json::json!({"issuer": "https://evil.example", "jwks_uri": "x"});

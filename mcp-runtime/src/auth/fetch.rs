@@ -1,6 +1,8 @@
 //! Fetching from the authorization server: metadata, JWKS and
-//! introspection answers, over HTTPS (rustls on ring), with timeouts and
-//! size limits.
+//! introspection answers, and for the client's OAuth (`client::oauth`) the
+//! protected resource metadata, registrations and tokens; over HTTPS
+//! (rustls on ring, plain http only to loopback unless allowed), with
+//! timeouts and size limits.
 
 use std::time::Duration;
 
@@ -16,7 +18,8 @@ const MAX_BYTES: usize = 1024 * 1024;
 #[error("{0}")]
 pub(crate) struct FetchError(pub(crate) String);
 
-/// The HTTP client of one server's authentication.
+/// The HTTP client of one server's authentication, or of one client's
+/// OAuth.
 #[derive(Clone)]
 pub(crate) struct Fetcher {
     client: reqwest::Client,
@@ -46,7 +49,7 @@ impl Fetcher {
             "http" if self.allow_http || is_loopback(&parsed) => Ok(parsed),
             "http" => Err(FetchError(format!(
                 "refusing to fetch {url} over plain http: use https, or \
-                 Auth::allow_insecure_http() if the network is trusted"
+                 allow_insecure_http() (on Auth or OAuth) if the network is trusted"
             ))),
             other => Err(FetchError(format!(
                 "unsupported URL scheme {other:?} in {url}"
@@ -73,20 +76,51 @@ impl Fetcher {
         password: &str,
         form: &[(&str, &str)],
     ) -> Result<Map<String, Value>, FetchError> {
+        self.post_form_as(url, Some((user, password)), form).await
+    }
+
+    /// POST a form to `url`, with HTTP Basic client authentication when
+    /// `basic` holds an id and a secret, and read a JSON object back.
+    pub(crate) async fn post_form_as(
+        &self,
+        url: &str,
+        basic: Option<(&str, &str)>,
+        form: &[(&str, &str)],
+    ) -> Result<Map<String, Value>, FetchError> {
+        let url = self.check_url(url)?;
+        let mut request = self
+            .client
+            .post(url.clone())
+            .header(reqwest::header::ACCEPT, "application/json")
+            .form(form);
+        if let Some((user, password)) = basic {
+            request = request.basic_auth(form_encode(user), Some(form_encode(password)));
+        }
+        read_json(&url, request.send().await).await
+    }
+
+    /// POST a JSON document to `url` (a client registration, RFC 7591),
+    /// and read a JSON object back.
+    #[cfg_attr(not(feature = "client"), allow(dead_code))]
+    pub(crate) async fn post_json(
+        &self,
+        url: &str,
+        body: &Value,
+    ) -> Result<Map<String, Value>, FetchError> {
         let url = self.check_url(url)?;
         let request = self
             .client
             .post(url.clone())
-            .basic_auth(form_encode(user), Some(form_encode(password)))
             .header(reqwest::header::ACCEPT, "application/json")
-            .form(form);
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .body(body.to_string());
         read_json(&url, request.send().await).await
     }
 }
 
 /// RFC 6749 section 2.3.1: client id and secret are form-encoded before
 /// they go into the Basic header.
-fn form_encode(text: &str) -> String {
+pub(crate) fn form_encode(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for byte in text.bytes() {
         match byte {
@@ -100,7 +134,8 @@ fn form_encode(text: &str) -> String {
     out
 }
 
-fn is_loopback(url: &reqwest::Url) -> bool {
+/// `localhost`, or an IP address of the loopback interface.
+pub(crate) fn is_loopback(url: &url::Url) -> bool {
     match url.host() {
         Some(url::Host::Domain(name)) => name.eq_ignore_ascii_case("localhost"),
         Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
@@ -115,9 +150,6 @@ async fn read_json(
 ) -> Result<Map<String, Value>, FetchError> {
     let mut response = sent.map_err(|e| FetchError(format!("cannot reach {url}: {e}")))?;
     let status = response.status();
-    if !status.is_success() {
-        return Err(FetchError(format!("{url} answered {status}")));
-    }
     let mut body = Vec::new();
     while let Some(chunk) = response
         .chunk()
@@ -130,6 +162,20 @@ async fn read_json(
             )));
         }
         body.extend_from_slice(&chunk);
+    }
+    if !status.is_success() {
+        // An OAuth error answer (RFC 6749 section 5.2) says why.
+        let said = serde_json::from_slice::<Value>(&body).ok().and_then(|v| {
+            let error = v.get("error")?.as_str()?.to_owned();
+            Some(match v.get("error_description").and_then(Value::as_str) {
+                Some(description) => format!(": {error} ({description})"),
+                None => format!(": {error}"),
+            })
+        });
+        return Err(FetchError(format!(
+            "{url} answered {status}{}",
+            said.unwrap_or_default()
+        )));
     }
     match serde_json::from_slice(&body) {
         Ok(Value::Object(map)) => Ok(map),

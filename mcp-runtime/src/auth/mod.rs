@@ -20,10 +20,12 @@ mod challenge;
 mod claims;
 #[cfg(feature = "auth")]
 mod config;
-#[cfg(feature = "auth")]
-mod discovery;
-#[cfg(feature = "auth")]
-mod fetch;
+// Shared with the client's OAuth (`client::oauth`), which fetches the
+// same documents from the other side.
+#[cfg(any(feature = "auth", feature = "client"))]
+pub(crate) mod discovery;
+#[cfg(any(feature = "auth", feature = "client"))]
+pub(crate) mod fetch;
 #[cfg(feature = "auth")]
 mod introspection;
 #[cfg(feature = "auth")]

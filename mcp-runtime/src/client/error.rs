@@ -52,6 +52,11 @@ pub enum ClientError {
         /// The `WWW-Authenticate` header of a 401 or 403.
         www_authenticate: Option<String>,
     },
+    /// OAuth could not obtain a token the server accepts (discovery,
+    /// registration, authorization or the token request failed, a check
+    /// refused a document, or step-up reached its limit).
+    #[error(transparent)]
+    OAuth(#[from] crate::client::oauth::OAuthError),
     /// The answer to this call was lost on the way: an HTTP answer stream
     /// dropped and could not be resumed, or the server answered the
     /// request's POST without a response. The server may have run the call.

@@ -18,6 +18,7 @@ use tokio::task::AbortHandle;
 
 use crate::client::error::ClientError;
 use crate::client::http_options::{HttpOptions, Token};
+use crate::client::oauth::{Attempts, OAuth};
 use crate::client::session::DEFAULT_TIMEOUT;
 use crate::client::sse::SseParser;
 use crate::client::transport::{BoxFuture, Inbound, Received, Transport};
@@ -63,6 +64,8 @@ struct Shared {
     http: reqwest::Client,
     url: reqwest::Url,
     token: Option<Token>,
+    /// Obtains the tokens, and answers 401 and 403 (then `token` is unused).
+    oauth: Option<OAuth>,
     /// How long the server may take to begin answering.
     header_timeout: Duration,
     /// Taken by `close`: tasks clone it only while they push a message,
@@ -136,6 +139,7 @@ impl HttpTransport {
             http,
             url,
             token: options.token,
+            oauth: options.oauth,
             header_timeout: options.timeout.unwrap_or(DEFAULT_TIMEOUT),
             inbound: Mutex::new(Some(inbound)),
             state: Mutex::new(State::default()),
@@ -244,6 +248,28 @@ impl Shared {
     /// A request with the session's headers (`with_session`) and the
     /// bearer token.
     async fn build(&self, method: Method, with_session: bool) -> reqwest::RequestBuilder {
+        let token = self.bearer().await;
+        self.build_with(method, with_session, token.as_deref())
+    }
+
+    /// The bearer token to send now, if any.
+    async fn bearer(&self) -> Option<String> {
+        if let Some(oauth) = &self.oauth {
+            return oauth.bearer(&self.url).await;
+        }
+        match &self.token {
+            None => None,
+            Some(Token::Static(token)) => Some(token.clone()),
+            Some(Token::Provider(provider)) => provider().await,
+        }
+    }
+
+    fn build_with(
+        &self,
+        method: Method,
+        with_session: bool,
+        token: Option<&str>,
+    ) -> reqwest::RequestBuilder {
         let mut request = self.http.request(method, self.url.clone());
         if with_session {
             let state = self.state();
@@ -254,11 +280,6 @@ impl Shared {
                 request = request.header(PROTOCOL_VERSION, version);
             }
         }
-        let token = match &self.token {
-            None => None,
-            Some(Token::Static(token)) => Some(token.clone()),
-            Some(Token::Provider(provider)) => provider().await,
-        };
         if let Some(token) = token {
             request = request.bearer_auth(token);
         }
@@ -276,19 +297,37 @@ impl Shared {
     }
 
     /// POSTs `message`; returns the response and the session id it named.
+    /// With OAuth, a 401 or 403 the flow can answer (a new token) sends
+    /// the message again, within the flow's limit.
     async fn post(
         &self,
         message: &[u8],
         with_session: bool,
     ) -> Result<(Response, Option<String>), ClientError> {
-        let used = with_session.then(|| self.state().session.clone()).flatten();
-        let request = self
-            .build(Method::POST, with_session)
-            .await
-            .header(ACCEPT, ACCEPT_BOTH)
-            .header(CONTENT_TYPE, "application/json")
-            .body(message.to_vec());
-        Ok((self.execute(request).await?, used))
+        let mut attempts = Attempts::default();
+        loop {
+            let used = with_session.then(|| self.state().session.clone()).flatten();
+            let token = self.bearer().await;
+            let request = self
+                .build_with(Method::POST, with_session, token.as_deref())
+                .header(ACCEPT, ACCEPT_BOTH)
+                .header(CONTENT_TYPE, "application/json")
+                .body(message.to_vec());
+            let response = self.execute(request).await?;
+            let Some(oauth) = &self.oauth else {
+                return Ok((response, used));
+            };
+            let challenges: Vec<String> = (response.headers().get_all(WWW_AUTHENTICATE).iter())
+                .filter_map(|v| v.to_str().ok().map(str::to_owned))
+                .collect();
+            let status = response.status().as_u16();
+            if !oauth
+                .on_refusal(&self.url, status, &challenges, token, &mut attempts)
+                .await?
+            {
+                return Ok((response, used));
+            }
+        }
     }
 
     /// GETs the session's stream, or resumes one after `last_event_id`.

@@ -5,6 +5,7 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::client::oauth::OAuth;
 use crate::client::transport::BoxFuture;
 
 /// How long connecting to the server may take unless told otherwise.
@@ -38,6 +39,7 @@ pub(crate) enum Token {
 pub struct HttpOptions {
     pub(crate) url: String,
     pub(crate) token: Option<Token>,
+    pub(crate) oauth: Option<OAuth>,
     pub(crate) connect_timeout: Duration,
     pub(crate) timeout: Option<Duration>,
 }
@@ -53,6 +55,7 @@ impl std::fmt::Debug for HttpOptions {
         f.debug_struct("HttpOptions")
             .field("url", &self.url)
             .field("token", &token)
+            .field("oauth", &self.oauth)
             .field("connect_timeout", &self.connect_timeout)
             .field("timeout", &self.timeout)
             .finish()
@@ -65,6 +68,7 @@ impl HttpOptions {
         HttpOptions {
             url: url.into(),
             token: None,
+            oauth: None,
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
             timeout: None,
         }
@@ -85,6 +89,29 @@ impl HttpOptions {
         Fut: Future<Output = Option<String>> + Send + 'static,
     {
         self.token = Some(Token::Provider(Arc::new(move || Box::pin(provider()))));
+        self
+    }
+
+    /// Obtains tokens with OAuth 2.1 as the server's challenges ask
+    /// (discovery, registration, authorization, refresh, step-up: see
+    /// [`OAuth`]), and sends the current one with every HTTP request. Takes
+    /// the place of [`bearer_token`](HttpOptions::bearer_token) and
+    /// [`token_provider`](HttpOptions::token_provider).
+    ///
+    /// ```no_run
+    /// use mcp_runtime::client::oauth::{LoopbackAuthorizer, OAuth};
+    /// use mcp_runtime::client::{Client, HttpOptions};
+    ///
+    /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+    /// let oauth = OAuth::authorization_code(LoopbackAuthorizer::bind("127.0.0.1:0").await?);
+    /// // The first 401 (to `initialize`) starts the authorization.
+    /// let client = Client::connect_http(HttpOptions::new("https://mcp.example.com/mcp").oauth(oauth)).await?;
+    /// # let _ = client;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn oauth(mut self, oauth: OAuth) -> HttpOptions {
+        self.oauth = Some(oauth);
         self
     }
 

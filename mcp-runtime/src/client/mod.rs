@@ -78,6 +78,7 @@ mod error;
 mod http;
 mod http_options;
 mod notification;
+pub mod oauth;
 mod session;
 mod sse;
 mod stdio;

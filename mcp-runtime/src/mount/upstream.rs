@@ -77,6 +77,8 @@ impl Upstream {
     }
 
     /// The Streamable HTTP server at `url` (its MCP endpoint).
+    ///
+    /// A protected one takes [`oauth`](Upstream::oauth).
     pub fn http(url: impl Into<String>) -> Upstream {
         Upstream::http_with(HttpOptions::new(url))
     }
@@ -129,6 +131,28 @@ impl Upstream {
     /// `isError: true`; progress does not extend it.
     pub fn timeout(mut self, limit: Duration) -> Upstream {
         self.timeout = Some(limit);
+        self
+    }
+
+    /// Obtains tokens for this HTTP upstream with OAuth 2.1 (see
+    /// [`OAuth`](crate::client::oauth::OAuth); it sets
+    /// [`HttpOptions::oauth`]). The gateway authorizes with its own
+    /// identity: the tokens of its own clients are never forwarded. A
+    /// `per_session` upstream's connections share the tokens, so they
+    /// authorize once. Does nothing for an upstream that is not HTTP.
+    ///
+    /// ```no_run
+    /// use mcp_runtime::Upstream;
+    /// use mcp_runtime::client::oauth::OAuth;
+    ///
+    /// let weather = Upstream::http("https://weather.example.com/mcp")
+    ///     .oauth(OAuth::client_credentials("gateway", "secret").scopes(["weather:read"]));
+    /// # let _ = weather;
+    /// ```
+    pub fn oauth(mut self, oauth: crate::client::oauth::OAuth) -> Upstream {
+        if let Some(options) = self.http.take() {
+            self.http = Some(options.oauth(oauth));
+        }
         self
     }
 
