@@ -8,6 +8,7 @@ pub mod http;
 pub mod nginx;
 pub mod oidc;
 pub mod prerequisite;
+pub mod python;
 pub mod redis;
 pub mod results;
 pub mod step;

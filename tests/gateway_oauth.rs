@@ -1,0 +1,713 @@
+//! The gateway example in front of protected upstreams, end to end, with
+//! real parts only: the OpenID provider of the auth tests
+//! (tests/oidc/provider.mjs, npm oidc-provider) as the authorization server
+//! of everyone, the weather example with `--auth-issuer` as the protected
+//! upstream, the gateway (itself protected with `--auth-issuer`) mounting it
+//! with OAuth, and the Python SDK's client (PyPI `mcp`, in the venv
+//! tests/interop/python/install makes on first use) calling the weather
+//! tools through the gateway.
+//!
+//! The authorization-code flow is the real one: the gateway prints the
+//! authorization URL, tests/oidc/login.mjs goes through the provider's
+//! login and consent pages as a browser would, and the test delivers the
+//! redirect to the gateway's loopback listener. The client-credentials
+//! grant is the headless variant.
+//!
+//! Between the gateway and each weather server sits a recording proxy (a
+//! [`Tap`]), which keeps the `Authorization` header of every request that
+//! reached the upstream: the gateway must never send its own clients'
+//! tokens upstream, and each upstream must only ever see tokens issued for
+//! it (their `aud` is its URL), never one issued for another resource.
+
+mod common;
+
+use std::io::{self, BufRead, BufReader, Read, Write};
+use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex, mpsc};
+use std::time::Instant;
+
+use common::oidc::{self, APP_CLIENT, CLIENT, NATIVE_CLIENT, Provider};
+use common::step::STEP;
+use mcp_runtime::client::oauth::{FileTokenStore, StoredToken, TokenKey, TokenStore, Url};
+use serde_json::{Value, json};
+
+/// The scope every weather tool declares.
+const SCOPE: &str = "weather:read";
+
+/// A free port of 127.0.0.1 (for a server that must know its URL before it
+/// listens, as its OAuth audience).
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// A process of ours whose stderr is read line by line as it comes: kept
+/// in `log`, and sent on `lines` for the test to wait on. Killed on drop.
+struct Running {
+    what: &'static str,
+    child: Child,
+    log: Arc<Mutex<String>>,
+    lines: mpsc::Receiver<String>,
+}
+
+impl Running {
+    fn start(what: &'static str, command: &mut Command) -> Running {
+        let mut child = command
+            .env("RUST_LOG", "info")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("could not start the {what}: {e}"));
+        let stderr = BufReader::new(child.stderr.take().unwrap());
+        let log = Arc::new(Mutex::new(String::new()));
+        let (tx, lines) = mpsc::channel();
+        let sink = Arc::clone(&log);
+        std::thread::spawn(move || {
+            for line in stderr.lines().map_while(Result::ok) {
+                let mut log = sink.lock().unwrap();
+                log.push_str(&line);
+                log.push('\n');
+                drop(log);
+                let _ = tx.send(line);
+            }
+        });
+        Running {
+            what,
+            child,
+            log,
+            lines,
+        }
+    }
+
+    fn log(&self) -> String {
+        self.log.lock().unwrap().clone()
+    }
+
+    /// The first line from now on for which `find` gives something, within
+    /// [`STEP`].
+    fn wait_for<T>(&self, waiting_for: &str, mut find: impl FnMut(&str) -> Option<T>) -> T {
+        let deadline = Instant::now() + STEP;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    if let Some(found) = find(&line) {
+                        return found;
+                    }
+                }
+                Err(_) => panic!(
+                    "the {} did not log {waiting_for} within {STEP:?}; its log:\n{}",
+                    self.what,
+                    self.log()
+                ),
+            }
+        }
+    }
+
+    /// Waits for the line saying it serves HTTP; its URL.
+    fn serving(&self) -> String {
+        self.wait_for("that it serves HTTP", |line| {
+            let at = line.find("url=")?;
+            line.contains("serving MCP over Streamable HTTP").then(|| {
+                let url = line[at + 4..].split_whitespace().next().unwrap_or_default();
+                url.trim_matches('"').to_owned()
+            })
+        })
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A recording reverse proxy on a port of 127.0.0.1: it forwards each HTTP
+/// request to `upstream` (on a connection of its own, `Connection: close`,
+/// so that every request is seen whole) and keeps the request's
+/// `Authorization` header. The threads end with the test process.
+struct Tap {
+    addr: SocketAddr,
+    seen: Arc<Mutex<Vec<Option<String>>>>,
+}
+
+impl Tap {
+    fn start(upstream: SocketAddr) -> Tap {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let record = Arc::clone(&seen);
+        std::thread::spawn(move || {
+            for client in listener.incoming() {
+                let Ok(client) = client else { break };
+                let record = Arc::clone(&record);
+                std::thread::spawn(move || {
+                    if let Err(error) = relay(client, upstream, &record) {
+                        eprintln!("tap {addr} -> {upstream}: {error}");
+                    }
+                });
+            }
+        });
+        Tap { addr, seen }
+    }
+
+    /// The URL the gateway is given, which the weather server behind takes
+    /// as its own (its OAuth audience).
+    fn url(&self) -> String {
+        format!("http://{}/mcp", self.addr)
+    }
+
+    /// The bearer tokens the upstream was sent, in order (requests without
+    /// one left out), and how many requests came without one.
+    fn tokens(&self) -> (Vec<String>, usize) {
+        let seen = self.seen.lock().unwrap();
+        let tokens: Vec<String> = seen
+            .iter()
+            .flatten()
+            .map(|header| {
+                header
+                    .strip_prefix("Bearer ")
+                    .unwrap_or_else(|| panic!("not a bearer token: {header:?}"))
+                    .to_owned()
+            })
+            .collect();
+        (tokens, seen.iter().filter(|h| h.is_none()).count())
+    }
+}
+
+/// One request from `client`, forwarded to `upstream`; the answer copied
+/// back until the upstream closes.
+fn relay(
+    mut client: TcpStream,
+    upstream: SocketAddr,
+    seen: &Mutex<Vec<Option<String>>>,
+) -> io::Result<()> {
+    client.set_read_timeout(Some(STEP))?;
+    let mut reader = BufReader::new(client.try_clone()?);
+    let mut request_line = String::new();
+    if reader.read_line(&mut request_line)? == 0 {
+        return Ok(());
+    }
+    let mut headers = Vec::new();
+    let (mut authorization, mut length) = (None, 0usize);
+    loop {
+        let mut line = String::new();
+        reader.read_line(&mut line)?;
+        let line = line.trim_end().to_owned();
+        if line.is_empty() {
+            break;
+        }
+        let (name, value) = line.split_once(':').unwrap_or((&line, ""));
+        let (name, value) = (name.trim().to_ascii_lowercase(), value.trim().to_owned());
+        match name.as_str() {
+            "authorization" => authorization = Some(value),
+            "content-length" => length = value.parse().unwrap_or(0),
+            "transfer-encoding" => {
+                return Err(io::Error::other(
+                    "a chunked request: the tap reads lengths only",
+                ));
+            }
+            "connection" | "keep-alive" => continue,
+            _ => {}
+        }
+        headers.push(line);
+    }
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body)?;
+    seen.lock().unwrap().push(authorization);
+    let mut to = TcpStream::connect(upstream)?;
+    let mut head = request_line;
+    for header in headers {
+        head.push_str(&header);
+        head.push_str("\r\n");
+    }
+    head.push_str("Connection: close\r\n\r\n");
+    to.write_all(head.as_bytes())?;
+    to.write_all(&body)?;
+    io::copy(&mut to, &mut client)?;
+    let _ = client.shutdown(Shutdown::Both);
+    Ok(())
+}
+
+/// The weather example, protected by `provider`, behind a [`Tap`] whose URL
+/// is its audience.
+fn protected_weather(provider: &Provider, what: &'static str) -> (Running, Tap) {
+    let port = free_port();
+    let tap = Tap::start(SocketAddr::from(([127, 0, 0, 1], port)));
+    let weather = Running::start(
+        what,
+        Command::new(common::weather_binary()).args([
+            "--http",
+            &format!("127.0.0.1:{port}"),
+            "--auth-issuer",
+            provider.issuer(),
+            "--auth-audience",
+            &tap.url(),
+        ]),
+    );
+    weather.serving();
+    (weather, tap)
+}
+
+fn gateway_binary() -> PathBuf {
+    common::example_binary("gateway")
+}
+
+/// The gateway, serving HTTP on a free port and protected by `provider`
+/// (its audience its own URL), with `upstreams` after the first `--`.
+fn start_gateway(
+    provider: &Provider,
+    upstreams: &[&str],
+    env: &[(&str, &str)],
+) -> (Running, String) {
+    let port = free_port();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let mut command = Command::new(gateway_binary());
+    command
+        .args(["--http", &format!("127.0.0.1:{port}")])
+        .args(["--auth-issuer", provider.issuer(), "--auth-audience", &url])
+        .arg("--")
+        .args(upstreams)
+        .envs(env.iter().copied());
+    (Running::start("gateway", &mut command), url)
+}
+
+/// The sign-in of one upstream's mount, as a user at a browser would do
+/// it: the authorization URL the gateway printed, through the provider's
+/// login and consent pages (login.mjs), and the redirect delivered to the
+/// gateway's loopback listener. Returns the authorization URL.
+fn sign_in(gateway: &Running, provider: &Provider, login: &str) -> Url {
+    let prefix = format!("{}/auth?", provider.issuer());
+    let authorization = gateway.wait_for("an authorization URL", |line| {
+        line.split_whitespace()
+            .map(|word| word.trim_matches(|c| matches!(c, '"' | '<' | '>' | '\'')))
+            .find(|word| word.starts_with(&prefix))
+            .map(str::to_owned)
+    });
+    let redirect = provider.login(&authorization, login);
+    let redirect = Url::parse(&redirect).expect("a redirect URL");
+    assert_eq!(redirect.host_str(), Some("127.0.0.1"), "{redirect}");
+    let addr = SocketAddr::from(([127, 0, 0, 1], redirect.port().expect("a port")));
+    let target = match redirect.query() {
+        Some(query) => format!("{}?{query}", redirect.path()),
+        None => redirect.path().to_owned(),
+    };
+    let reply = common::http::send_to(addr, "GET", &target, &[], b"");
+    assert_eq!(
+        reply.status,
+        200,
+        "the gateway's loopback listener refused the redirect; its log:\n{}",
+        gateway.log()
+    );
+    Url::parse(&authorization).expect("an authorization URL")
+}
+
+/// The query parameter `name` of `url`.
+fn param(url: &Url, name: &str) -> Option<String> {
+    url.query_pairs()
+        .find(|(key, _)| key == name)
+        .map(|(_, value)| value.into_owned())
+}
+
+/// The Python SDK's client, as `mcp-test` (client credentials), against the
+/// gateway at `url`: it calls each `(tool, arguments)` and reports (see
+/// tests/interop/python/gateway_oauth_client.py).
+fn python_client(url: &str, provider: &Provider, calls: &[(&str, Value)]) -> Value {
+    let mut command = Command::new(common::python::python());
+    command
+        .arg(common::python::script("gateway_oauth_client.py"))
+        .args([url, provider.issuer(), CLIENT, &oidc::secret(CLIENT)])
+        .env("PYTHONDONTWRITEBYTECODE", "1");
+    for (tool, arguments) in calls {
+        command.args([tool.to_string(), arguments.to_string()]);
+    }
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start the Python client");
+    let (mut out, mut err) = (child.stdout.take().unwrap(), child.stderr.take().unwrap());
+    let (tx, done) = mpsc::channel();
+    std::thread::spawn(move || {
+        let (mut stdout, mut stderr) = (String::new(), String::new());
+        let _ = out.read_to_string(&mut stdout);
+        let _ = err.read_to_string(&mut stderr);
+        let _ = tx.send((stdout, stderr));
+    });
+    let Ok((stdout, stderr)) = done.recv_timeout(STEP * 2) else {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("the Python client did not finish within {:?}", STEP * 2);
+    };
+    let status = child.wait().unwrap();
+    assert!(
+        status.success(),
+        "the Python client failed ({status}): {stderr}"
+    );
+    serde_json::from_str(stdout.trim())
+        .unwrap_or_else(|e| panic!("the Python client printed no JSON ({e}): {stdout}\n{stderr}"))
+}
+
+/// The call `tool` of the Python client's report, which must have succeeded.
+fn structured<'a>(report: &'a Value, tool: &str) -> &'a Value {
+    let call = report["calls"]
+        .as_array()
+        .expect("calls")
+        .iter()
+        .find(|call| call["tool"] == tool)
+        .unwrap_or_else(|| panic!("no call of {tool} in {report}"));
+    assert_eq!(call["is_error"], false, "{tool} failed: {call}");
+    &call["structured"]
+}
+
+/// What the upstream behind `tap` was sent: tokens only of its own (`aud`
+/// its URL, issued by `provider` to `subject`) and never `forbidden` (the
+/// gateway's own clients' tokens, or another resource's). Returns the
+/// client ids the tokens were issued to.
+fn assert_only_own_tokens(
+    tap: &Tap,
+    provider: &Provider,
+    subject: &str,
+    forbidden: &[&str],
+) -> Vec<String> {
+    let (tokens, without) = tap.tokens();
+    assert!(
+        !tokens.is_empty(),
+        "the upstream at {} got no token at all",
+        tap.url()
+    );
+    // At most the first request of each connection goes without a token
+    // (the 401 that starts discovery): the rest carry one.
+    assert!(without <= 2, "{without} requests without a token");
+    let mut clients = Vec::new();
+    for token in &tokens {
+        assert!(
+            !forbidden.contains(&token.as_str()),
+            "the upstream at {} was sent a token that is not its own",
+            tap.url()
+        );
+        let claims = oidc::claims(token);
+        assert_eq!(claims["iss"], provider.issuer(), "{claims}");
+        assert_eq!(
+            claims["aud"],
+            tap.url(),
+            "a token for another resource: {claims}"
+        );
+        assert_eq!(claims["sub"], subject, "{claims}");
+        let client = claims["client_id"].as_str().unwrap_or_default().to_owned();
+        assert_ne!(client, CLIENT, "the gateway's client's token went upstream");
+        if !clients.contains(&client) {
+            clients.push(client);
+        }
+    }
+    clients
+}
+
+#[test]
+fn the_gateway_signs_in_to_protected_upstreams_and_a_python_client_calls_them() {
+    let provider = Provider::start();
+    let (_north, north) = protected_weather(&provider, "north weather server");
+    let (_south, south) = protected_weather(&provider, "south weather server");
+    let store = scratch("authorization-code-tokens.json");
+    let store_arg = store.display().to_string();
+    let (north_url, south_url) = (north.url(), south.url());
+    // North: nothing known beforehand (dynamic registration); south: a
+    // client registered beforehand. One token file for both.
+    let (gateway, url) = start_gateway(
+        &provider,
+        &[
+            "--name",
+            "north",
+            "--url",
+            &north_url,
+            "--oauth",
+            "--oauth-no-browser",
+            "--oauth-token-store",
+            &store_arg,
+            "--",
+            "--name",
+            "south",
+            "--url",
+            &south_url,
+            "--oauth-client-id",
+            NATIVE_CLIENT,
+            "--oauth-no-browser",
+            "--oauth-token-store",
+            &store_arg,
+        ],
+        &[],
+    );
+
+    // The mounts, one after the other, each a sign-in at the provider.
+    let first = sign_in(&gateway, &provider, "alice");
+    let second = sign_in(&gateway, &provider, "alice");
+    let served = gateway.serving();
+    assert_eq!(served, url);
+    for (authorization, resource) in [(&first, &north_url), (&second, &south_url)] {
+        assert_eq!(
+            param(authorization, "code_challenge_method").as_deref(),
+            Some("S256")
+        );
+        assert!(param(authorization, "code_challenge").is_some());
+        assert!(param(authorization, "state").is_some());
+        assert_eq!(
+            param(authorization, "response_type").as_deref(),
+            Some("code")
+        );
+        assert_eq!(param(authorization, "resource").as_ref(), Some(resource));
+        let scopes = param(authorization, "scope").unwrap_or_default();
+        assert!(scopes.split(' ').any(|s| s == SCOPE), "{scopes}");
+        let redirect = param(authorization, "redirect_uri").unwrap_or_default();
+        assert!(redirect.starts_with("http://127.0.0.1:"), "{redirect}");
+    }
+    let registered = param(&first, "client_id").unwrap_or_default();
+    assert!(
+        !registered.is_empty() && registered != NATIVE_CLIENT,
+        "north registers a client of its own: {registered}"
+    );
+    assert_eq!(param(&second, "client_id").as_deref(), Some(NATIVE_CLIENT));
+
+    // A Python SDK client of the gateway, with a token for the gateway.
+    let report = python_client(
+        &url,
+        &provider,
+        &[
+            ("north_get_forecast", json!({"city": "Cairo", "days": 2})),
+            ("south_current_conditions", json!({"city": "Oslo"})),
+            ("south_get_forecast", json!({"city": "Lima", "days": 1})),
+        ],
+    );
+    assert_eq!(report["server"], "gateway");
+    let tools: Vec<&str> = report["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    for tool in common::WEATHER_TOOLS {
+        assert!(
+            tools.contains(&format!("north_{tool}").as_str()),
+            "{tools:?}"
+        );
+        assert!(
+            tools.contains(&format!("south_{tool}").as_str()),
+            "{tools:?}"
+        );
+    }
+    let forecast = structured(&report, "north_get_forecast");
+    assert_eq!(forecast["city"], "Cairo");
+    assert_eq!(forecast["days"].as_array().map(Vec::len), Some(2));
+    assert_eq!(
+        structured(&report, "south_current_conditions")["city"],
+        "Oslo"
+    );
+    assert_eq!(structured(&report, "south_get_forecast")["city"], "Lima");
+    let incoming = report["token"].as_str().expect("the client's token");
+    assert_eq!(oidc::claims(incoming)["aud"], url.as_str());
+
+    // Upstream, only the gateway's own tokens, each for its upstream.
+    let (north_tokens, _) = north.tokens();
+    let (south_tokens, _) = south.tokens();
+    let south_only: Vec<&str> = south_tokens.iter().map(String::as_str).collect();
+    let north_only: Vec<&str> = north_tokens.iter().map(String::as_str).collect();
+    let north_clients = assert_only_own_tokens(
+        &north,
+        &provider,
+        "alice",
+        &[&[incoming][..], &south_only].concat(),
+    );
+    assert_eq!(north_clients, [registered.as_str()]);
+    let south_clients = assert_only_own_tokens(
+        &south,
+        &provider,
+        "alice",
+        &[&[incoming][..], &north_only].concat(),
+    );
+    assert_eq!(south_clients, [NATIVE_CLIENT]);
+
+    // The token file: the owner's alone, one token per upstream.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&store)
+            .expect("the token file")
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600, "{mode:o}");
+    }
+    let file = FileTokenStore::new(&store);
+    for (resource, client) in [
+        (&north_url, &registered),
+        (&south_url, &NATIVE_CLIENT.to_owned()),
+    ] {
+        let key = TokenKey {
+            issuer: provider.issuer().to_owned(),
+            resource: resource.clone(),
+            client_id: client.clone(),
+        };
+        let token = file.load(&key).expect("the store reads").expect("a token");
+        assert_eq!(oidc::claims(&token.access_token)["aud"], resource.as_str());
+    }
+    drop(gateway);
+
+    // A restart with the same file: the pre-registered client's token is
+    // used again, without a sign-in (north registered a client that only
+    // that run knew, so only south is mounted here).
+    let (again, again_url) = start_gateway(
+        &provider,
+        &[
+            "--name",
+            "south",
+            "--url",
+            &south_url,
+            "--oauth-client-id",
+            NATIVE_CLIENT,
+            "--oauth-no-browser",
+            "--oauth-token-store",
+            &store_arg,
+        ],
+        &[],
+    );
+    assert_eq!(again.serving(), again_url);
+    assert!(
+        !again
+            .log()
+            .contains(&format!("{}/auth?", provider.issuer())),
+        "a second sign-in: {}",
+        again.log()
+    );
+    let report = python_client(
+        &again_url,
+        &provider,
+        &[("get_forecast", json!({"city": "Oslo", "days": 1}))],
+    );
+    assert_eq!(structured(&report, "get_forecast")["city"], "Oslo");
+    assert_only_own_tokens(&south, &provider, "alice", &north_only);
+}
+
+#[test]
+fn the_gateway_uses_client_credentials_for_a_headless_upstream() {
+    let provider = Provider::start();
+    let (_weather, tap) = protected_weather(&provider, "weather server");
+    // A token for another resource, in the token file under its own key:
+    // valid, same issuer, same client, and never to be sent here.
+    let store = scratch("client-credentials-tokens.json");
+    let elsewhere = format!("http://127.0.0.1:{}/mcp", free_port());
+    let foreign = provider.token(APP_CLIENT, SCOPE, &elsewhere);
+    let key = TokenKey {
+        issuer: provider.issuer().to_owned(),
+        resource: elsewhere.clone(),
+        client_id: APP_CLIENT.to_owned(),
+    };
+    FileTokenStore::new(&store)
+        .save(
+            &key,
+            &StoredToken {
+                access_token: foreign.clone(),
+                refresh_token: None,
+                expires_at: None,
+                scopes: vec![SCOPE.to_owned()],
+            },
+        )
+        .expect("seed the token file");
+
+    let url = tap.url();
+    let store_arg = store.display().to_string();
+    let (gateway, gateway_url) = start_gateway(
+        &provider,
+        &[
+            "--url",
+            &url,
+            "--oauth-grant",
+            "client_credentials",
+            "--oauth-client-id",
+            APP_CLIENT,
+            "--oauth-client-secret-env",
+            "WEATHER_CLIENT_SECRET",
+            "--oauth-token-store",
+            &store_arg,
+        ],
+        &[("WEATHER_CLIENT_SECRET", &oidc::secret(APP_CLIENT))],
+    );
+    assert_eq!(gateway.serving(), gateway_url);
+    let report = python_client(
+        &gateway_url,
+        &provider,
+        &[
+            ("get_forecast", json!({"city": "Cairo", "days": 3})),
+            ("search_cities", json!({"query": "san"})),
+        ],
+    );
+    assert_eq!(structured(&report, "get_forecast")["city"], "Cairo");
+    structured(&report, "search_cities");
+    let incoming = report["token"].as_str().expect("the client's token");
+    // The service's own subject (the client id), for this upstream only.
+    let clients = assert_only_own_tokens(&tap, &provider, APP_CLIENT, &[incoming, &foreign]);
+    assert_eq!(clients, [APP_CLIENT]);
+    assert!(
+        !gateway
+            .log()
+            .contains(&format!("{}/auth?", provider.issuer()))
+    );
+}
+
+#[test]
+fn the_gateway_names_what_is_wrong_with_its_oauth_options() {
+    let usage_error = |args: &[&str], expected: &str| {
+        let output = Command::new(gateway_binary())
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .expect("run the gateway");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(expected), "{args:?}: {stderr}");
+    };
+    let url = "http://127.0.0.1:1/mcp";
+    usage_error(
+        &["--", "--oauth", "./weather"],
+        "the --oauth options (command 1) apply to a --url server",
+    );
+    usage_error(
+        &["--", "--url", url, "--oauth-grant", "client_credentials"],
+        "the client_credentials grant needs --oauth-client-id and --oauth-client-secret-env",
+    );
+    usage_error(
+        &["--", "--url", url, "--oauth-grant", "password"],
+        "`password` is not a grant",
+    );
+    usage_error(
+        &["--", "--url", url, "--oauth-client-secret", "s3cret"],
+        "--oauth-client-secret-env VAR",
+    );
+    usage_error(
+        &["--", "--url", url, "--", "--url", url],
+        "needs a name to prefix its tools with",
+    );
+    usage_error(
+        &["--", "--url", url, "extra"],
+        "a --url server has no command",
+    );
+    usage_error(
+        &["--", "--url", "ftp://x"],
+        "is not an http:// or https:// URL",
+    );
+    usage_error(&["--", "--url", url, "--oauth-scopes"], "needs a value");
+}
+
+/// A fresh path in this test target's scratch folder.
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("gateway-oauth");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    let _ = std::fs::remove_file(&path);
+    path
+}
