@@ -69,6 +69,7 @@ impl Fetcher {
 
     /// POST a form to `url` with HTTP Basic client authentication, and
     /// read a JSON object back.
+    #[cfg_attr(not(feature = "auth"), allow(dead_code))]
     pub(crate) async fn post_form(
         &self,
         url: &str,
