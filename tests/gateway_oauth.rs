@@ -11,7 +11,8 @@
 //! authorization URL, tests/oidc/login.mjs goes through the provider's
 //! login and consent pages as a browser would, and the test delivers the
 //! redirect to the gateway's loopback listener. The client-credentials
-//! grant is the headless variant.
+//! grant is the headless variant; the chain example mounts a protected
+//! server from its config file with it.
 //!
 //! Between the gateway and each weather server sits a recording proxy (a
 //! [`Tap`]), which keeps the `Authorization` header of every request that
@@ -53,6 +54,8 @@ struct Running {
     child: Child,
     log: Arc<Mutex<String>>,
     lines: mpsc::Receiver<String>,
+    /// The authorization URLs already gone through (see [`sign_in`]).
+    signed_in: Mutex<Vec<String>>,
 }
 
 impl Running {
@@ -82,6 +85,7 @@ impl Running {
             child,
             log,
             lines,
+            signed_in: Mutex::new(Vec::new()),
         }
     }
 
@@ -131,11 +135,17 @@ impl Drop for Running {
 
 /// A recording reverse proxy on a port of 127.0.0.1: it forwards each HTTP
 /// request to `upstream` (on a connection of its own, `Connection: close`,
-/// so that every request is seen whole) and keeps the request's
+/// so that every request is seen whole) and keeps the request's path and
 /// `Authorization` header. The threads end with the test process.
 struct Tap {
     addr: SocketAddr,
-    seen: Arc<Mutex<Vec<Option<String>>>>,
+    seen: Arc<Mutex<Vec<Seen>>>,
+}
+
+/// A request the tap forwarded.
+struct Seen {
+    path: String,
+    authorization: Option<String>,
 }
 
 impl Tap {
@@ -165,12 +175,20 @@ impl Tap {
     }
 
     /// The bearer tokens the upstream was sent, in order (requests without
-    /// one left out), and how many requests came without one.
+    /// one left out), and how many requests to its MCP endpoint came
+    /// without one. Metadata requests must carry none.
     fn tokens(&self) -> (Vec<String>, usize) {
         let seen = self.seen.lock().unwrap();
+        for request in seen.iter() {
+            assert!(
+                !request.path.starts_with("/.well-known/") || request.authorization.is_none(),
+                "a token sent with a metadata request: {}",
+                request.path
+            );
+        }
         let tokens: Vec<String> = seen
             .iter()
-            .flatten()
+            .filter_map(|request| request.authorization.as_ref())
             .map(|header| {
                 header
                     .strip_prefix("Bearer ")
@@ -178,17 +196,17 @@ impl Tap {
                     .to_owned()
             })
             .collect();
-        (tokens, seen.iter().filter(|h| h.is_none()).count())
+        let without = seen
+            .iter()
+            .filter(|request| request.path == "/mcp" && request.authorization.is_none())
+            .count();
+        (tokens, without)
     }
 }
 
 /// One request from `client`, forwarded to `upstream`; the answer copied
 /// back until the upstream closes.
-fn relay(
-    mut client: TcpStream,
-    upstream: SocketAddr,
-    seen: &Mutex<Vec<Option<String>>>,
-) -> io::Result<()> {
+fn relay(mut client: TcpStream, upstream: SocketAddr, seen: &Mutex<Vec<Seen>>) -> io::Result<()> {
     client.set_read_timeout(Some(STEP))?;
     let mut reader = BufReader::new(client.try_clone()?);
     let mut request_line = String::new();
@@ -221,7 +239,12 @@ fn relay(
     }
     let mut body = vec![0; length];
     reader.read_exact(&mut body)?;
-    seen.lock().unwrap().push(authorization);
+    let path = request_line.split(' ').nth(1).unwrap_or_default();
+    let path = path.split('?').next().unwrap_or_default().to_owned();
+    seen.lock().unwrap().push(Seen {
+        path,
+        authorization,
+    });
     let mut to = TcpStream::connect(upstream)?;
     let mut head = request_line;
     for header in headers {
@@ -238,12 +261,18 @@ fn relay(
 
 /// The weather example, protected by `provider`, behind a [`Tap`] whose URL
 /// is its audience.
-fn protected_weather(provider: &Provider, what: &'static str) -> (Running, Tap) {
+fn protected_weather(provider: &Provider) -> (Running, Tap) {
+    protected(provider, "weather server", &common::weather_binary())
+}
+
+/// An example server (`binary`) protected by `provider`, behind a [`Tap`]
+/// whose URL is its audience.
+fn protected(provider: &Provider, what: &'static str, binary: &Path) -> (Running, Tap) {
     let port = free_port();
     let tap = Tap::start(SocketAddr::from(([127, 0, 0, 1], port)));
     let weather = Running::start(
         what,
-        Command::new(common::weather_binary()).args([
+        Command::new(binary).args([
             "--http",
             &format!("127.0.0.1:{port}"),
             "--auth-issuer",
@@ -285,12 +314,17 @@ fn start_gateway(
 /// gateway's loopback listener. Returns the authorization URL.
 fn sign_in(gateway: &Running, provider: &Provider, login: &str) -> Url {
     let prefix = format!("{}/auth?", provider.issuer());
+    let mut done = gateway.signed_in.lock().unwrap();
+    // The URL may be logged more than once: a new one is a new sign-in.
     let authorization = gateway.wait_for("an authorization URL", |line| {
         line.split_whitespace()
+            .map(|word| word.trim_start_matches("url="))
             .map(|word| word.trim_matches(|c| matches!(c, '"' | '<' | '>' | '\'')))
-            .find(|word| word.starts_with(&prefix))
+            .find(|word| word.starts_with(&prefix) && !done.iter().any(|seen| seen == word))
             .map(str::to_owned)
     });
+    done.push(authorization.clone());
+    drop(done);
     let redirect = provider.login(&authorization, login);
     let redirect = Url::parse(&redirect).expect("a redirect URL");
     assert_eq!(redirect.host_str(), Some("127.0.0.1"), "{redirect}");
@@ -356,8 +390,19 @@ fn python_client(url: &str, provider: &Provider, calls: &[(&str, Value)]) -> Val
         .unwrap_or_else(|e| panic!("the Python client printed no JSON ({e}): {stdout}\n{stderr}"))
 }
 
-/// The call `tool` of the Python client's report, which must have succeeded.
+/// The structured content of the call of `tool` in the Python client's
+/// report, which must have succeeded.
 fn structured<'a>(report: &'a Value, tool: &str) -> &'a Value {
+    &call(report, tool)["structured"]
+}
+
+/// The text of the call of `tool` in the Python client's report, which
+/// must have succeeded.
+fn text<'a>(report: &'a Value, tool: &str) -> &'a str {
+    call(report, tool)["text"].as_str().expect("a text")
+}
+
+fn call<'a>(report: &'a Value, tool: &str) -> &'a Value {
     let call = report["calls"]
         .as_array()
         .expect("calls")
@@ -365,18 +410,20 @@ fn structured<'a>(report: &'a Value, tool: &str) -> &'a Value {
         .find(|call| call["tool"] == tool)
         .unwrap_or_else(|| panic!("no call of {tool} in {report}"));
     assert_eq!(call["is_error"], false, "{tool} failed: {call}");
-    &call["structured"]
+    call
 }
 
 /// What the upstream behind `tap` was sent: tokens only of its own (`aud`
 /// its URL, issued by `provider` to `subject`) and never `forbidden` (the
-/// gateway's own clients' tokens, or another resource's). Returns the
-/// client ids the tokens were issued to.
+/// gateway's own clients' tokens, or another resource's), the gateway
+/// having connected `runs` times. Returns the client ids the tokens were
+/// issued to.
 fn assert_only_own_tokens(
     tap: &Tap,
     provider: &Provider,
     subject: &str,
     forbidden: &[&str],
+    runs: usize,
 ) -> Vec<String> {
     let (tokens, without) = tap.tokens();
     assert!(
@@ -384,9 +431,10 @@ fn assert_only_own_tokens(
         "the upstream at {} got no token at all",
         tap.url()
     );
-    // At most the first request of each connection goes without a token
-    // (the 401 that starts discovery): the rest carry one.
-    assert!(without <= 2, "{without} requests without a token");
+    // Only the first request of a run goes without a token (the 401 that
+    // starts discovery: the token store is keyed by the issuer, which the
+    // gateway learns from it); the rest carry one.
+    assert!(without <= runs, "{without} requests without a token");
     let mut clients = Vec::new();
     for token in &tokens {
         assert!(
@@ -414,8 +462,10 @@ fn assert_only_own_tokens(
 #[test]
 fn the_gateway_signs_in_to_protected_upstreams_and_a_python_client_calls_them() {
     let provider = Provider::start();
-    let (_north, north) = protected_weather(&provider, "north weather server");
-    let (_south, south) = protected_weather(&provider, "south weather server");
+    // Two protected servers on one authorization server (their resource
+    // URIs must differ: the weather example's and the progress example's).
+    let (_north, north) = protected_weather(&provider);
+    let (_south, south) = protected(&provider, "progress server", &common::progress_binary());
     let store = scratch("authorization-code-tokens.json");
     let store_arg = store.display().to_string();
     let (north_url, south_url) = (north.url(), south.url());
@@ -439,6 +489,8 @@ fn the_gateway_signs_in_to_protected_upstreams_and_a_python_client_calls_them() 
             &south_url,
             "--oauth-client-id",
             NATIVE_CLIENT,
+            "--oauth-scopes",
+            SCOPE,
             "--oauth-no-browser",
             "--oauth-token-store",
             &store_arg,
@@ -451,7 +503,8 @@ fn the_gateway_signs_in_to_protected_upstreams_and_a_python_client_calls_them() 
     let second = sign_in(&gateway, &provider, "alice");
     let served = gateway.serving();
     assert_eq!(served, url);
-    for (authorization, resource) in [(&first, &north_url), (&second, &south_url)] {
+    let expected = [(&first, &north_url, SCOPE), (&second, &south_url, SCOPE)];
+    for (authorization, resource, scope) in expected {
         assert_eq!(
             param(authorization, "code_challenge_method").as_deref(),
             Some("S256")
@@ -463,8 +516,11 @@ fn the_gateway_signs_in_to_protected_upstreams_and_a_python_client_calls_them() 
             Some("code")
         );
         assert_eq!(param(authorization, "resource").as_ref(), Some(resource));
+        // The weather server's challenge names its scope; the progress
+        // server declares none, and the gateway is told which to ask for
+        // (oidc-provider grants nothing to a request without a scope).
         let scopes = param(authorization, "scope").unwrap_or_default();
-        assert!(scopes.split(' ').any(|s| s == SCOPE), "{scopes}");
+        assert!(scopes.split(' ').any(|s| s == scope), "{scopes}");
         let redirect = param(authorization, "redirect_uri").unwrap_or_default();
         assert!(redirect.starts_with("http://127.0.0.1:"), "{redirect}");
     }
@@ -481,8 +537,8 @@ fn the_gateway_signs_in_to_protected_upstreams_and_a_python_client_calls_them() 
         &provider,
         &[
             ("north_get_forecast", json!({"city": "Cairo", "days": 2})),
-            ("south_current_conditions", json!({"city": "Oslo"})),
-            ("south_get_forecast", json!({"city": "Lima", "days": 1})),
+            ("north_current_conditions", json!({"city": "Tokyo"})),
+            ("south_count_slowly", json!({"to": 2, "delay_ms": 10})),
         ],
     );
     assert_eq!(report["server"], "gateway");
@@ -497,19 +553,16 @@ fn the_gateway_signs_in_to_protected_upstreams_and_a_python_client_calls_them() 
             tools.contains(&format!("north_{tool}").as_str()),
             "{tools:?}"
         );
-        assert!(
-            tools.contains(&format!("south_{tool}").as_str()),
-            "{tools:?}"
-        );
     }
+    assert!(tools.contains(&"south_count_slowly"), "{tools:?}");
     let forecast = structured(&report, "north_get_forecast");
     assert_eq!(forecast["city"], "Cairo");
     assert_eq!(forecast["days"].as_array().map(Vec::len), Some(2));
     assert_eq!(
-        structured(&report, "south_current_conditions")["city"],
-        "Oslo"
+        structured(&report, "north_current_conditions")["city"],
+        "Tokyo"
     );
-    assert_eq!(structured(&report, "south_get_forecast")["city"], "Lima");
+    assert_eq!(text(&report, "south_count_slowly"), "counted to 2");
     let incoming = report["token"].as_str().expect("the client's token");
     assert_eq!(oidc::claims(incoming)["aud"], url.as_str());
 
@@ -523,6 +576,7 @@ fn the_gateway_signs_in_to_protected_upstreams_and_a_python_client_calls_them() 
         &provider,
         "alice",
         &[&[incoming][..], &south_only].concat(),
+        1,
     );
     assert_eq!(north_clients, [registered.as_str()]);
     let south_clients = assert_only_own_tokens(
@@ -530,6 +584,7 @@ fn the_gateway_signs_in_to_protected_upstreams_and_a_python_client_calls_them() 
         &provider,
         "alice",
         &[&[incoming][..], &north_only].concat(),
+        1,
     );
     assert_eq!(south_clients, [NATIVE_CLIENT]);
 
@@ -570,6 +625,8 @@ fn the_gateway_signs_in_to_protected_upstreams_and_a_python_client_calls_them() 
             &south_url,
             "--oauth-client-id",
             NATIVE_CLIENT,
+            "--oauth-scopes",
+            SCOPE,
             "--oauth-no-browser",
             "--oauth-token-store",
             &store_arg,
@@ -584,19 +641,21 @@ fn the_gateway_signs_in_to_protected_upstreams_and_a_python_client_calls_them() 
         "a second sign-in: {}",
         again.log()
     );
-    let report = python_client(
+    let again_report = python_client(
         &again_url,
         &provider,
-        &[("get_forecast", json!({"city": "Oslo", "days": 1}))],
+        &[("south_count_slowly", json!({"to": 1, "delay_ms": 1}))],
     );
-    assert_eq!(structured(&report, "get_forecast")["city"], "Oslo");
-    assert_only_own_tokens(&south, &provider, "alice", &north_only);
+    assert_eq!(text(&again_report, "south_count_slowly"), "counted to 1");
+    let incoming_again = again_report["token"].as_str().expect("a token");
+    let forbidden = [&[incoming, incoming_again][..], &north_only].concat();
+    assert_only_own_tokens(&south, &provider, "alice", &forbidden, 2);
 }
 
 #[test]
 fn the_gateway_uses_client_credentials_for_a_headless_upstream() {
     let provider = Provider::start();
-    let (_weather, tap) = protected_weather(&provider, "weather server");
+    let (_weather, tap) = protected_weather(&provider);
     // A token for another resource, in the token file under its own key:
     // valid, same issuer, same client, and never to be sent here.
     let store = scratch("client-credentials-tokens.json");
@@ -650,7 +709,7 @@ fn the_gateway_uses_client_credentials_for_a_headless_upstream() {
     structured(&report, "search_cities");
     let incoming = report["token"].as_str().expect("the client's token");
     // The service's own subject (the client id), for this upstream only.
-    let clients = assert_only_own_tokens(&tap, &provider, APP_CLIENT, &[incoming, &foreign]);
+    let clients = assert_only_own_tokens(&tap, &provider, APP_CLIENT, &[incoming, &foreign], 1);
     assert_eq!(clients, [APP_CLIENT]);
     assert!(
         !gateway
@@ -710,4 +769,62 @@ fn scratch(name: &str) -> PathBuf {
     let path = dir.join(name);
     let _ = std::fs::remove_file(&path);
     path
+}
+
+#[test]
+fn the_chain_mounts_a_protected_server_named_in_its_config() {
+    let provider = Provider::start();
+    let (_weather, tap) = protected_weather(&provider);
+    let config = scratch("chain.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[[servers]]\nname = \"weather\"\nurl = {}\n\
+             oauth = {{ client_id = {}, client_secret_env = \"CHAIN_WEATHER_SECRET\", scopes = [{}] }}\n",
+            json!(tap.url()),
+            json!(APP_CLIENT),
+            json!(SCOPE),
+        ),
+    )
+    .unwrap();
+    // --list-tools: the chain mounts its servers, prints what it serves
+    // and exits.
+    let mut child = Command::new(common::example_binary("chain"))
+        .arg(&config)
+        .arg("--list-tools")
+        .env("CHAIN_WEATHER_SECRET", oidc::secret(APP_CLIENT))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start the chain");
+    let (mut out, mut err) = (child.stdout.take().unwrap(), child.stderr.take().unwrap());
+    let (tx, done) = mpsc::channel();
+    std::thread::spawn(move || {
+        let (mut stdout, mut stderr) = (String::new(), String::new());
+        let _ = out.read_to_string(&mut stdout);
+        let _ = err.read_to_string(&mut stderr);
+        let _ = tx.send((stdout, stderr));
+    });
+    let Ok((stdout, stderr)) = done.recv_timeout(STEP) else {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("the chain did not list its tools within {STEP:?}");
+    };
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{stderr}");
+    let listed: Value = serde_json::from_str(&stdout).expect("a JSON tool list");
+    let names: Vec<&str> = listed["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(|tool| tool["name"].as_str())
+        .collect();
+    let expected: Vec<String> = common::WEATHER_TOOLS
+        .iter()
+        .map(|tool| format!("weather_{tool}"))
+        .collect();
+    assert_eq!(names, expected);
+    let clients = assert_only_own_tokens(&tap, &provider, APP_CLIENT, &[], 1);
+    assert_eq!(clients, [APP_CLIENT]);
 }

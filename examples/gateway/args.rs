@@ -235,7 +235,12 @@ fn upstream(group: Vec<OsString>, number: usize, several: bool) -> Result<Upstre
                 None => words
                     .next()
                     .map(|value| value.to_string_lossy().into_owned())
-                    .ok_or(format!("`{option}` {in_command} needs a value; see --help"))?,
+                    .ok_or(match option.as_str() {
+                        "--name" => format!(
+                            "`--name` of command {number} needs a name: --name NAME COMMAND ..."
+                        ),
+                        _ => format!("`{option}` of command {number} needs a value; see --help"),
+                    })?,
             }
         } else if inline.is_some() {
             return Err(format!("`{option}` {in_command} takes no value"));

@@ -110,7 +110,11 @@ const CLIENTS = [
     grant_types: ["client_credentials"],
     redirect_uris: [],
     response_types: [],
-    scope: SCOPES.join(" "),
+    // Every scope the metadata lists (scopes_supported): a client that
+    // knows no better asks for them all (the Python SDK does, and adds
+    // offline_access as MCP 2026-07-28 has it, for any grant). Only
+    // weather:read and admin reach the access token of a resource.
+    scope: [...SCOPES, "offline_access", "openid"].join(" "),
   })),
   // Authorization-code clients, both native: any port of their loopback
   // redirect URI is accepted (RFC 8252 section 7.3).
@@ -121,7 +125,7 @@ const CLIENTS = [
     grant_types: ["authorization_code", "refresh_token"],
     response_types: ["code"],
     redirect_uris: ["http://127.0.0.1/callback"],
-    scope: [...SCOPES, "offline_access"].join(" "),
+    scope: [...SCOPES, "offline_access", "openid"].join(" "),
   },
   {
     client_id: "mcp-app",
@@ -131,7 +135,7 @@ const CLIENTS = [
     grant_types: ["authorization_code", "refresh_token", "client_credentials"],
     response_types: ["code"],
     redirect_uris: ["http://127.0.0.1/callback"],
-    scope: [...SCOPES, "offline_access"].join(" "),
+    scope: [...SCOPES, "offline_access", "openid"].join(" "),
   },
 ];
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import sys
+import traceback
 from typing import Any
 
 import anyio
@@ -83,6 +84,8 @@ def main() -> None:
     try:
         report = anyio.run(run, url, issuer, client_id, secret, calls)
     except BaseException as error:  # noqa: BLE001 - the reason, for the test's message
+        # The whole story, task groups' sub-exceptions included.
+        sys.stderr.write("".join(traceback.format_exception(error)))
         sys.exit(f"gateway_oauth_client.py: {type(error).__name__}: {error}")
     print(json.dumps(report))
 
