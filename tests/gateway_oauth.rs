@@ -10,7 +10,9 @@
 //! The authorization-code flow is the real one: the gateway prints the
 //! authorization URL, tests/oidc/login.mjs goes through the provider's
 //! login and consent pages as a browser would, and the test delivers the
-//! redirect to the gateway's loopback listener. The client-credentials
+//! redirect to the gateway's loopback listener; the tokens, kept in a
+//! file, are refreshed as they expire, and after a restart without a new
+//! sign-in. The client-credentials
 //! grant is the headless variant; the chain example mounts a protected
 //! server from its config file with it.
 //!
@@ -22,15 +24,17 @@
 
 mod common;
 
-use std::io::{self, BufRead, BufReader, Read, Write};
-use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::io::Read;
+use std::net::{SocketAddr, TcpListener};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex, mpsc};
-use std::time::Instant;
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
 
 use common::oidc::{self, APP_CLIENT, CLIENT, NATIVE_CLIENT, Provider};
+use common::running::Running;
 use common::step::STEP;
+use common::tap::Tap;
 use mcp_runtime::client::oauth::{FileTokenStore, StoredToken, TokenKey, TokenStore, Url};
 use serde_json::{Value, json};
 
@@ -45,218 +49,6 @@ fn free_port() -> u16 {
         .local_addr()
         .unwrap()
         .port()
-}
-
-/// A process of ours whose stderr is read line by line as it comes: kept
-/// in `log`, and sent on `lines` for the test to wait on. Killed on drop.
-struct Running {
-    what: &'static str,
-    child: Child,
-    log: Arc<Mutex<String>>,
-    lines: mpsc::Receiver<String>,
-    /// The authorization URLs already gone through (see [`sign_in`]).
-    signed_in: Mutex<Vec<String>>,
-}
-
-impl Running {
-    fn start(what: &'static str, command: &mut Command) -> Running {
-        let mut child = command
-            .env("RUST_LOG", "info")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap_or_else(|e| panic!("could not start the {what}: {e}"));
-        let stderr = BufReader::new(child.stderr.take().unwrap());
-        let log = Arc::new(Mutex::new(String::new()));
-        let (tx, lines) = mpsc::channel();
-        let sink = Arc::clone(&log);
-        std::thread::spawn(move || {
-            for line in stderr.lines().map_while(Result::ok) {
-                let mut log = sink.lock().unwrap();
-                log.push_str(&line);
-                log.push('\n');
-                drop(log);
-                let _ = tx.send(line);
-            }
-        });
-        Running {
-            what,
-            child,
-            log,
-            lines,
-            signed_in: Mutex::new(Vec::new()),
-        }
-    }
-
-    fn log(&self) -> String {
-        self.log.lock().unwrap().clone()
-    }
-
-    /// The first line from now on for which `find` gives something, within
-    /// [`STEP`].
-    fn wait_for<T>(&self, waiting_for: &str, mut find: impl FnMut(&str) -> Option<T>) -> T {
-        let deadline = Instant::now() + STEP;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(line) => {
-                    if let Some(found) = find(&line) {
-                        return found;
-                    }
-                }
-                Err(_) => panic!(
-                    "the {} did not log {waiting_for} within {STEP:?}; its log:\n{}",
-                    self.what,
-                    self.log()
-                ),
-            }
-        }
-    }
-
-    /// Waits for the line saying it serves HTTP; its URL.
-    fn serving(&self) -> String {
-        self.wait_for("that it serves HTTP", |line| {
-            let at = line.find("url=")?;
-            line.contains("serving MCP over Streamable HTTP").then(|| {
-                let url = line[at + 4..].split_whitespace().next().unwrap_or_default();
-                url.trim_matches('"').to_owned()
-            })
-        })
-    }
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// A recording reverse proxy on a port of 127.0.0.1: it forwards each HTTP
-/// request to `upstream` (on a connection of its own, `Connection: close`,
-/// so that every request is seen whole) and keeps the request's path and
-/// `Authorization` header. The threads end with the test process.
-struct Tap {
-    addr: SocketAddr,
-    seen: Arc<Mutex<Vec<Seen>>>,
-}
-
-/// A request the tap forwarded.
-struct Seen {
-    path: String,
-    authorization: Option<String>,
-}
-
-impl Tap {
-    fn start(upstream: SocketAddr) -> Tap {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let addr = listener.local_addr().unwrap();
-        let seen = Arc::new(Mutex::new(Vec::new()));
-        let record = Arc::clone(&seen);
-        std::thread::spawn(move || {
-            for client in listener.incoming() {
-                let Ok(client) = client else { break };
-                let record = Arc::clone(&record);
-                std::thread::spawn(move || {
-                    if let Err(error) = relay(client, upstream, &record) {
-                        eprintln!("tap {addr} -> {upstream}: {error}");
-                    }
-                });
-            }
-        });
-        Tap { addr, seen }
-    }
-
-    /// The URL the gateway is given, which the weather server behind takes
-    /// as its own (its OAuth audience).
-    fn url(&self) -> String {
-        format!("http://{}/mcp", self.addr)
-    }
-
-    /// The bearer tokens the upstream was sent, in order (requests without
-    /// one left out), and how many requests to its MCP endpoint came
-    /// without one. Metadata requests must carry none.
-    fn tokens(&self) -> (Vec<String>, usize) {
-        let seen = self.seen.lock().unwrap();
-        for request in seen.iter() {
-            assert!(
-                !request.path.starts_with("/.well-known/") || request.authorization.is_none(),
-                "a token sent with a metadata request: {}",
-                request.path
-            );
-        }
-        let tokens: Vec<String> = seen
-            .iter()
-            .filter_map(|request| request.authorization.as_ref())
-            .map(|header| {
-                header
-                    .strip_prefix("Bearer ")
-                    .unwrap_or_else(|| panic!("not a bearer token: {header:?}"))
-                    .to_owned()
-            })
-            .collect();
-        let without = seen
-            .iter()
-            .filter(|request| request.path == "/mcp" && request.authorization.is_none())
-            .count();
-        (tokens, without)
-    }
-}
-
-/// One request from `client`, forwarded to `upstream`; the answer copied
-/// back until the upstream closes.
-fn relay(mut client: TcpStream, upstream: SocketAddr, seen: &Mutex<Vec<Seen>>) -> io::Result<()> {
-    client.set_read_timeout(Some(STEP))?;
-    let mut reader = BufReader::new(client.try_clone()?);
-    let mut request_line = String::new();
-    if reader.read_line(&mut request_line)? == 0 {
-        return Ok(());
-    }
-    let mut headers = Vec::new();
-    let (mut authorization, mut length) = (None, 0usize);
-    loop {
-        let mut line = String::new();
-        reader.read_line(&mut line)?;
-        let line = line.trim_end().to_owned();
-        if line.is_empty() {
-            break;
-        }
-        let (name, value) = line.split_once(':').unwrap_or((&line, ""));
-        let (name, value) = (name.trim().to_ascii_lowercase(), value.trim().to_owned());
-        match name.as_str() {
-            "authorization" => authorization = Some(value),
-            "content-length" => length = value.parse().unwrap_or(0),
-            "transfer-encoding" => {
-                return Err(io::Error::other(
-                    "a chunked request: the tap reads lengths only",
-                ));
-            }
-            "connection" | "keep-alive" => continue,
-            _ => {}
-        }
-        headers.push(line);
-    }
-    let mut body = vec![0; length];
-    reader.read_exact(&mut body)?;
-    let path = request_line.split(' ').nth(1).unwrap_or_default();
-    let path = path.split('?').next().unwrap_or_default().to_owned();
-    seen.lock().unwrap().push(Seen {
-        path,
-        authorization,
-    });
-    let mut to = TcpStream::connect(upstream)?;
-    let mut head = request_line;
-    for header in headers {
-        head.push_str(&header);
-        head.push_str("\r\n");
-    }
-    head.push_str("Connection: close\r\n\r\n");
-    to.write_all(head.as_bytes())?;
-    to.write_all(&body)?;
-    io::copy(&mut to, &mut client)?;
-    let _ = client.shutdown(Shutdown::Both);
-    Ok(())
 }
 
 /// The weather example, protected by `provider`, behind a [`Tap`] whose URL
@@ -311,11 +103,10 @@ fn start_gateway(
 /// The sign-in of one upstream's mount, as a user at a browser would do
 /// it: the authorization URL the gateway printed, through the provider's
 /// login and consent pages (login.mjs), and the redirect delivered to the
-/// gateway's loopback listener. Returns the authorization URL.
-fn sign_in(gateway: &Running, provider: &Provider, login: &str) -> Url {
+/// gateway's loopback listener. Returns the authorization URL; `done`
+/// holds those already gone through (a URL may be logged more than once).
+fn sign_in(gateway: &Running, provider: &Provider, login: &str, done: &mut Vec<String>) -> Url {
     let prefix = format!("{}/auth?", provider.issuer());
-    let mut done = gateway.signed_in.lock().unwrap();
-    // The URL may be logged more than once: a new one is a new sign-in.
     let authorization = gateway.wait_for("an authorization URL", |line| {
         line.split_whitespace()
             .map(|word| word.trim_start_matches("url="))
@@ -324,7 +115,6 @@ fn sign_in(gateway: &Running, provider: &Provider, login: &str) -> Url {
             .map(str::to_owned)
     });
     done.push(authorization.clone());
-    drop(done);
     let redirect = provider.login(&authorization, login);
     let redirect = Url::parse(&redirect).expect("a redirect URL");
     assert_eq!(redirect.host_str(), Some("127.0.0.1"), "{redirect}");
@@ -499,8 +289,12 @@ fn the_gateway_signs_in_to_protected_upstreams_and_a_python_client_calls_them() 
     );
 
     // The mounts, one after the other, each a sign-in at the provider.
-    let first = sign_in(&gateway, &provider, "alice");
-    let second = sign_in(&gateway, &provider, "alice");
+    let mut done = Vec::new();
+    let first = sign_in(&gateway, &provider, "alice", &mut done);
+    // From now on tokens expire at once (in 2 s; the servers' leeway for
+    // the clock is a minute): the gateway refreshes south's as it goes.
+    provider.set_ttl(2);
+    let second = sign_in(&gateway, &provider, "alice", &mut done);
     let served = gateway.serving();
     assert_eq!(served, url);
     let expected = [(&first, &north_url, SCOPE), (&second, &south_url, SCOPE)];
@@ -612,9 +406,30 @@ fn the_gateway_signs_in_to_protected_upstreams_and_a_python_client_calls_them() 
         assert_eq!(oidc::claims(&token.access_token)["aud"], resource.as_str());
     }
     drop(gateway);
+    let (south_before, _) = south.tokens();
 
-    // A restart with the same file: the pre-registered client's token is
-    // used again, without a sign-in (north registered a client that only
+    // Until south's stored token has expired (it lived 2 s); the next ones
+    // live an hour.
+    provider.set_ttl(3600);
+    let key = TokenKey {
+        issuer: provider.issuer().to_owned(),
+        resource: south_url.clone(),
+        client_id: NATIVE_CLIENT.to_owned(),
+    };
+    let stored = file.load(&key).unwrap().expect("south's token");
+    assert!(stored.refresh_token.is_some(), "no refresh token was kept");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !stored.expires_within(Duration::ZERO) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{stored:?} does not expire"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+
+    // A restart with the same file: the pre-registered client's refresh
+    // token gets a new access token, without a sign-in (north registered a
+    // client that only
     // that run knew, so only south is mounted here).
     let (again, again_url) = start_gateway(
         &provider,
@@ -650,6 +465,15 @@ fn the_gateway_signs_in_to_protected_upstreams_and_a_python_client_calls_them() 
     let incoming_again = again_report["token"].as_str().expect("a token");
     let forbidden = [&[incoming, incoming_again][..], &north_only].concat();
     assert_only_own_tokens(&south, &provider, "alice", &forbidden, 2);
+    let (south_after, _) = south.tokens();
+    let since_restart = &south_after[south_before.len()..];
+    assert!(
+        !since_restart.is_empty()
+            && since_restart
+                .iter()
+                .all(|token| !south_before.contains(token)),
+        "the expired token was sent again instead of a refreshed one"
+    );
 }
 
 #[test]

@@ -11,7 +11,9 @@ pub mod prerequisite;
 pub mod python;
 pub mod redis;
 pub mod results;
+pub mod running;
 pub mod step;
+pub mod tap;
 pub mod upstreams;
 
 use std::path::PathBuf;
