@@ -291,8 +291,12 @@ fn the_gateway_signs_in_to_protected_upstreams_and_a_python_client_calls_them() 
     // The mounts, one after the other, each a sign-in at the provider.
     let mut done = Vec::new();
     let first = sign_in(&gateway, &provider, "alice", &mut done);
-    // From now on tokens expire at once (in 2 s; the servers' leeway for
-    // the clock is a minute): the gateway refreshes south's as it goes.
+    // Once north is mounted (its token issued), tokens expire at once (in
+    // 2 s; the servers' leeway for the clock is a minute): the gateway
+    // refreshes south's as it goes.
+    gateway.wait_for("that north is mounted", |line| {
+        (line.contains("mounted upstream=") && line.contains("prefix=north")).then_some(())
+    });
     provider.set_ttl(2);
     let second = sign_in(&gateway, &provider, "alice", &mut done);
     let served = gateway.serving();
