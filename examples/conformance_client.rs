@@ -11,6 +11,13 @@
 //! conformance client --command target/debug/examples/conformance_client --scenario tools_call
 //! ```
 //!
+//! For the `auth/*` scenarios the client does OAuth (`HttpOptions::oauth`):
+//! the suite's authorization server approves at once, so the interactive
+//! step is [`SuiteAuthorizer`], which GETs the authorization URL without
+//! following the redirect and hands its `Location` back. The client ID
+//! metadata document is the URL the suite expects; pre-registered and
+//! client credentials come from `MCP_CONFORMANCE_CONTEXT`.
+//!
 //! Exits 0 when the scenario's steps succeeded, 1 when one failed (the
 //! error goes to stderr), 2 on a usage error. Logs to stderr (`RUST_LOG`: a
 //! level, `info` unless set); stdout stays empty.
@@ -19,6 +26,7 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 use std::time::Duration;
 
+use mcp_runtime::client::oauth::{Authorizer, BoxFuture, OAuth, OAuthError, SigningAlgorithm, Url};
 use mcp_runtime::client::{Client, ClientError, Elicitation, HttpOptions};
 use mcp_runtime::serde_json::{Map, Value, json};
 use tracing_subscriber::filter::LevelFilter;
@@ -93,13 +101,10 @@ async fn run(scenario: &str, url: &str) -> Result<(), Failure> {
         "sse-retry" => sse_retry(&client).await,
         "json-schema-2020-12-preservation" => json_schema_preservation(&client).await,
         "elicitation-sep1034-client-defaults" => elicitation_defaults(&client).await,
-        // OAuth scenarios: connecting (above) already failed unless the
-        // server let us in without a token.
-        auth if auth.starts_with("auth/") => client
-            .list_tools()
-            .await
-            .map(drop)
-            .map_err(|e| step("tools/list", e)),
+        // OAuth scenarios: connecting authorized; listing and calling
+        // make the later requests some scenarios judge (a step-up on the
+        // call, a move to another authorization server).
+        auth if auth.starts_with("auth/") => list_and_call_first(&client).await,
         other => Err(format!("no such scenario: {other}")),
     };
     client.close().await;
@@ -107,7 +112,10 @@ async fn run(scenario: &str, url: &str) -> Result<(), Failure> {
 }
 
 async fn connect(scenario: &str, url: &str) -> Result<Client, Failure> {
-    let options = HttpOptions::new(url).timeout(REQUEST_TIMEOUT);
+    let mut options = HttpOptions::new(url).timeout(REQUEST_TIMEOUT);
+    if scenario.starts_with("auth/") {
+        options = options.oauth(oauth(scenario)?);
+    }
     Client::builder()
         .client_info("mcp-runtime-conformance-client", env!("CARGO_PKG_VERSION"))
         // A user who accepts without typing anything: the schema's
@@ -118,12 +126,119 @@ async fn connect(scenario: &str, url: &str) -> Result<Client, Failure> {
         })
         .connect_http(options)
         .await
-        .map_err(|error| match &error {
-            ClientError::Http { status: 401, .. } if scenario.starts_with("auth/") => format!(
-                "connecting: {error} (this client does not do the OAuth authorization flow yet)"
-            ),
-            _ => step("connecting", error),
+        .map_err(|error| step("connecting", error))
+}
+
+/// The client ID metadata document URL the suite's `auth/basic-cimd`
+/// expects as `client_id` (nothing fetches it).
+const METADATA_DOCUMENT: &str = "https://conformance-test.local/client-metadata.json";
+/// The redirect URI of the suite's reference client: nothing listens there,
+/// the authorizer reads the redirect instead.
+const REDIRECT_URI: &str = "http://localhost:3000/callback";
+
+/// The OAuth configuration for an `auth/*` scenario, from
+/// `MCP_CONFORMANCE_CONTEXT` where the scenario gives one.
+fn oauth(scenario: &str) -> Result<OAuth, Failure> {
+    let context: Value = match std::env::var("MCP_CONFORMANCE_CONTEXT") {
+        Ok(text) => serde_json::from_str(&text)
+            .map_err(|e| format!("MCP_CONFORMANCE_CONTEXT is not JSON: {e}"))?,
+        Err(_) => Value::Null,
+    };
+    let field = |name: &str| context.get(name).and_then(Value::as_str).map(str::to_owned);
+    let oauth = match scenario {
+        "auth/client-credentials-basic" => {
+            let (Some(id), Some(secret)) = (field("client_id"), field("client_secret")) else {
+                return Err("the context holds no client_id and client_secret".into());
+            };
+            OAuth::client_credentials(id, secret)
+        }
+        "auth/client-credentials-jwt" => {
+            let (Some(id), Some(key)) = (field("client_id"), field("private_key_pem")) else {
+                return Err("the context holds no client_id and private_key_pem".into());
+            };
+            let algorithm = match field("signing_algorithm").as_deref() {
+                None | Some("ES256") => SigningAlgorithm::ES256,
+                Some(other) => return Err(format!("unsupported signing algorithm {other}")),
+            };
+            OAuth::private_key_jwt(id, key, algorithm)
+        }
+        _ => {
+            let mut oauth = OAuth::authorization_code(SuiteAuthorizer)
+                .client_name("mcp-runtime conformance client")
+                .metadata_document(METADATA_DOCUMENT);
+            if let Some(id) = field("client_id") {
+                oauth = oauth.client_id(id);
+            }
+            if let Some(secret) = field("client_secret") {
+                oauth = oauth.client_secret(secret);
+            }
+            oauth
+        }
+    };
+    Ok(oauth)
+}
+
+/// The interactive step against the suite's authorization server, which
+/// approves every request at once with a 302 to the redirect URI: GET the
+/// authorization URL, do not follow the redirect, return its `Location`.
+struct SuiteAuthorizer;
+
+impl SuiteAuthorizer {
+    /// The HTTP client, built when needed: by then connecting has installed
+    /// the TLS crypto provider reqwest needs (ring).
+    fn http() -> Result<reqwest::Client, OAuthError> {
+        reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .timeout(REQUEST_TIMEOUT)
+            .build()
+            .map_err(|e| OAuthError::Authorizer(format!("cannot build an HTTP client: {e}")))
+    }
+}
+
+impl Authorizer for SuiteAuthorizer {
+    fn redirect_uri(&self) -> String {
+        REDIRECT_URI.into()
+    }
+
+    fn authorize(&self, url: Url) -> BoxFuture<'_, Result<Url, OAuthError>> {
+        Box::pin(async move {
+            let failed = |e: String| OAuthError::Authorizer(e);
+            let answer = SuiteAuthorizer::http()?
+                .get(url.as_str())
+                .send()
+                .await
+                .map_err(|e| failed(format!("GET the authorization URL: {e}")))?;
+            let location = answer
+                .headers()
+                .get(reqwest::header::LOCATION)
+                .and_then(|v| v.to_str().ok())
+                .ok_or_else(|| {
+                    failed(format!(
+                        "the authorization server answered {} without a redirect",
+                        answer.status()
+                    ))
+                })?;
+            url.join(location)
+                .map_err(|e| failed(format!("bad Location {location:?}: {e}")))
         })
+    }
+}
+
+/// Lists the tools and calls the first (with no arguments).
+async fn list_and_call_first(client: &Client) -> Result<(), Failure> {
+    let tools = client
+        .list_tools()
+        .await
+        .map_err(|e| step("tools/list", e))?;
+    let Some(tool) = tools.first() else {
+        return Ok(());
+    };
+    let result = client
+        .call_tool(tool.name(), json!({}))
+        .await
+        .map_err(|e| step(&format!("calling {}", tool.name()), e))?;
+    tracing::info!(tool = tool.name(), is_error = result.is_error, "called");
+    Ok(())
 }
 
 fn step(what: &str, error: ClientError) -> Failure {

@@ -5,11 +5,8 @@ use std::fmt;
 use std::sync::Arc;
 
 use super::flow::Shared;
-use super::{Authorizer, MemoryTokenStore, TokenStore};
-
-/// The authorization attempts one request may make (on 401, or on 403
-/// `insufficient_scope`) before it fails: the conformance suite's limit.
-pub(crate) const DEFAULT_STEP_UP_LIMIT: u32 = 3;
+use super::settings::{Config, Grant};
+use super::{Authorizer, TokenStore};
 
 /// OAuth 2.1 for a client of a protected MCP server, given to
 /// [`HttpOptions::oauth`](crate::client::HttpOptions::oauth) or
@@ -57,51 +54,10 @@ pub struct OAuth {
     pub(crate) shared: Arc<Shared>,
 }
 
-/// What the application configured.
-#[derive(Clone)]
-pub(crate) struct Config {
-    pub(crate) grant: Grant,
-    pub(crate) client_name: String,
-    pub(crate) client_id: Option<String>,
-    pub(crate) client_secret: Option<String>,
-    pub(crate) metadata_document: Option<String>,
-    pub(crate) scopes: Option<Vec<String>>,
-    pub(crate) store: Arc<dyn TokenStore>,
-    pub(crate) step_up_limit: u32,
-    pub(crate) allow_insecure_http: bool,
-}
-
-/// How tokens are obtained.
-#[derive(Clone)]
-pub(crate) enum Grant {
-    /// The authorization code flow, with the application's interactive step.
-    AuthorizationCode(Arc<dyn Authorizer>),
-    /// Client credentials (machine to machine): the id and secret are in
-    /// the config.
-    ClientCredentials,
-    /// Client credentials authenticated with a signed JWT (RFC 7523,
-    /// `private_key_jwt`): the PEM key and the algorithm.
-    #[cfg(feature = "client-jwt")]
-    PrivateKeyJwt {
-        key_pem: Arc<str>,
-        algorithm: jsonwebtoken::Algorithm,
-    },
-}
-
 impl OAuth {
     fn with(grant: Grant) -> OAuth {
         OAuth {
-            config: Arc::new(Config {
-                grant,
-                client_name: "mcp-runtime".into(),
-                client_id: None,
-                client_secret: None,
-                metadata_document: None,
-                scopes: None,
-                store: Arc::new(MemoryTokenStore::new()),
-                step_up_limit: DEFAULT_STEP_UP_LIMIT,
-                allow_insecure_http: false,
-            }),
+            config: Arc::new(Config::new(grant)),
             shared: Arc::new(Shared::default()),
         }
     }
@@ -132,14 +88,16 @@ impl OAuth {
     }
 
     /// The client credentials grant, the client authenticating with a JWT
-    /// it signs with `private_key_pem` (RFC 7523 `private_key_jwt`; ES256
-    /// for an EC P-256 key, RS256 for an RSA key: `algorithm`).
+    /// it signs with `private_key_pem` (RFC 7523 `private_key_jwt`, with
+    /// `iss` = `sub` = the client id and `aud` = the authorization server's
+    /// issuer; ES256 for an EC P-256 key, RS256 for an RSA key:
+    /// `algorithm`).
     #[cfg(feature = "client-jwt")]
     #[cfg_attr(docsrs, doc(cfg(feature = "client-jwt")))]
     pub fn private_key_jwt(
         client_id: impl Into<String>,
         private_key_pem: impl Into<String>,
-        algorithm: jsonwebtoken::Algorithm,
+        algorithm: super::SigningAlgorithm,
     ) -> OAuth {
         let key_pem: String = private_key_pem.into();
         OAuth::with(Grant::PrivateKeyJwt {

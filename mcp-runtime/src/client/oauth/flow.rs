@@ -1,6 +1,6 @@
 //! The flow: from a server's challenge to a token it accepts. Discovery,
 //! registration, then a stored token, a refresh, or a new authorization;
-//! one at a time for all the clones of an [`OAuth`].
+//! one at a time for all the clones of an [`OAuth`](super::OAuth).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -8,20 +8,20 @@ use std::time::Duration;
 
 use url::Url;
 
+use super::OAuthError;
 use super::authorization::{self, select_scopes};
 use super::challenge::BearerChallenge;
-use super::config::Grant;
 use super::discovery::{self, ServerMetadata};
 use super::registration::{self, Registration};
+use super::settings::{Config, Grant};
 use super::store::{StoredToken, TokenKey};
 use super::token;
-use super::{OAuth, OAuthError};
 use crate::auth::fetch::Fetcher;
 
 /// How long before its expiry a token is refreshed.
 const REFRESH_MARGIN: Duration = Duration::from_secs(30);
 
-/// What the clones of one [`OAuth`] share.
+/// What the clones of one [`OAuth`](super::OAuth) share.
 #[derive(Default)]
 pub(crate) struct Shared {
     /// The token sent to each server (by its URL), with what it is bound to.
@@ -67,25 +67,25 @@ impl Shared {
     }
 }
 
-impl OAuth {
-    fn fetcher(&self) -> Result<Fetcher, OAuthError> {
-        Fetcher::new(self.config.allow_insecure_http).map_err(|e| OAuthError::Discovery(e.0))
-    }
+fn fetcher(config: &Config) -> Result<Fetcher, OAuthError> {
+    Fetcher::new(config.allow_insecure_http).map_err(|e| OAuthError::Discovery(e.0))
+}
 
+impl Shared {
     /// The current token for `server`, refreshed first when it is about to
     /// expire and can be; `None` when no token is held.
-    pub(crate) async fn fresh_token(&self, server: &Url) -> Option<String> {
-        let current = self.shared.current(server)?;
+    pub(crate) async fn fresh_token(&self, config: &Config, server: &Url) -> Option<String> {
+        let current = self.current(server)?;
         if !current.token.expires_within(REFRESH_MARGIN) || current.token.refresh_token.is_none() {
             return Some(current.token.access_token.clone());
         }
-        let _one = self.shared.lock().await;
+        let _one = self.lock().await;
         // Another request may have refreshed it meanwhile.
-        let current = self.shared.current(server)?;
+        let current = self.current(server)?;
         if !current.token.expires_within(REFRESH_MARGIN) {
             return Some(current.token.access_token.clone());
         }
-        match self.refresh(server, &current).await {
+        match self.refresh(config, server, &current).await {
             Ok(token) => Some(token),
             Err(error) => {
                 // The expired token goes; the 401 it earns starts over.
@@ -96,16 +96,21 @@ impl OAuth {
     }
 
     /// Refreshes `current`; the new access token.
-    async fn refresh(&self, server: &Url, current: &Current) -> Result<String, OAuthError> {
+    async fn refresh(
+        &self,
+        config: &Config,
+        server: &Url,
+        current: &Current,
+    ) -> Result<String, OAuthError> {
         let refresh_token = current
             .token
             .refresh_token
             .clone()
             .ok_or_else(|| OAuthError::Token("no refresh token".into()))?;
-        let fetcher = self.fetcher()?;
+        let fetcher = fetcher(config)?;
         let mut token = token::request(
             &fetcher,
-            &self.config,
+            config,
             &current.server,
             &current.registration,
             token::Grant::refresh(
@@ -118,6 +123,7 @@ impl OAuth {
         // A server that does not rotate refresh tokens keeps the old one.
         token.refresh_token.get_or_insert(refresh_token);
         self.keep(
+            config,
             server,
             &current.key,
             &current.server,
@@ -130,14 +136,15 @@ impl OAuth {
 
     fn keep(
         &self,
+        config: &Config,
         server: &Url,
         key: &TokenKey,
         metadata: &ServerMetadata,
         registration: &Registration,
         token: StoredToken,
     ) -> Result<(), OAuthError> {
-        self.config.store.save(key, &token)?;
-        self.shared.set_current(
+        config.store.save(key, &token)?;
+        self.set_current(
             server,
             Current {
                 key: key.clone(),
@@ -154,13 +161,14 @@ impl OAuth {
     /// holds the flow lock (`registrations`).
     pub(crate) async fn obtain(
         &self,
+        config: &Config,
         registrations: &mut Registrations,
         server: &Url,
         challenge: &BearerChallenge,
         step_up: bool,
         sent: Option<&str>,
     ) -> Result<(), OAuthError> {
-        let fetcher = self.fetcher()?;
+        let fetcher = fetcher(config)?;
         // Fetched again on every refusal: the resource may have moved to
         // another authorization server.
         let resource =
@@ -168,21 +176,27 @@ impl OAuth {
                 .await?;
         let issuer = &resource.authorization_servers[0];
         let metadata = discovery::authorization_server(&fetcher, issuer).await?;
-        let authorizer = match &self.config.grant {
+        let authorizer = match &config.grant {
             Grant::AuthorizationCode(authorizer) => Some(Arc::clone(authorizer)),
             _ => None,
         };
         let redirect_uri = authorizer.as_ref().map(|a| a.redirect_uri());
         let registration = self
-            .registration(registrations, &fetcher, &metadata, redirect_uri.as_deref())
+            .registration(
+                config,
+                registrations,
+                &fetcher,
+                &metadata,
+                redirect_uri.as_deref(),
+            )
             .await?;
         let key = TokenKey {
             issuer: metadata.issuer.clone(),
             resource: resource.resource.clone(),
             client_id: registration.client_id.clone(),
         };
-        let held = self.shared.current(server).filter(|c| c.key == key);
-        let stored = self.config.store.load(&key)?;
+        let held = self.current(server).filter(|c| c.key == key);
+        let stored = config.store.load(&key)?;
         let granted = held
             .as_ref()
             .map(|c| c.token.scopes.clone())
@@ -194,7 +208,7 @@ impl OAuth {
             if Some(stored.access_token.as_str()) != sent && !stored.expires_within(REFRESH_MARGIN)
             {
                 tracing::debug!(issuer = key.issuer, "using a stored access token");
-                return self.keep(server, &key, &metadata, &registration, stored);
+                return self.keep(config, server, &key, &metadata, &registration, stored);
             }
             if stored.refresh_token.is_some() {
                 let current = Current {
@@ -203,16 +217,16 @@ impl OAuth {
                     server: metadata.clone(),
                     registration: registration.clone(),
                 };
-                match self.refresh(server, &current).await {
+                match self.refresh(config, server, &current).await {
                     Ok(_) => return Ok(()),
                     Err(error) => tracing::debug!(%error, "refreshing the access token failed"),
                 }
             }
-            self.config.store.remove(&key)?;
+            config.store.remove(&key)?;
         }
         let offered = authorizer.is_some().then_some(&metadata);
         let scopes = select_scopes(
-            self.config.scopes.as_deref(),
+            config.scopes.as_deref(),
             challenge.scope.as_deref(),
             resource.scopes_supported.as_deref(),
             &granted,
@@ -242,7 +256,7 @@ impl OAuth {
                     &key.resource,
                     &scopes,
                 );
-                token::request(&fetcher, &self.config, &metadata, &registration, grant).await?
+                token::request(&fetcher, config, &metadata, &registration, grant).await?
             }
             _ => {
                 tracing::info!(
@@ -251,15 +265,16 @@ impl OAuth {
                     "requesting a token with client credentials"
                 );
                 let grant = token::Grant::client_credentials(&key.resource, &scopes);
-                token::request(&fetcher, &self.config, &metadata, &registration, grant).await?
+                token::request(&fetcher, config, &metadata, &registration, grant).await?
             }
         };
-        self.keep(server, &key, &metadata, &registration, token)
+        self.keep(config, server, &key, &metadata, &registration, token)
     }
 
     /// The client's registration at `metadata`'s server, made once.
     async fn registration(
         &self,
+        config: &Config,
         registrations: &mut Registrations,
         fetcher: &Fetcher,
         metadata: &ServerMetadata,
@@ -272,14 +287,8 @@ impl OAuth {
             .pre_registered_at
             .as_ref()
             .is_none_or(|issuer| issuer == &metadata.issuer);
-        let registration = registration::register(
-            fetcher,
-            &self.config,
-            metadata,
-            redirect_uri,
-            pre_registered,
-        )
-        .await?;
+        let registration =
+            registration::register(fetcher, config, metadata, redirect_uri, pre_registered).await?;
         if registration.source == registration::Source::PreRegistered {
             registrations.pre_registered_at = Some(metadata.issuer.clone());
         }

@@ -51,6 +51,7 @@ mod loopback;
 mod pkce;
 mod registration;
 mod retry;
+mod settings;
 mod store;
 mod token;
 
@@ -59,6 +60,11 @@ pub use self::config::OAuth;
 pub use self::error::OAuthError;
 pub use self::loopback::LoopbackAuthorizer;
 pub use self::store::{FileTokenStore, MemoryTokenStore, StoredToken, TokenKey, TokenStore};
+/// The algorithm of [`OAuth::private_key_jwt`]'s client assertions
+/// (jsonwebtoken's: `ES256`, `RS256`…).
+#[cfg(feature = "client-jwt")]
+#[cfg_attr(docsrs, doc(cfg(feature = "client-jwt")))]
+pub use jsonwebtoken::Algorithm as SigningAlgorithm;
 /// URLs as [`Authorizer`] takes and returns them (the `url` crate's).
 pub use url::Url;
 

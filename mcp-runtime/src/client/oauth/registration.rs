@@ -9,8 +9,8 @@
 use serde_json::{Value, json};
 
 use super::OAuthError;
-use super::config::{Config, Grant};
 use super::discovery::ServerMetadata;
+use super::settings::{Config, Grant};
 use crate::auth::fetch::{Fetcher, is_loopback};
 
 /// How the client authenticates at the token endpoint.
@@ -228,7 +228,7 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::client::oauth::{Authorizer, BoxFuture, OAuth};
+    use crate::client::oauth::{Authorizer, BoxFuture};
 
     struct Nobody;
     impl Authorizer for Nobody {
@@ -253,18 +253,22 @@ mod tests {
         }
     }
 
-    fn config(oauth: OAuth) -> Arc<Config> {
-        oauth.config
+    fn config(id: Option<&str>, secret: Option<&str>, document: Option<&str>) -> Config {
+        let mut config = Config::new(Grant::AuthorizationCode(Arc::new(Nobody)));
+        config.client_name = "My app".into();
+        config.client_id = id.map(str::to_owned);
+        config.client_secret = secret.map(str::to_owned);
+        config.metadata_document = document.map(str::to_owned);
+        config
     }
 
     #[tokio::test]
     async fn pre_registered_then_metadata_document_then_nothing() {
         let fetcher = Fetcher::new(false).unwrap();
         let both = config(
-            OAuth::authorization_code(Nobody)
-                .client_id("pre")
-                .client_secret("s")
-                .metadata_document("https://app.example/client.json"),
+            Some("pre"),
+            Some("s"),
+            Some("https://app.example/client.json"),
         );
         let cimd_server = server(true, true, Some(&["client_secret_post"]));
         let chosen = register(&fetcher, &both, &cimd_server, None, true)
@@ -293,7 +297,7 @@ mod tests {
 
     #[test]
     fn the_registration_request() {
-        let config = config(OAuth::authorization_code(Nobody).client_name("My app"));
+        let config = config(None, None, None);
         let body = registration_request(
             &config,
             &server(false, true, Some(&["client_secret_basic"])),

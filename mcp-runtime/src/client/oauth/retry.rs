@@ -17,7 +17,7 @@ pub(crate) struct Attempts {
 impl OAuth {
     /// The access token to send to `server` now, if one is held.
     pub(crate) async fn bearer(&self, server: &Url) -> Option<String> {
-        self.fresh_token(server).await
+        self.shared.fresh_token(&self.config, server).await
     }
 
     /// A request to `server`, sent with the token `sent`, was answered
@@ -55,14 +55,16 @@ impl OAuth {
         {
             return Ok(true);
         }
-        self.obtain(
-            &mut registrations,
-            server,
-            &challenge,
-            step_up,
-            sent.as_deref(),
-        )
-        .await?;
+        self.shared
+            .obtain(
+                &self.config,
+                &mut registrations,
+                server,
+                &challenge,
+                step_up,
+                sent.as_deref(),
+            )
+            .await?;
         Ok(true)
     }
 }

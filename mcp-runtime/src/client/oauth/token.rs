@@ -8,9 +8,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde_json::{Map, Value};
 
 use super::OAuthError;
-use super::config::Config;
 use super::discovery::ServerMetadata;
 use super::registration::{AuthMethod, Registration};
+use super::settings::Config;
 use super::store::StoredToken;
 use crate::auth::fetch::Fetcher;
 
@@ -125,7 +125,7 @@ fn assertion(
     server: &ServerMetadata,
     client: &Registration,
 ) -> Result<String, OAuthError> {
-    use super::config::Grant;
+    use super::settings::Grant;
     let Grant::PrivateKeyJwt { key_pem, algorithm } = &config.grant else {
         return Err(OAuthError::Token(
             "private_key_jwt needs OAuth::private_key_jwt".into(),

@@ -1,0 +1,659 @@
+//! The client's OAuth (`mcp_runtime::client::oauth`) end to end, in this
+//! process: a small authorization server (an axum router on a loopback
+//! port: metadata, dynamic registration, token endpoint; its
+//! authorization endpoint approves in the test's authorizer, the
+//! "browser") and our own protected server (`Server::auth` with HS256
+//! tokens). The happy paths (authorization code with PKCE and `resource`,
+//! step-up, refresh, a file store reused, client credentials), and issue
+//! 28's broken or malicious authorization servers: each refused with a
+//! clear error, and no token issued or sent where it does not belong.
+
+mod common;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use common::http::HttpServer;
+use common::step::within;
+use jsonwebtoken::{Algorithm, EncodingKey, Header};
+use mcp_runtime::auth::Auth;
+use mcp_runtime::client::oauth::{Authorizer, BoxFuture, FileTokenStore, OAuth, OAuthError, Url};
+use mcp_runtime::client::{Client, ClientError, HttpOptions};
+use mcp_runtime::{Server, tool};
+use serde_json::{Value, json};
+
+const SECRET: &[u8] = b"a shared secret of at least thirty-two bytes";
+const REDIRECT: &str = "http://127.0.0.1:5173/callback";
+
+/// The weather in a city.
+#[tool(read_only, scopes = ["weather:read"])]
+async fn forecast(city: String) -> String {
+    format!("sunny in {city}")
+}
+
+/// Wipes everything.
+#[tool(destructive, scopes = ["admin"])]
+async fn wipe() -> String {
+    "wiped".into()
+}
+
+/// Needs a scope nobody is granted.
+#[tool(scopes = ["never"])]
+async fn forbidden() -> String {
+    "unreachable".into()
+}
+
+fn now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+}
+
+/// How the authorization server behaves (and misbehaves).
+#[derive(Clone)]
+struct Behaviour {
+    /// The issuer its metadata names (`None`: its own).
+    metadata_issuer: Option<String>,
+    /// `code_challenge_methods_supported` (`None`: absent).
+    pkce_methods: Option<Vec<&'static str>>,
+    /// What `iss` the authorization response carries (`None`: none).
+    iss: Option<String>,
+    /// Where the authorization response is sent instead of the redirect URI.
+    redirect_elsewhere: Option<&'static str>,
+    /// The scopes it grants (others asked for are dropped).
+    grantable: Vec<&'static str>,
+    /// `expires_in` of its access tokens.
+    expires_in: u64,
+}
+
+impl Default for Behaviour {
+    fn default() -> Behaviour {
+        Behaviour {
+            metadata_issuer: None,
+            pkce_methods: Some(vec!["S256"]),
+            iss: Some(String::new()),
+            redirect_elsewhere: None,
+            grantable: vec!["weather:read", "admin", "offline_access"],
+            expires_in: 3600,
+        }
+    }
+}
+
+/// A code issued, waiting for its token request.
+struct Code {
+    challenge: String,
+    scope: String,
+    resource: String,
+    client_id: String,
+}
+
+#[derive(Default)]
+struct Record {
+    /// What happened, in order: `metadata`, `register`, `authorize <scope>`,
+    /// `token <grant>`.
+    events: Vec<String>,
+    /// The `resource` of each authorization and token request.
+    resources: Vec<String>,
+    codes: HashMap<String, Code>,
+    issued: u32,
+}
+
+struct Fixture {
+    issuer: Mutex<String>,
+    behaviour: Behaviour,
+    record: Mutex<Record>,
+}
+
+type Shared = Arc<Fixture>;
+
+impl Fixture {
+    fn issuer(&self) -> String {
+        self.issuer.lock().unwrap().clone()
+    }
+
+    fn log(&self, event: impl Into<String>) {
+        self.record.lock().unwrap().events.push(event.into());
+    }
+
+    fn events(&self) -> Vec<String> {
+        self.record.lock().unwrap().events.clone()
+    }
+
+    fn count(&self, prefix: &str) -> usize {
+        self.events()
+            .iter()
+            .filter(|e| e.starts_with(prefix))
+            .count()
+    }
+
+    /// The authorization endpoint, as the browser would reach it: checks
+    /// PKCE, records, approves, and redirects back.
+    fn approve(&self, url: &Url) -> Result<Url, OAuthError> {
+        let query: HashMap<String, String> = url.query_pairs().into_owned().collect();
+        let scope = query.get("scope").cloned().unwrap_or_default();
+        self.log(format!("authorize {scope}"));
+        assert_eq!(query["response_type"], "code");
+        assert_eq!(query["code_challenge_method"], "S256");
+        assert_eq!(query["redirect_uri"], REDIRECT);
+        let granted: Vec<&str> = scope
+            .split_ascii_whitespace()
+            .filter(|s| self.behaviour.grantable.contains(s))
+            .collect();
+        let mut record = self.record.lock().unwrap();
+        record.resources.push(query["resource"].clone());
+        record.issued += 1;
+        let code = format!("code-{}", record.issued);
+        record.codes.insert(
+            code.clone(),
+            Code {
+                challenge: query["code_challenge"].clone(),
+                scope: granted.join(" "),
+                resource: query["resource"].clone(),
+                client_id: query["client_id"].clone(),
+            },
+        );
+        let base = self.behaviour.redirect_elsewhere.unwrap_or(REDIRECT);
+        let mut back = Url::parse(base).unwrap();
+        back.query_pairs_mut()
+            .append_pair("code", &code)
+            .append_pair("state", &query["state"]);
+        match &self.behaviour.iss {
+            Some(iss) if iss.is_empty() => {
+                back.query_pairs_mut().append_pair("iss", &self.issuer());
+            }
+            Some(iss) => {
+                back.query_pairs_mut().append_pair("iss", iss);
+            }
+            None => {}
+        }
+        Ok(back)
+    }
+}
+
+async fn metadata(State(fixture): State<Shared>) -> Response {
+    fixture.log("metadata");
+    let issuer = fixture.issuer();
+    let mut document = json!({
+        "issuer": fixture.behaviour.metadata_issuer.clone().unwrap_or_else(|| issuer.clone()),
+        "authorization_endpoint": format!("{issuer}/authorize"),
+        "token_endpoint": format!("{issuer}/token"),
+        "registration_endpoint": format!("{issuer}/register"),
+        "scopes_supported": fixture.behaviour.grantable,
+        "token_endpoint_auth_methods_supported": ["none", "client_secret_basic"],
+        "authorization_response_iss_parameter_supported": fixture.behaviour.iss.is_some(),
+    });
+    if let Some(methods) = &fixture.behaviour.pkce_methods {
+        document["code_challenge_methods_supported"] = json!(methods);
+    }
+    reply(StatusCode::OK, document)
+}
+
+async fn register(State(fixture): State<Shared>, body: String) -> Response {
+    fixture.log("register");
+    let request: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(request["application_type"], "native");
+    assert_eq!(request["redirect_uris"], json!([REDIRECT]));
+    let grants = request["grant_types"].as_array().unwrap();
+    assert!(grants.contains(&json!("refresh_token")), "{request}");
+    reply(
+        StatusCode::CREATED,
+        json!({"client_id": "registered-client", "token_endpoint_auth_method": "none"}),
+    )
+}
+
+/// A protected resource metadata document for another server.
+async fn foreign_resource_metadata(State(fixture): State<Shared>) -> Response {
+    fixture.log("resource metadata");
+    reply(
+        StatusCode::OK,
+        json!({"resource": "https://other.example.com/mcp", "authorization_servers": [fixture.issuer()]}),
+    )
+}
+
+/// An MCP endpoint that points to that document, and notes any token
+/// sent to it.
+async fn decoy_endpoint(State(fixture): State<Shared>, headers: HeaderMap) -> Response {
+    if headers.contains_key("authorization") {
+        fixture.log("token sent to the decoy");
+    }
+    let challenge = format!(
+        "Bearer resource_metadata=\"{}/foreign-resource\"",
+        fixture.issuer()
+    );
+    let mut response = reply(StatusCode::UNAUTHORIZED, json!({"error": "invalid_token"}));
+    response
+        .headers_mut()
+        .insert("www-authenticate", challenge.parse().unwrap());
+    response
+}
+
+fn reply(status: StatusCode, body: Value) -> Response {
+    let json = [(axum::http::header::CONTENT_TYPE, "application/json")];
+    (status, json, body.to_string()).into_response()
+}
+
+fn oauth_error(error: &str) -> Response {
+    reply(StatusCode::BAD_REQUEST, json!({"error": error}))
+}
+
+async fn token(State(fixture): State<Shared>, headers: HeaderMap, body: String) -> Response {
+    let form: HashMap<String, String> = Url::parse(&format!("http://form/?{body}"))
+        .unwrap()
+        .query_pairs()
+        .into_owned()
+        .collect();
+    let grant = form.get("grant_type").cloned().unwrap_or_default();
+    fixture.log(format!("token {grant}"));
+    let resource = form.get("resource").cloned().unwrap_or_default();
+    fixture
+        .record
+        .lock()
+        .unwrap()
+        .resources
+        .push(resource.clone());
+    let (scope, client_id) = match grant.as_str() {
+        "authorization_code" => {
+            let Some(code) = fixture.record.lock().unwrap().codes.remove(&form["code"]) else {
+                return oauth_error("invalid_grant");
+            };
+            let verifier = form.get("code_verifier").cloned().unwrap_or_default();
+            use base64::Engine;
+            use sha2::Digest;
+            let computed = base64::engine::general_purpose::URL_SAFE_NO_PAD
+                .encode(sha2::Sha256::digest(verifier.as_bytes()));
+            if computed != code.challenge || code.resource != resource {
+                return oauth_error("invalid_grant");
+            }
+            (code.scope, code.client_id)
+        }
+        "refresh_token" => {
+            let Some(scope) = form["refresh_token"].strip_prefix("refresh:") else {
+                return oauth_error("invalid_grant");
+            };
+            (scope.to_owned(), form["client_id"].clone())
+        }
+        "client_credentials" => {
+            let basic = headers
+                .get("authorization")
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or_default();
+            use base64::Engine;
+            let expected = base64::engine::general_purpose::STANDARD.encode("service:s3cret%2B");
+            if basic != format!("Basic {expected}") {
+                return oauth_error("invalid_client");
+            }
+            (
+                form.get("scope").cloned().unwrap_or_default(),
+                "service".to_owned(),
+            )
+        }
+        _ => return oauth_error("unsupported_grant_type"),
+    };
+    let claims = json!({
+        "iss": fixture.issuer(), "aud": resource, "sub": "user", "client_id": client_id,
+        "scope": scope, "exp": now() + fixture.behaviour.expires_in,
+        "jti": fixture.count("token "),
+    });
+    let access_token = jsonwebtoken::encode(
+        &Header::new(Algorithm::HS256),
+        &claims,
+        &EncodingKey::from_secret(SECRET),
+    )
+    .unwrap();
+    reply(
+        StatusCode::OK,
+        json!({
+            "access_token": access_token, "token_type": "Bearer",
+            "expires_in": fixture.behaviour.expires_in, "scope": scope,
+            "refresh_token": format!("refresh:{scope}"),
+        }),
+    )
+}
+
+/// The authorization server and, behind it, a protected MCP server.
+struct Setup {
+    fixture: Shared,
+    url: String,
+    _authorization_server: HttpServer,
+    _server: HttpServer,
+}
+
+fn setup(behaviour: Behaviour) -> Setup {
+    setup_with(behaviour, |auth, _| auth)
+}
+
+/// `adjust` may change the resource server's `Auth` (given its URL).
+fn setup_with(behaviour: Behaviour, adjust: impl FnOnce(Auth, &str) -> Auth) -> Setup {
+    let fixture = Arc::new(Fixture {
+        issuer: Mutex::new(String::new()),
+        behaviour,
+        record: Mutex::new(Record::default()),
+    });
+    let router = axum::Router::new()
+        .route("/.well-known/oauth-authorization-server", get(metadata))
+        .route("/register", post(register))
+        .route("/token", post(token))
+        .route("/foreign-resource", get(foreign_resource_metadata))
+        .route("/decoy/mcp", post(decoy_endpoint))
+        .with_state(Arc::clone(&fixture));
+    let authorization_server = HttpServer::start_router(router);
+    let issuer = format!("http://{}", authorization_server.addr);
+    *fixture.issuer.lock().unwrap() = issuer.clone();
+    let mut url = String::new();
+    let server = HttpServer::start_with(|addr| {
+        url = format!("http://{addr}/mcp");
+        let auth = Auth::hmac(issuer.clone(), SECRET)
+            .audience(url.clone())
+            .scopes_supported(["weather:read"]);
+        Server::new("protected", "1.0.0")
+            .include_tools(["forecast", "wipe", "forbidden"])
+            .auth(adjust(auth, &url))
+    });
+    Setup {
+        fixture,
+        url,
+        _authorization_server: authorization_server,
+        _server: server,
+    }
+}
+
+/// The browser: straight to the fixture's authorization endpoint.
+struct Browser(Shared);
+
+impl Authorizer for Browser {
+    fn redirect_uri(&self) -> String {
+        REDIRECT.into()
+    }
+
+    fn authorize(&self, url: Url) -> BoxFuture<'_, Result<Url, OAuthError>> {
+        Box::pin(async move { self.0.approve(&url) })
+    }
+}
+
+/// A user who never authorizes.
+struct Away;
+
+impl Authorizer for Away {
+    fn redirect_uri(&self) -> String {
+        REDIRECT.into()
+    }
+
+    fn authorize(&self, _: Url) -> BoxFuture<'_, Result<Url, OAuthError>> {
+        Box::pin(async { Err(OAuthError::Authorizer("nobody is there".into())) })
+    }
+}
+
+fn options(setup: &Setup, oauth: OAuth) -> HttpOptions {
+    HttpOptions::new(&setup.url)
+        .timeout(Duration::from_secs(20))
+        .oauth(oauth)
+}
+
+async fn connect(setup: &Setup, oauth: OAuth) -> Result<Client, ClientError> {
+    within(Client::connect_http(options(setup, oauth))).await
+}
+
+/// Connects, expecting an OAuth error.
+async fn refused(setup: &Setup, oauth: OAuth) -> OAuthError {
+    match connect(setup, oauth).await {
+        Ok(_) => panic!("connected"),
+        Err(error) => oauth_error_of(error),
+    }
+}
+
+fn oauth_error_of(error: ClientError) -> OAuthError {
+    match error {
+        ClientError::OAuth(error) => error,
+        other => panic!("not an OAuth error: {other}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn authorization_code_then_step_up() {
+    let setup = setup(Behaviour::default());
+    let oauth = OAuth::authorization_code(Browser(Arc::clone(&setup.fixture)));
+    let client = connect(&setup, oauth).await.unwrap();
+    let result = within(client.call_tool("forecast", json!({"city": "Oslo"})))
+        .await
+        .unwrap();
+    assert!(!result.is_error, "{result:?}");
+    // The challenge's scope, with offline_access (the server lists it).
+    assert_eq!(
+        setup.fixture.events(),
+        [
+            "metadata",
+            "register",
+            "authorize weather:read offline_access",
+            "token authorization_code"
+        ]
+    );
+    // admin: a 403 insufficient_scope, then a second authorization asking
+    // for what was granted as well, then the call again.
+    let result = within(client.call_tool("wipe", json!({}))).await.unwrap();
+    assert!(!result.is_error, "{result:?}");
+    let authorizations: Vec<_> = setup
+        .fixture
+        .events()
+        .into_iter()
+        .filter(|e| e.starts_with("authorize"))
+        .collect();
+    assert_eq!(authorizations.len(), 2, "{authorizations:?}");
+    for scope in ["admin", "weather:read", "offline_access"] {
+        assert!(authorizations[1].contains(scope), "{authorizations:?}");
+    }
+    // Registered once; the same canonical resource in every request.
+    assert_eq!(setup.fixture.count("register"), 1);
+    let resources = setup.fixture.record.lock().unwrap().resources.clone();
+    assert_eq!(resources.len(), 4);
+    assert!(resources.iter().all(|r| r == &setup.url), "{resources:?}");
+    client.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tokens_are_refreshed_and_kept_in_a_file() {
+    // Tokens that expire within the refresh margin: each use refreshes.
+    let setup = setup(Behaviour {
+        expires_in: 5,
+        ..Behaviour::default()
+    });
+    let path = std::env::temp_dir().join(format!("mcp-client-oauth-{}.json", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    let oauth = OAuth::authorization_code(Browser(Arc::clone(&setup.fixture)))
+        .token_store(FileTokenStore::new(&path));
+    let client = connect(&setup, oauth).await.unwrap();
+    within(client.list_tools()).await.unwrap();
+    assert!(
+        setup.fixture.count("token refresh_token") >= 1,
+        "{:?}",
+        setup.fixture.events()
+    );
+    assert_eq!(setup.fixture.count("authorize"), 1);
+    client.close().await;
+    let kept = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        kept.contains("refresh:weather:read"),
+        "the file keeps the refresh token"
+    );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+    // Another run, with nobody at the browser: the stored token (refreshed)
+    // is enough, once the client is registered again (a new process
+    // registers anew; the fixture gives the same client id).
+    let again = OAuth::authorization_code(Away).token_store(FileTokenStore::new(&path));
+    let client = connect(&setup, again).await.unwrap();
+    within(client.list_tools()).await.unwrap();
+    assert_eq!(
+        setup.fixture.count("authorize"),
+        1,
+        "{:?}",
+        setup.fixture.events()
+    );
+    client.close().await;
+    std::fs::remove_file(&path).unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn client_credentials_with_basic_authentication() {
+    let setup = setup(Behaviour::default());
+    // The secret is form-encoded in the Basic header (RFC 6749 2.3.1).
+    let oauth = OAuth::client_credentials("service", "s3cret+").scopes(["weather:read"]);
+    let client = connect(&setup, oauth).await.unwrap();
+    let result = within(client.call_tool("forecast", json!({"city": "Rome"})))
+        .await
+        .unwrap();
+    assert!(!result.is_error, "{result:?}");
+    assert_eq!(
+        setup.fixture.events(),
+        ["metadata", "token client_credentials"]
+    );
+    client.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn metadata_for_another_issuer_is_refused() {
+    let setup = setup(Behaviour {
+        metadata_issuer: Some("https://evil.example.com".into()),
+        ..Behaviour::default()
+    });
+    let oauth = OAuth::authorization_code(Browser(Arc::clone(&setup.fixture)));
+    let error = refused(&setup, oauth).await;
+    assert!(
+        matches!(error, OAuthError::IssuerMismatch { .. }),
+        "{error}"
+    );
+    assert!(error.to_string().contains("evil.example.com"), "{error}");
+    assert_eq!(
+        setup.fixture.events(),
+        ["metadata"],
+        "nothing after the metadata"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn metadata_for_another_resource_is_refused_before_any_authorization() {
+    let setup = setup(Behaviour::default());
+    let decoy = format!("{}/decoy/mcp", setup.fixture.issuer());
+    let oauth = OAuth::authorization_code(Browser(Arc::clone(&setup.fixture)));
+    let connecting = Client::connect_http(
+        HttpOptions::new(&decoy)
+            .timeout(Duration::from_secs(20))
+            .oauth(oauth),
+    );
+    let error = match within(connecting).await {
+        Ok(_) => panic!("connected"),
+        Err(error) => oauth_error_of(error),
+    };
+    assert!(
+        matches!(error, OAuthError::ResourceMismatch { .. }),
+        "{error}"
+    );
+    assert!(error.to_string().contains("other.example.com"), "{error}");
+    // Not even the authorization server's metadata was asked for; no
+    // token exists, none was sent.
+    assert_eq!(setup.fixture.events(), ["resource metadata"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_endless_step_up_stops_at_the_limit() {
+    let setup = setup(Behaviour::default());
+    let oauth = OAuth::authorization_code(Browser(Arc::clone(&setup.fixture)));
+    let client = connect(&setup, oauth).await.unwrap();
+    // "never" is never granted: every call is refused 403 insufficient_scope.
+    let error = within(client.call_tool("forbidden", json!({})))
+        .await
+        .unwrap_err();
+    let error = oauth_error_of(error);
+    assert!(
+        matches!(error, OAuthError::StepUpLimit { attempts: 3, .. }),
+        "{error}"
+    );
+    assert!(error.to_string().contains("insufficient_scope"), "{error}");
+    // The first authorization (at connect) and three for the call.
+    assert_eq!(
+        setup.fixture.count("authorize"),
+        4,
+        "{:?}",
+        setup.fixture.events()
+    );
+    // The client still works for what it may do.
+    let result = within(client.call_tool("forecast", json!({"city": "Lima"})))
+        .await
+        .unwrap();
+    assert!(!result.is_error);
+    client.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_redirect_elsewhere_is_refused_and_the_code_never_used() {
+    let setup = setup(Behaviour {
+        redirect_elsewhere: Some("http://attacker.example.com/callback"),
+        ..Behaviour::default()
+    });
+    let oauth = OAuth::authorization_code(Browser(Arc::clone(&setup.fixture)));
+    let error = refused(&setup, oauth).await;
+    assert!(matches!(error, OAuthError::Redirect(_)), "{error}");
+    assert!(
+        error.to_string().contains("attacker.example.com"),
+        "{error}"
+    );
+    assert_eq!(
+        setup.fixture.count("token"),
+        0,
+        "{:?}",
+        setup.fixture.events()
+    );
+    // And the loopback authorizer refuses to listen anywhere else.
+    let refused = mcp_runtime::client::oauth::LoopbackAuthorizer::redirect_to(
+        "http://attacker.example.com:80/callback",
+    )
+    .await
+    .unwrap_err();
+    assert!(refused.to_string().contains("not a loopback"), "{refused}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_without_pkce_s256_is_refused() {
+    for methods in [None, Some(vec!["plain"])] {
+        let setup = setup(Behaviour {
+            pkce_methods: methods,
+            ..Behaviour::default()
+        });
+        let oauth = OAuth::authorization_code(Browser(Arc::clone(&setup.fixture)));
+        let error = refused(&setup, oauth).await;
+        assert!(
+            matches!(error, OAuthError::PkceUnsupported { .. }),
+            "{error}"
+        );
+        assert_eq!(setup.fixture.events(), ["metadata"]);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_authorization_response_from_another_issuer_is_refused() {
+    let setup = setup(Behaviour {
+        iss: Some("https://evil.example.com".into()),
+        ..Behaviour::default()
+    });
+    let oauth = OAuth::authorization_code(Browser(Arc::clone(&setup.fixture)));
+    let error = refused(&setup, oauth).await;
+    assert!(
+        matches!(error, OAuthError::IssuerParameter { .. }),
+        "{error}"
+    );
+    assert_eq!(
+        setup.fixture.count("token"),
+        0,
+        "{:?}",
+        setup.fixture.events()
+    );
+}
