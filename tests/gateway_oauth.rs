@@ -82,20 +82,16 @@ fn gateway_binary() -> PathBuf {
 }
 
 /// The gateway, serving HTTP on a free port and protected by `provider`
-/// (its audience its own URL), with `upstreams` after the first `--`.
-fn start_gateway(
-    provider: &Provider,
-    upstreams: &[&str],
-    env: &[(&str, &str)],
-) -> (Running, String) {
+/// (its audience its own URL), with `args` after those options (its own
+/// options, then `--` and the upstreams).
+fn start_gateway(provider: &Provider, args: &[&str], env: &[(&str, &str)]) -> (Running, String) {
     let port = free_port();
     let url = format!("http://127.0.0.1:{port}/mcp");
     let mut command = Command::new(gateway_binary());
     command
         .args(["--http", &format!("127.0.0.1:{port}")])
         .args(["--auth-issuer", provider.issuer(), "--auth-audience", &url])
-        .arg("--")
-        .args(upstreams)
+        .args(args)
         .envs(env.iter().copied());
     (Running::start("gateway", &mut command), url)
 }
@@ -264,6 +260,7 @@ fn the_gateway_signs_in_to_protected_upstreams_and_a_python_client_calls_them() 
     let (gateway, url) = start_gateway(
         &provider,
         &[
+            "--",
             "--name",
             "north",
             "--url",
@@ -438,6 +435,7 @@ fn the_gateway_signs_in_to_protected_upstreams_and_a_python_client_calls_them() 
     let (again, again_url) = start_gateway(
         &provider,
         &[
+            "--",
             "--name",
             "south",
             "--url",
@@ -508,9 +506,12 @@ fn the_gateway_uses_client_credentials_for_a_headless_upstream() {
 
     let url = tap.url();
     let store_arg = store.display().to_string();
+    // One connection upstream per client session: they share the token.
     let (gateway, gateway_url) = start_gateway(
         &provider,
         &[
+            "--per-session",
+            "--",
             "--url",
             &url,
             "--oauth-grant",
@@ -535,10 +536,27 @@ fn the_gateway_uses_client_credentials_for_a_headless_upstream() {
     );
     assert_eq!(structured(&report, "get_forecast")["city"], "Cairo");
     structured(&report, "search_cities");
+    // A second client session: a second connection upstream.
+    let second = python_client(
+        &gateway_url,
+        &provider,
+        &[("current_conditions", json!({"city": "Tokyo"}))],
+    );
+    assert_eq!(structured(&second, "current_conditions")["city"], "Tokyo");
     let incoming = report["token"].as_str().expect("the client's token");
-    // The service's own subject (the client id), for this upstream only.
-    let clients = assert_only_own_tokens(&tap, &provider, APP_CLIENT, &[incoming, &foreign], 1);
+    let incoming_second = second["token"].as_str().expect("the client's token");
+    // The service's own subject (the client id), for this upstream only,
+    // one token for the mount's connections (only the first went without).
+    let forbidden = [incoming, incoming_second, &foreign];
+    let clients = assert_only_own_tokens(&tap, &provider, APP_CLIENT, &forbidden, 1);
     assert_eq!(clients, [APP_CLIENT]);
+    let (mut tokens, _) = tap.tokens();
+    tokens.dedup();
+    assert_eq!(
+        tokens.len(),
+        1,
+        "the per-session connections did not share the token"
+    );
     assert!(
         !gateway
             .log()
