@@ -62,6 +62,7 @@ pub struct OAuthSettings {
     /// A client registered beforehand; without one, the front registers
     /// itself (client ID metadata document, else dynamic registration).
     pub client_id: Option<String>,
+    /// The secret of `client_id` (a confidential client).
     pub client_secret: Option<Secret>,
     /// The scopes to ask for; without them, what the upstream's challenge
     /// or metadata says.
@@ -106,8 +107,9 @@ impl OAuthSettings {
         })
     }
 
-    /// What cannot work, as a sentence naming the setting (`what` says
-    /// how settings are spelled: `--oauth-client-id` or `client_id`).
+    /// What cannot work, as a sentence naming the setting (`spelling`
+    /// says how a setting is written: `--oauth-client-id` or
+    /// `` `oauth.client_id` ``).
     pub fn check(&self, spelling: impl Fn(&str) -> String) -> Result<(), String> {
         match self.grant() {
             Grant::ClientCredentials => {

@@ -43,7 +43,10 @@ pub enum UpstreamSource {
     },
     /// A Streamable HTTP server (`--url`), protected by OAuth or not.
     Url {
+        /// Its MCP endpoint.
         url: String,
+        /// How the gateway gets its tokens (`--oauth...`); `None`: it
+        /// sends none.
         oauth: Option<OAuthSettings>,
     },
 }
