@@ -31,7 +31,7 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use common::oidc::{self, APP_CLIENT, CLIENT, NATIVE_CLIENT, Provider};
+use common::oidc::{self, APP_CLIENT, CLIENT, Provider};
 use common::running::Running;
 use common::step::STEP;
 use common::tap::Tap;
@@ -255,8 +255,31 @@ fn the_gateway_signs_in_to_protected_upstreams_and_a_python_client_calls_them() 
     let store = scratch("authorization-code-tokens.json");
     let store_arg = store.display().to_string();
     let (north_url, south_url) = (north.url(), south.url());
-    // North: nothing known beforehand (dynamic registration); south: a
-    // client registered beforehand. One token file for both.
+    // North: nothing known beforehand (dynamic registration, a public
+    // client); south: a confidential client registered beforehand, with a
+    // redirect URI of its own. One token file for both.
+    let redirect_uri = format!("http://127.0.0.1:{}/callback", free_port());
+    let south_args = [
+        "--name",
+        "south",
+        "--url",
+        &south_url,
+        "--oauth-grant",
+        "authorization_code",
+        "--oauth-client-id",
+        APP_CLIENT,
+        "--oauth-client-secret-env",
+        "SOUTH_SECRET",
+        "--oauth-redirect-uri",
+        &redirect_uri,
+        "--oauth-scopes",
+        SCOPE,
+        "--oauth-no-browser",
+        "--oauth-token-store",
+        &store_arg,
+    ];
+    let secret = oidc::secret(APP_CLIENT);
+    let env = [("SOUTH_SECRET", secret.as_str())];
     let (gateway, url) = start_gateway(
         &provider,
         &[
@@ -270,19 +293,11 @@ fn the_gateway_signs_in_to_protected_upstreams_and_a_python_client_calls_them() 
             "--oauth-token-store",
             &store_arg,
             "--",
-            "--name",
-            "south",
-            "--url",
-            &south_url,
-            "--oauth-client-id",
-            NATIVE_CLIENT,
-            "--oauth-scopes",
-            SCOPE,
-            "--oauth-no-browser",
-            "--oauth-token-store",
-            &store_arg,
-        ],
-        &[],
+        ]
+        .into_iter()
+        .chain(south_args)
+        .collect::<Vec<_>>(),
+        &env,
     );
 
     // The mounts, one after the other, each a sign-in at the provider.
@@ -321,10 +336,11 @@ fn the_gateway_signs_in_to_protected_upstreams_and_a_python_client_calls_them() 
     }
     let registered = param(&first, "client_id").unwrap_or_default();
     assert!(
-        !registered.is_empty() && registered != NATIVE_CLIENT,
+        !registered.is_empty() && registered != APP_CLIENT,
         "north registers a client of its own: {registered}"
     );
-    assert_eq!(param(&second, "client_id").as_deref(), Some(NATIVE_CLIENT));
+    assert_eq!(param(&second, "client_id").as_deref(), Some(APP_CLIENT));
+    assert_eq!(param(&second, "redirect_uri"), Some(redirect_uri.clone()));
 
     // A Python SDK client of the gateway, with a token for the gateway.
     let report = python_client(
@@ -381,7 +397,7 @@ fn the_gateway_signs_in_to_protected_upstreams_and_a_python_client_calls_them() 
         &[&[incoming][..], &north_only].concat(),
         1,
     );
-    assert_eq!(south_clients, [NATIVE_CLIENT]);
+    assert_eq!(south_clients, [APP_CLIENT]);
 
     // The token file: the owner's alone, one token per upstream.
     #[cfg(unix)]
@@ -396,7 +412,7 @@ fn the_gateway_signs_in_to_protected_upstreams_and_a_python_client_calls_them() 
     let file = FileTokenStore::new(&store);
     for (resource, client) in [
         (&north_url, &registered),
-        (&south_url, &NATIVE_CLIENT.to_owned()),
+        (&south_url, &APP_CLIENT.to_owned()),
     ] {
         let key = TokenKey {
             issuer: provider.issuer().to_owned(),
@@ -415,7 +431,7 @@ fn the_gateway_signs_in_to_protected_upstreams_and_a_python_client_calls_them() 
     let key = TokenKey {
         issuer: provider.issuer().to_owned(),
         resource: south_url.clone(),
-        client_id: NATIVE_CLIENT.to_owned(),
+        client_id: APP_CLIENT.to_owned(),
     };
     let stored = file.load(&key).unwrap().expect("south's token");
     assert!(stored.refresh_token.is_some(), "no refresh token was kept");
@@ -434,21 +450,8 @@ fn the_gateway_signs_in_to_protected_upstreams_and_a_python_client_calls_them() 
     // that run knew, so only south is mounted here).
     let (again, again_url) = start_gateway(
         &provider,
-        &[
-            "--",
-            "--name",
-            "south",
-            "--url",
-            &south_url,
-            "--oauth-client-id",
-            NATIVE_CLIENT,
-            "--oauth-scopes",
-            SCOPE,
-            "--oauth-no-browser",
-            "--oauth-token-store",
-            &store_arg,
-        ],
-        &[],
+        &["--"].into_iter().chain(south_args).collect::<Vec<_>>(),
+        &env,
     );
     assert_eq!(again.serving(), again_url);
     assert!(
