@@ -102,6 +102,8 @@ struct Record {
     resources: Vec<String>,
     codes: HashMap<String, Code>,
     issued: u32,
+    /// The client id of each authorization and token request.
+    clients: Vec<String>,
 }
 
 struct Fixture {
@@ -138,6 +140,11 @@ impl Fixture {
         let query: HashMap<String, String> = url.query_pairs().into_owned().collect();
         let scope = query.get("scope").cloned().unwrap_or_default();
         self.log(format!("authorize {scope}"));
+        self.record
+            .lock()
+            .unwrap()
+            .clients
+            .push(query["client_id"].clone());
         assert_eq!(query["response_type"], "code");
         assert_eq!(query["code_challenge_method"], "S256");
         assert_eq!(query["redirect_uri"], REDIRECT);
@@ -196,6 +203,7 @@ async fn metadata(State(fixture): State<Shared>) -> Response {
 
 async fn register(State(fixture): State<Shared>, body: String) -> Response {
     fixture.log("register");
+    let client_id = format!("client-of-{}", fixture.issuer());
     let request: Value = serde_json::from_str(&body).unwrap();
     assert_eq!(request["application_type"], "native");
     assert_eq!(request["redirect_uris"], json!([REDIRECT]));
@@ -203,7 +211,7 @@ async fn register(State(fixture): State<Shared>, body: String) -> Response {
     assert!(grants.contains(&json!("refresh_token")), "{request}");
     reply(
         StatusCode::CREATED,
-        json!({"client_id": "registered-client", "token_endpoint_auth_method": "none"}),
+        json!({"client_id": client_id, "token_endpoint_auth_method": "none"}),
     )
 }
 
@@ -250,6 +258,14 @@ async fn token(State(fixture): State<Shared>, headers: HeaderMap, body: String) 
         .collect();
     let grant = form.get("grant_type").cloned().unwrap_or_default();
     fixture.log(format!("token {grant}"));
+    if let Some(client_id) = form.get("client_id") {
+        fixture
+            .record
+            .lock()
+            .unwrap()
+            .clients
+            .push(client_id.clone());
+    }
     let resource = form.get("resource").cloned().unwrap_or_default();
     fixture
         .record
@@ -324,12 +340,8 @@ struct Setup {
     _server: HttpServer,
 }
 
-fn setup(behaviour: Behaviour) -> Setup {
-    setup_with(behaviour, |auth, _| auth)
-}
-
-/// `adjust` may change the resource server's `Auth` (given its URL).
-fn setup_with(behaviour: Behaviour, adjust: impl FnOnce(Auth, &str) -> Auth) -> Setup {
+/// The authorization server alone, on a loopback port.
+fn authorization_server(behaviour: Behaviour) -> (Shared, HttpServer) {
     let fixture = Arc::new(Fixture {
         issuer: Mutex::new(String::new()),
         behaviour,
@@ -343,17 +355,27 @@ fn setup_with(behaviour: Behaviour, adjust: impl FnOnce(Auth, &str) -> Auth) -> 
         .route("/decoy/mcp", post(decoy_endpoint))
         .with_state(Arc::clone(&fixture));
     let authorization_server = HttpServer::start_router(router);
-    let issuer = format!("http://{}", authorization_server.addr);
-    *fixture.issuer.lock().unwrap() = issuer.clone();
+    *fixture.issuer.lock().unwrap() = format!("http://{}", authorization_server.addr);
+    (fixture, authorization_server)
+}
+
+/// The protected MCP server, its tokens issued by `issuer`.
+fn protected(issuer: &str, url: &str) -> Server {
+    let auth = Auth::hmac(issuer, SECRET)
+        .audience(url)
+        .scopes_supported(["weather:read"]);
+    Server::new("protected", "1.0.0")
+        .include_tools(["forecast", "wipe", "forbidden"])
+        .auth(auth)
+}
+
+fn setup(behaviour: Behaviour) -> Setup {
+    let (fixture, authorization_server) = authorization_server(behaviour);
+    let issuer = fixture.issuer();
     let mut url = String::new();
     let server = HttpServer::start_with(|addr| {
         url = format!("http://{addr}/mcp");
-        let auth = Auth::hmac(issuer.clone(), SECRET)
-            .audience(url.clone())
-            .scopes_supported(["weather:read"]);
-        Server::new("protected", "1.0.0")
-            .include_tools(["forecast", "wipe", "forbidden"])
-            .auth(adjust(auth, &url))
+        protected(&issuer, &url)
     });
     Setup {
         fixture,
@@ -561,6 +583,66 @@ async fn metadata_for_another_resource_is_refused_before_any_authorization() {
     // Not even the authorization server's metadata was asked for; no
     // token exists, none was sent.
     assert_eq!(setup.fixture.events(), ["resource metadata"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_move_to_another_authorization_server_registers_anew() {
+    let (first, _first_server) = authorization_server(Behaviour::default());
+    let (second, _second_server) = authorization_server(Behaviour::default());
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    drop(listener);
+    let url = format!("http://{addr}/mcp");
+    let server = HttpServer::start_at(addr, protected(&first.issuer(), &url));
+    // One browser for both: each request goes to the server it names.
+    let browser = Browser(Arc::clone(&first));
+    let second_browser = Arc::clone(&second);
+    let oauth = OAuth::authorization_code(Routed(browser, second_browser));
+    let client = within(Client::connect_http(
+        HttpOptions::new(&url)
+            .timeout(Duration::from_secs(20))
+            .oauth(oauth),
+    ))
+    .await
+    .unwrap();
+    within(client.list_tools()).await.unwrap();
+    // The server now trusts another authorization server only.
+    tokio::task::spawn_blocking(move || server.stop())
+        .await
+        .unwrap()
+        .unwrap();
+    let _server = HttpServer::start_at(addr, protected(&second.issuer(), &url));
+    let result = within(client.call_tool("forecast", json!({"city": "Kyiv"})))
+        .await
+        .unwrap();
+    assert!(!result.is_error, "{result:?}");
+    // Registered at the second, which never saw the first's client id.
+    assert_eq!(second.count("register"), 1, "{:?}", second.events());
+    let first_client = format!("client-of-{}", first.issuer());
+    let seen = second.record.lock().unwrap().clients.clone();
+    assert!(!seen.is_empty());
+    assert!(!seen.contains(&first_client), "{seen:?}");
+    client.close().await;
+}
+
+/// A browser that goes to whichever of two authorization servers the
+/// request names.
+struct Routed(Browser, Shared);
+
+impl Authorizer for Routed {
+    fn redirect_uri(&self) -> String {
+        REDIRECT.into()
+    }
+
+    fn authorize(&self, url: Url) -> BoxFuture<'_, Result<Url, OAuthError>> {
+        Box::pin(async move {
+            if url.as_str().starts_with(&self.1.issuer()) {
+                self.1.approve(&url)
+            } else {
+                self.0.0.approve(&url)
+            }
+        })
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

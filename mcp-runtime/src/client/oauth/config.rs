@@ -154,7 +154,7 @@ impl OAuth {
         self
     }
 
-    /// Where tokens are kept ([`MemoryTokenStore`] unless set).
+    /// Where tokens are kept ([`MemoryTokenStore`](super::MemoryTokenStore) unless set).
     pub fn token_store(mut self, store: impl TokenStore) -> OAuth {
         self.config().store = Arc::new(store);
         self
