@@ -54,7 +54,7 @@ pub enum UpstreamSource {
 /// The usage, for `--help`.
 pub fn usage() -> String {
     format!(
-        "gateway {version}: serves stdio MCP servers over Streamable HTTP
+        "gateway {version}: serves MCP servers (stdio or HTTP) over Streamable HTTP
 
 usage: gateway [OPTIONS] -- UPSTREAM [-- UPSTREAM ...]
   where UPSTREAM is   [--name NAME] COMMAND [ARGS...]
@@ -124,8 +124,9 @@ identity, for that server alone; the tokens of the gateway's own clients
                          authorization server supports them
       --oauth-token-store FILE  keep the tokens in FILE (mode 0600), so that
                          a restart needs no new sign-in while a refresh
-                         token lasts; several servers may share one file.
-                         Default: in memory
+                         token lasts (for an --oauth-client-id: a client
+                         registered on the fly is not kept); several
+                         servers may share one file. Default: in memory
       --oauth-redirect-uri URI  the loopback redirect URI to listen on
                          (http://127.0.0.1:PORT/PATH), for a client
                          registered with one; default: any free port,
@@ -140,7 +141,8 @@ Examples:
       --url https://mcp.tracker.example/mcp --oauth-client-id gateway \\
       --oauth-client-secret-env TRACKER_SECRET --oauth-scopes issues:read
   gateway --http 8080 -- --name docs --url https://docs.example/mcp \\
-      --oauth --oauth-token-store ~/.config/gateway/tokens.json
+      --oauth-client-id gateway-desktop \\
+      --oauth-token-store ~/.config/gateway/tokens.json
 
 The log goes to stderr (RUST_LOG, default info), with each server's stderr.
 ",

@@ -1,5 +1,6 @@
 //! The gateway: serves stdio MCP servers, which were never written for the
-//! network, over Streamable HTTP, with OAuth and a rate limit per client.
+//! network, and Streamable HTTP ones (protected by OAuth or not), over
+//! Streamable HTTP, with OAuth and a rate limit per client.
 //!
 //! ```sh
 //! cargo run --example gateway --features client -- --http 127.0.0.1:8080 -- npx -y @modelcontextprotocol/server-everything
