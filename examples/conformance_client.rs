@@ -162,6 +162,13 @@ fn oauth(scenario: &str) -> Result<OAuth, Failure> {
             };
             OAuth::private_key_jwt(id, key, algorithm)
         }
+        "auth/wif-jwt-bearer" => {
+            // The workload's identity token, as a platform would hand it.
+            let (Some(id), Some(jwt)) = (field("client_id"), field("valid_jwt")) else {
+                return Err("the context holds no client_id and valid_jwt".into());
+            };
+            OAuth::jwt_bearer(id, move || Ok(jwt.clone()))
+        }
         _ => {
             let mut oauth = OAuth::authorization_code(SuiteAuthorizer)
                 .client_name("mcp-runtime conformance client")

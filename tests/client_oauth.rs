@@ -309,6 +309,15 @@ async fn token(State(fixture): State<Shared>, headers: HeaderMap, body: String) 
                 "service".to_owned(),
             )
         }
+        "urn:ietf:params:oauth:grant-type:jwt-bearer" => {
+            if form.get("assertion").map(String::as_str) != Some("workload-jwt") {
+                return oauth_error("invalid_grant");
+            }
+            (
+                form.get("scope").cloned().unwrap_or_default(),
+                form["client_id"].clone(),
+            )
+        }
         _ => return oauth_error("unsupported_grant_type"),
     };
     let claims = json!({
@@ -539,6 +548,34 @@ async fn client_credentials_with_basic_authentication() {
         ["metadata", "token client_credentials"]
     );
     client.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_workload_assertion_and_a_refused_one() {
+    let setup = setup(Behaviour::default());
+    let oauth =
+        OAuth::jwt_bearer("workload", || Ok("workload-jwt".into())).scopes(["weather:read"]);
+    let client = connect(&setup, oauth).await.unwrap();
+    let result = within(client.call_tool("forecast", json!({"city": "Quito"})))
+        .await
+        .unwrap();
+    assert!(!result.is_error, "{result:?}");
+    client.close().await;
+    // A refused assertion fails at once: no retry, no other grant.
+    let setup = self::setup(Behaviour::default());
+    let oauth = OAuth::jwt_bearer("workload", || Ok("forged".into()));
+    let error = refused(&setup, oauth).await;
+    assert!(error.to_string().contains("invalid_grant"), "{error}");
+    let tokens: Vec<_> = setup
+        .fixture
+        .events()
+        .into_iter()
+        .filter(|e| e.starts_with("token"))
+        .collect();
+    assert_eq!(
+        tokens,
+        ["token urn:ietf:params:oauth:grant-type:jwt-bearer"]
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

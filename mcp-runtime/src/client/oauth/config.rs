@@ -107,6 +107,28 @@ impl OAuth {
         .client_id(client_id)
     }
 
+    /// The JWT bearer grant (RFC 7523 section 2.1), as workload identity
+    /// federation uses it: `assertion` returns a JWT the authorization
+    /// server trusts (a Kubernetes service account token, a cloud
+    /// provider's identity token), read again for each token request; the
+    /// client is `client_id`, a public client. A refused assertion is an
+    /// error at once: the client neither retries nor tries another grant.
+    ///
+    /// ```no_run
+    /// use mcp_runtime::client::oauth::OAuth;
+    ///
+    /// let oauth = OAuth::jwt_bearer("reporting-workload", || {
+    ///     std::fs::read_to_string("/var/run/secrets/tokens/mcp").map(|t| t.trim().to_owned())
+    /// });
+    /// # let _ = oauth;
+    /// ```
+    pub fn jwt_bearer<F>(client_id: impl Into<String>, assertion: F) -> OAuth
+    where
+        F: Fn() -> std::io::Result<String> + Send + Sync + 'static,
+    {
+        OAuth::with(Grant::JwtBearer(Arc::new(assertion))).client_id(client_id)
+    }
+
     /// The client's name, shown by the authorization server on its consent
     /// page: sent in dynamic client registration ("mcp-runtime" unless set).
     pub fn client_name(mut self, name: impl Into<String>) -> OAuth {
@@ -184,6 +206,7 @@ impl fmt::Debug for OAuth {
         let grant = match &config.grant {
             Grant::AuthorizationCode(_) => "authorization_code",
             Grant::ClientCredentials => "client_credentials",
+            Grant::JwtBearer(_) => "jwt-bearer",
             #[cfg(feature = "client-jwt")]
             Grant::PrivateKeyJwt { .. } => "client_credentials (private_key_jwt)",
         };

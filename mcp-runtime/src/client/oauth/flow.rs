@@ -232,8 +232,8 @@ impl Shared {
             &granted,
             offered,
         );
-        let token = match (&authorizer, redirect_uri) {
-            (Some(authorizer), Some(redirect_uri)) => {
+        let token = match (&authorizer, redirect_uri, &config.grant) {
+            (Some(authorizer), Some(redirect_uri), _) => {
                 let pending = authorization::request(
                     &metadata,
                     &registration.client_id,
@@ -256,6 +256,18 @@ impl Shared {
                     &key.resource,
                     &scopes,
                 );
+                token::request(&fetcher, config, &metadata, &registration, grant).await?
+            }
+            (_, _, Grant::JwtBearer(assertion)) => {
+                tracing::info!(
+                    issuer = key.issuer,
+                    resource = key.resource,
+                    "requesting a token with a JWT assertion"
+                );
+                let assertion = assertion().map_err(|e| {
+                    OAuthError::Authorizer(format!("cannot obtain the JWT assertion: {e}"))
+                })?;
+                let grant = token::Grant::jwt_bearer(assertion, &key.resource, &scopes);
                 token::request(&fetcher, config, &metadata, &registration, grant).await?
             }
             _ => {

@@ -38,7 +38,14 @@ pub(crate) enum Grant {
         key_pem: Arc<str>,
         algorithm: jsonwebtoken::Algorithm,
     },
+    /// The JWT bearer grant (RFC 7523 section 2.1): an assertion the
+    /// application obtains (a workload identity token), asked for each
+    /// token request.
+    JwtBearer(Assertion),
 }
+
+/// Where a [`Grant::JwtBearer`] gets its assertion.
+pub(crate) type Assertion = Arc<dyn Fn() -> std::io::Result<String> + Send + Sync>;
 
 impl Config {
     /// The defaults, for `grant`.

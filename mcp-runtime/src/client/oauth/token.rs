@@ -58,6 +58,22 @@ impl<'a> Grant<'a> {
         }
     }
 
+    /// The JWT bearer grant (RFC 7523 section 2.1).
+    pub(crate) fn jwt_bearer(assertion: String, resource: &str, scopes: &'a [String]) -> Grant<'a> {
+        let mut form = vec![
+            (
+                "grant_type",
+                "urn:ietf:params:oauth:grant-type:jwt-bearer".into(),
+            ),
+            ("assertion", assertion),
+            ("resource", resource.to_owned()),
+        ];
+        if !scopes.is_empty() {
+            form.push(("scope", scopes.join(" ")));
+        }
+        Grant { form, scopes }
+    }
+
     /// The client credentials grant.
     pub(crate) fn client_credentials(resource: &str, scopes: &'a [String]) -> Grant<'a> {
         let mut form = vec![
