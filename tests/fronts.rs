@@ -622,7 +622,22 @@ fn the_chain_names_the_file_the_place_and_the_fix_of_a_config_mistake() {
     refused(
         "typo.toml",
         "[[servers]]\nname = \"a\"\ncomand = [\"x\"]\n",
-        " line 3, column 1: unknown field `comand`, expected one of `name`, `command`, `args`, `url`, `prefix`, `env`, `cwd`; see examples/chain/chain.toml for the format",
+        " line 3, column 1: unknown field `comand`, expected one of `name`, `command`, `args`, `url`, `prefix`, `env`, `cwd`, `oauth`; see examples/chain/chain.toml for the format",
+    );
+    refused(
+        "oauth-command.toml",
+        "[[servers]]\nname = \"a\"\ncommand = \"x\"\noauth = {}\n",
+        " line 1 (server `a`): `oauth` applies to a `url` server (OAuth protects HTTP servers), not to a `command`: remove it",
+    );
+    refused(
+        "oauth-secret.toml",
+        "[[servers]]\nname = \"a\"\nurl = \"http://127.0.0.1:1/mcp\"\noauth = { grant = \"client_credentials\", client_id = \"c\" }\n",
+        " line 1 (server `a`): the client_credentials grant needs `oauth.client_id` and `oauth.client_secret`: the client the authorization server knows this front as",
+    );
+    refused(
+        "oauth-typo.toml",
+        "[[servers]]\nname = \"a\"\nurl = \"http://127.0.0.1:1/mcp\"\noauth = { scope = [\"s\"] }\n",
+        " line 4, column 11: unknown field `scope`, expected one of `grant`, `client_id`, `client_secret`, `client_secret_env`, `scopes`, `metadata_document`, `token_store`, `redirect_uri`, `open_browser`; see examples/chain/chain.toml for the format",
     );
     refused(
         "twice.toml",

@@ -17,7 +17,26 @@
 //! name = "remote"
 //! url = "http://127.0.0.1:8000/mcp"      # Streamable HTTP
 //! prefix = ""                            # its tools keep their names
+//!
+//! [[servers]]
+//! name = "tracker"                       # an OAuth protected resource
+//! url = "https://mcp.tracker.example/mcp"
+//! oauth = { client_id = "chain", client_secret_env = "TRACKER_SECRET", scopes = ["issues:read"] }
 //! ```
+//!
+//! `oauth` (URL servers only; `oauth = {}` for all defaults) takes:
+//! `grant` (`"authorization_code"`: a user signs in, in a browser, when the
+//! chain starts; `"client_credentials"`: the chain's own client id and
+//! secret; default: client_credentials with a secret, else
+//! authorization_code), `client_id` (registered beforehand; without one the
+//! chain registers itself), `client_secret` or `client_secret_env` (the
+//! name of an environment variable holding it), `scopes` (default: what
+//! the server asks for), `metadata_document` (this client's https metadata
+//! document URL, its client id where supported), `token_store` (a file
+//! keeping the tokens across restarts, relative to this file, useful with
+//! a `client_id`: a client registered on the fly is not kept; default: in
+//! memory), `redirect_uri` (the loopback redirect URI to listen on;
+//! default: a free port of 127.0.0.1) and `open_browser` (default true).
 //!
 //! A mistake is one sentence naming the file, the line (TOML) or the
 //! field, and the fix.
@@ -29,6 +48,8 @@ use std::path::{Path, PathBuf};
 use mcp_runtime::serde_json;
 use serde::Deserialize;
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
+
+use crate::upstream_oauth::{Grant, OAuthSettings, Secret};
 
 /// A config file, checked.
 #[derive(Debug)]
@@ -62,8 +83,12 @@ pub enum Source {
         /// folder); `None`: where the chain runs.
         cwd: Option<PathBuf>,
     },
-    /// A Streamable HTTP endpoint.
-    Url(String),
+    /// A Streamable HTTP endpoint, an OAuth protected resource when
+    /// `oauth` is set.
+    Url {
+        url: String,
+        oauth: Option<OAuthSettings>,
+    },
 }
 
 /// A config file that cannot be used: the sentence to show.
@@ -159,6 +184,76 @@ struct RawServer {
     env: Option<BTreeMap<String, String>>,
     #[serde(default)]
     cwd: Option<PathBuf>,
+    #[serde(default)]
+    oauth: Option<RawOAuth>,
+}
+
+/// A server's `oauth` table as written.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawOAuth {
+    #[serde(default)]
+    grant: Option<String>,
+    #[serde(default)]
+    client_id: Option<String>,
+    #[serde(default)]
+    client_secret: Option<String>,
+    #[serde(default)]
+    client_secret_env: Option<String>,
+    #[serde(default)]
+    scopes: Option<Vec<String>>,
+    #[serde(default)]
+    metadata_document: Option<String>,
+    #[serde(default)]
+    token_store: Option<PathBuf>,
+    #[serde(default)]
+    redirect_uri: Option<String>,
+    #[serde(default)]
+    open_browser: Option<bool>,
+}
+
+impl RawOAuth {
+    /// The settings, checked; a relative `token_store` is taken from `base`.
+    fn settings(self, base: &Path) -> Result<OAuthSettings, String> {
+        let in_oauth = |setting: &str| format!("`oauth.{setting}`");
+        let client_secret = match (self.client_secret, self.client_secret_env) {
+            (Some(_), Some(_)) => {
+                return Err(
+                    "`oauth` has both `client_secret` and `client_secret_env`: keep one".into(),
+                );
+            }
+            (Some(secret), None) => Some(Secret::Literal(secret)),
+            (None, Some(variable)) => Some(Secret::Env(variable)),
+            (None, None) => None,
+        };
+        if self.scopes.as_ref().is_some_and(|scopes| {
+            scopes.is_empty()
+                || scopes
+                    .iter()
+                    .any(|scope| scope.is_empty() || scope.contains(' '))
+        }) {
+            return Err(
+                "`oauth.scopes` must list one scope or more, each a word: scopes = [\"issues:read\"]"
+                    .into(),
+            );
+        }
+        let settings = OAuthSettings {
+            grant: self
+                .grant
+                .map(|grant| Grant::parse(&grant))
+                .transpose()
+                .map_err(|e| format!("`oauth.grant`: {e}"))?,
+            client_id: self.client_id,
+            client_secret,
+            scopes: self.scopes,
+            metadata_document: self.metadata_document,
+            token_store: self.token_store.map(|path| absolute(&base.join(path))),
+            redirect_uri: self.redirect_uri,
+            open_browser: self.open_browser.unwrap_or(true),
+        };
+        settings.check(in_oauth)?;
+        Ok(settings)
+    }
 }
 
 /// `command`: a string (the program) or an array (the program and its
@@ -246,6 +341,11 @@ fn check(
                 ));
             }
             (None, Some(url)) => {
+                let oauth = server
+                    .oauth
+                    .map(|oauth| oauth.settings(base))
+                    .transpose()
+                    .map_err(fail)?;
                 if server.args.is_some() || server.env.is_some() || server.cwd.is_some() {
                     return Err(fail(
                         "`args`, `env` and `cwd` apply to a `command`, not to a `url`: remove them"
@@ -257,9 +357,14 @@ fn check(
                         "`url = {url:?}` is not an http:// or https:// URL: give the server's MCP endpoint, such as \"http://127.0.0.1:8000/mcp\""
                     )));
                 }
-                Source::Url(url)
+                Source::Url { url, oauth }
             }
             (Some(command), None) => {
+                if server.oauth.is_some() {
+                    return Err(fail(
+                        "`oauth` applies to a `url` server (OAuth protects HTTP servers), not to a `command`: remove it".into(),
+                    ));
+                }
                 let (program, mut args) = match command {
                     CommandLine::Program(program) => (program, Vec::new()),
                     CommandLine::Words(mut words) => {

@@ -13,6 +13,8 @@
 
 mod config;
 mod layers;
+#[path = "../upstream_oauth.rs"]
+mod upstream_oauth;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -49,6 +51,13 @@ CONFIG is TOML, or JSON when its name ends in .json:
   name = \"remote\"
   url = \"http://127.0.0.1:8000/mcp\"   # a Streamable HTTP server
   prefix = \"\"                     # its tools keep their names
+
+  [[servers]]
+  name = \"tracker\"                # an OAuth protected resource
+  url = \"https://mcp.tracker.example/mcp\"
+  oauth = { client_id = \"chain\", client_secret_env = \"TRACKER_SECRET\" }
+  # oauth = {}: a user signs in, in a browser, when the chain starts
+  # (the URL is printed on stderr); see examples/chain/config.rs
 
 SERVER OPTIONS: --http ADDR, --stateless, --auth-issuer URL,
 --auth-audience URI, --list-tools, -V (as for every mcp-runtime server).
@@ -94,7 +103,20 @@ async fn serve(config: Config, file: &str, server_args: Vec<OsString>) -> std::i
         .layer(BlockToolsLayer::new(config.blocked_tools, file));
     for mounted in config.servers {
         let (upstream, what) = match mounted.source {
-            Source::Url(url) => (Upstream::http(url.clone()), url),
+            Source::Url { url, oauth } => {
+                let mut upstream = Upstream::http(url.clone());
+                if let Some(settings) = oauth {
+                    // The chain's own identity for this server; the
+                    // tokens of the chain's clients are never passed on.
+                    let oauth = settings
+                        .build(&mounted.name)
+                        .await
+                        .map_err(std::io::Error::other)?;
+                    tracing::info!(server = %mounted.name, grant = ?settings.grant(), "OAuth on");
+                    upstream = upstream.oauth(oauth);
+                }
+                (upstream, url)
+            }
             Source::Command {
                 program,
                 args,

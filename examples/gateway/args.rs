@@ -3,7 +3,9 @@
 
 use std::ffi::OsString;
 use std::num::NonZeroU32;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+use crate::upstream_oauth::{Grant, OAuthSettings, Secret};
 
 /// What the command line asks for.
 pub enum Parsed {
@@ -24,32 +26,52 @@ pub struct Args {
     pub upstreams: Vec<UpstreamArgs>,
 }
 
-/// One stdio server to mount.
+/// One server to mount.
 pub struct UpstreamArgs {
     /// What its tools and prompts are prefixed with ("" with one upstream
     /// and no `--name`).
     pub prefix: String,
-    pub program: OsString,
-    pub args: Vec<OsString>,
-    /// For the log: the command line.
+    pub source: UpstreamSource,
+    /// For the log: the command line, or the URL.
     pub label: String,
+}
+
+/// Where a server to mount is.
+pub enum UpstreamSource {
+    /// A stdio server the gateway starts.
+    Command {
+        program: OsString,
+        args: Vec<OsString>,
+    },
+    /// A Streamable HTTP server (`--url`), protected by OAuth or not.
+    Url {
+        /// Its MCP endpoint.
+        url: String,
+        /// How the gateway gets its tokens (`--oauth...`); `None`: it
+        /// sends none.
+        oauth: Option<OAuthSettings>,
+    },
 }
 
 /// The usage, for `--help`.
 pub fn usage() -> String {
     format!(
-        "gateway {version}: serves stdio MCP servers over Streamable HTTP
+        "gateway {version}: serves MCP servers (stdio or HTTP) over Streamable HTTP
 
-usage: gateway [OPTIONS] -- [--name NAME] COMMAND [ARGS...] [-- [--name NAME] COMMAND [ARGS...] ...]
+usage: gateway [OPTIONS] -- UPSTREAM [-- UPSTREAM ...]
+  where UPSTREAM is   [--name NAME] COMMAND [ARGS...]
+                  or  [--name NAME] --url URL [OAUTH OPTIONS]
 
 Each COMMAND is a stdio MCP server, started once and shared by every client
-session (restarted if it exits). Its tools, resources and prompts are served
-as the gateway's own.
+session (restarted if it exits); each URL a Streamable HTTP MCP server,
+connected to once (again if the connection is lost). Their tools, resources
+and prompts are served as the gateway's own.
 
 Names: with one server, its tools and prompts keep their names. With
 several, each server's tools and prompts are prefixed with `NAME_`, where
 NAME is given by `--name NAME` at the start of its command, or else is the
-file name of its program without extension (`./weather` -> `weather_`).
+file name of its program without extension (`./weather` -> `weather_`);
+a --url server needs a --name when there are several.
 Two servers with the same NAME are refused: give them different `--name`s.
 `--name` with one server prefixes it too. Resource URIs keep theirs.
 A command cannot contain a `--` of its own: it would start the next one.
@@ -80,10 +102,52 @@ Server options (as for every mcp-runtime server):
       --list-tools       print the tools of every server, as served, and exit
   -V, --version          print the name and version and exit
 
+OAuth options, for a --url server that is an OAuth protected resource (any
+one of them turns OAuth on). The gateway obtains tokens with its own
+identity, for that server alone; the tokens of the gateway's own clients
+(--auth-issuer) are never passed on:
+      --oauth            OAuth with nothing else given: the authorization
+                         code flow, the gateway registering itself (dynamic
+                         client registration) and asking for the scopes the
+                         server's challenge names
+      --oauth-grant G    authorization_code: a user signs in once, in a
+                         browser; the gateway prints the URL on stderr (and
+                         opens a browser where it can) at startup, and
+                         waits for the redirect on 127.0.0.1 (5 minutes).
+                         client_credentials: no user, the gateway's own
+                         client id and secret (a service).
+                         Default: client_credentials with a secret, else
+                         authorization_code
+      --oauth-client-id ID  a client registered with the authorization
+                         server beforehand (required by client_credentials)
+      --oauth-client-secret-env VAR  its secret, read from the environment
+                         variable VAR (never on the command line)
+      --oauth-scopes S   the scopes to ask for, separated by spaces or
+                         commas; default: those the server asks for
+      --oauth-metadata-document URL  the https URL of this client's
+                         metadata document, its client id where the
+                         authorization server supports them
+      --oauth-token-store FILE  keep the tokens in FILE (mode 0600), so that
+                         a restart needs no new sign-in while a refresh
+                         token lasts (for an --oauth-client-id: a client
+                         registered on the fly is not kept); several
+                         servers may share one file. Default: in memory
+      --oauth-redirect-uri URI  the loopback redirect URI to listen on
+                         (http://127.0.0.1:PORT/PATH), for a client
+                         registered with one; default: any free port,
+                         http://127.0.0.1:PORT/callback
+      --oauth-no-browser print the authorization URL, open no browser
+
 Examples:
   gateway --http 8080 -- npx -y @modelcontextprotocol/server-everything
   gateway --http 8080 --rate-limit 5 -- --name files npx -y \\
       @modelcontextprotocol/server-filesystem /srv/shared -- ./weather
+  TRACKER_SECRET=... gateway --http 8080 -- --name tracker \\
+      --url https://mcp.tracker.example/mcp --oauth-client-id gateway \\
+      --oauth-client-secret-env TRACKER_SECRET --oauth-scopes issues:read
+  gateway --http 8080 -- --name docs --url https://docs.example/mcp \\
+      --oauth-client-id gateway-desktop \\
+      --oauth-token-store ~/.config/gateway/tokens.json
 
 The log goes to stderr (RUST_LOG, default info), with each server's stderr.
 ",
@@ -166,42 +230,113 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Parsed, String>
     }))
 }
 
-/// The `number`th command after a `--` (from 1): `[--name NAME] PROGRAM ARGS...`.
+/// The `number`th upstream after a `--` (from 1): its options, then
+/// `PROGRAM ARGS...` (or nothing after `--url URL`).
 fn upstream(group: Vec<OsString>, number: usize, several: bool) -> Result<UpstreamArgs, String> {
     let mut words = group.into_iter().peekable();
     let mut name = None;
-    match words.peek().and_then(|word| word.to_str()) {
-        Some("--name") => {
-            words.next();
-            let value = words.next().ok_or(format!(
-                "`--name` of command {number} needs a name: --name NAME COMMAND ..."
-            ))?;
-            name = Some(value.to_string_lossy().into_owned());
+    let mut url = None;
+    let mut oauth: Option<OAuthSettings> = None;
+    let in_command = format!("(command {number})");
+    while let Some(word) = words.peek().and_then(|word| word.to_str()) {
+        let (option, inline) = match word.split_once('=') {
+            Some((option, value)) if option.starts_with("--") => {
+                (option.to_owned(), Some(value.to_owned()))
+            }
+            _ => (word.to_owned(), None),
+        };
+        if !(option == "--name" || option == "--url" || option.starts_with("--oauth")) {
+            break;
         }
-        Some(word) if word.starts_with("--name=") => {
-            name = Some(word["--name=".len()..].to_owned());
-            words.next();
+        words.next();
+        let takes_value = option != "--oauth" && option != "--oauth-no-browser";
+        let value = if takes_value {
+            match inline {
+                Some(value) => value,
+                None => words
+                    .next()
+                    .map(|value| value.to_string_lossy().into_owned())
+                    .ok_or(match option.as_str() {
+                        "--name" => format!(
+                            "`--name` of command {number} needs a name: --name NAME COMMAND ..."
+                        ),
+                        _ => format!("`{option}` of command {number} needs a value; see --help"),
+                    })?,
+            }
+        } else if inline.is_some() {
+            return Err(format!("`{option}` {in_command} takes no value"));
+        } else {
+            String::new()
+        };
+        if option.starts_with("--oauth") {
+            let settings = oauth.get_or_insert_with(OAuthSettings::default);
+            oauth_option(settings, &option, value).map_err(|e| format!("{e} {in_command}"))?;
+            continue;
         }
-        _ => {}
+        match option.as_str() {
+            "--name" => name = Some(value),
+            _ => url = Some(value),
+        }
     }
-    let Some(program) = words.next() else {
-        return Err(format!(
-            "command {number} is empty: give a server's command after each `--`"
-        ));
+    let rest: Vec<OsString> = words.collect();
+    let source = match url {
+        Some(url) => {
+            if let Some(extra) = rest.first() {
+                return Err(format!(
+                    "`{}` after `--url {url}` {in_command}: a --url server has no command; put it after a `--` of its own",
+                    extra.to_string_lossy()
+                ));
+            }
+            if !(url.starts_with("http://") || url.starts_with("https://")) {
+                return Err(format!(
+                    "`--url {url}` {in_command} is not an http:// or https:// URL: give the server's MCP endpoint, such as http://127.0.0.1:8000/mcp"
+                ));
+            }
+            if let Some(settings) = &oauth {
+                settings
+                    .check(|setting| flag(setting).to_owned())
+                    .map_err(|e| format!("{e} {in_command}"))?;
+            }
+            UpstreamSource::Url { url, oauth }
+        }
+        None => {
+            if oauth.is_some() {
+                return Err(format!(
+                    "the --oauth options {in_command} apply to a --url server (OAuth protects HTTP servers), not to a command"
+                ));
+            }
+            let mut rest = rest.into_iter();
+            let Some(program) = rest.next() else {
+                return Err(format!(
+                    "command {number} is empty: give a server's command (or --url URL) after each `--`"
+                ));
+            };
+            UpstreamSource::Command {
+                program,
+                args: rest.collect(),
+            }
+        }
     };
-    let args: Vec<OsString> = words.collect();
-    let label = std::iter::once(&program)
-        .chain(&args)
-        .map(|word| word.to_string_lossy())
-        .collect::<Vec<_>>()
-        .join(" ");
-    let prefix = match name {
-        Some(name) => name,
-        None if several => Path::new(&program)
+    let label = match &source {
+        UpstreamSource::Command { program, args } => std::iter::once(program)
+            .chain(args)
+            .map(|word| word.to_string_lossy())
+            .collect::<Vec<_>>()
+            .join(" "),
+        UpstreamSource::Url { url, .. } => url.clone(),
+    };
+    let prefix = match (name, &source) {
+        (Some(name), _) => name,
+        (None, UpstreamSource::Url { url, .. }) if several => {
+            return Err(format!(
+                "the server at {url} {in_command} needs a name to prefix its tools with: put `--name NAME` before `--url`"
+            ));
+        }
+        (None, UpstreamSource::Command { program, .. }) if several => Path::new(program)
             .file_stem()
             .map(|stem| stem.to_string_lossy().into_owned())
             .unwrap_or_default(),
-        None => String::new(),
+        (None, _) => String::new(),
     };
     let valid = prefix.len() <= 32
         && prefix
@@ -214,10 +349,54 @@ fn upstream(group: Vec<OsString>, number: usize, several: bool) -> Result<Upstre
     }
     Ok(UpstreamArgs {
         prefix,
-        program,
-        args,
+        source,
         label,
     })
+}
+
+/// The flag of an OAuth setting (for the messages of `OAuthSettings::check`).
+fn flag(setting: &str) -> &'static str {
+    match setting {
+        "client_id" => "--oauth-client-id",
+        "client_secret" => "--oauth-client-secret-env",
+        "metadata_document" => "--oauth-metadata-document",
+        "redirect_uri" => "--oauth-redirect-uri",
+        "scopes" => "--oauth-scopes",
+        "token_store" => "--oauth-token-store",
+        _ => "--oauth-grant",
+    }
+}
+
+/// Applies one `--oauth...` option (its value, "" for the flags).
+fn oauth_option(settings: &mut OAuthSettings, option: &str, value: String) -> Result<(), String> {
+    match option {
+        "--oauth" => {}
+        "--oauth-no-browser" => settings.open_browser = false,
+        "--oauth-grant" => {
+            settings.grant = Some(Grant::parse(&value).map_err(|e| format!("--oauth-grant: {e}"))?)
+        }
+        "--oauth-client-id" => settings.client_id = Some(value),
+        "--oauth-client-secret-env" => settings.client_secret = Some(Secret::Env(value)),
+        "--oauth-scopes" => {
+            let scopes: Vec<String> = value
+                .split([' ', ','])
+                .filter(|scope| !scope.is_empty())
+                .map(str::to_owned)
+                .collect();
+            if scopes.is_empty() {
+                return Err("--oauth-scopes names no scope".into());
+            }
+            settings.scopes = Some(scopes);
+        }
+        "--oauth-metadata-document" => settings.metadata_document = Some(value),
+        "--oauth-token-store" => settings.token_store = Some(PathBuf::from(value)),
+        "--oauth-redirect-uri" => settings.redirect_uri = Some(value),
+        "--oauth-client-secret" => {
+            return Err("a secret on the command line is visible to every user of the machine: put it in an environment variable and give --oauth-client-secret-env VAR".into());
+        }
+        other => return Err(format!("`{other}` is not an OAuth option; see --help")),
+    }
+    Ok(())
 }
 
 fn calls_per_second(value: &str) -> Result<NonZeroU32, String> {

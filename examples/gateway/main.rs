@@ -1,5 +1,6 @@
 //! The gateway: serves stdio MCP servers, which were never written for the
-//! network, over Streamable HTTP, with OAuth and a rate limit per client.
+//! network, and Streamable HTTP ones (protected by OAuth or not), over
+//! Streamable HTTP, with OAuth and a rate limit per client.
 //!
 //! ```sh
 //! cargo run --example gateway --features client -- --http 127.0.0.1:8080 -- npx -y @modelcontextprotocol/server-everything
@@ -10,7 +11,19 @@
 //!     -- --name weather ./weather
 //! ```
 //!
-//! Each upstream is mounted with `Server::mount` (`Upstream::command`):
+//! A Streamable HTTP server is mounted by its URL, and one that is an OAuth
+//! protected resource with OAuth options (the gateway's own identity: a
+//! user's sign-in in a browser at startup, or client credentials; the
+//! tokens of the gateway's own clients are never passed on):
+//!
+//! ```sh
+//! TRACKER_SECRET=... cargo run --example gateway --features client -- --http 127.0.0.1:8080 \
+//!     -- --name tracker --url https://mcp.tracker.example/mcp \
+//!        --oauth-client-id gateway --oauth-client-secret-env TRACKER_SECRET
+//! ```
+//!
+//! Each upstream is mounted with `Server::mount` (`Upstream::command`, or
+//! `Upstream::http` with `Upstream::oauth`):
 //! one process per upstream, shared by every client session, respawned if
 //! it dies; `--per-session` gives each session its own. `--help` tells the
 //! rest; the options before the first `--` that are not the gateway's
@@ -18,6 +31,9 @@
 //! `Server::run_with_args`, which serves.
 
 mod args;
+
+#[path = "../upstream_oauth.rs"]
+mod upstream_oauth;
 
 #[path = "../middleware/rate_limit.rs"]
 mod rate_limit;
@@ -29,7 +45,7 @@ use mcp_runtime::middleware::{McpRequest, McpService};
 use mcp_runtime::{Server, Upstream};
 use tower::{Layer, ServiceExt};
 
-use args::{Args, Parsed};
+use args::{Args, Parsed, UpstreamSource};
 use rate_limit::RateLimitLayer;
 
 /// A boxed, sendable future (what `rate_limit.rs` returns).
@@ -71,15 +87,37 @@ async fn serve(args: Args) -> std::io::Result<()> {
         }));
     }
     for upstream in args.upstreams {
-        let mut mounted =
-            Upstream::command(&upstream.program, &upstream.args).label(&upstream.label);
+        let mut mounted = match &upstream.source {
+            UpstreamSource::Command { program, args } => Upstream::command(program, args),
+            UpstreamSource::Url { url, oauth } => {
+                let mut mounted = Upstream::http(url.clone());
+                if let Some(settings) = oauth {
+                    // The gateway's own identity for this upstream, never
+                    // the token a client of the gateway presented.
+                    let name = match upstream.prefix.as_str() {
+                        "" => url.as_str(),
+                        prefix => prefix,
+                    };
+                    let oauth = settings.build(name).await.map_err(std::io::Error::other)?;
+                    tracing::info!(
+                        prefix = %upstream.prefix,
+                        url = %url,
+                        grant = ?settings.grant(),
+                        "OAuth on: the gateway authorizes as itself"
+                    );
+                    mounted = mounted.oauth(oauth);
+                }
+                mounted
+            }
+        }
+        .label(&upstream.label);
         if args.per_session {
             mounted = mounted.per_session();
         }
         if let Some(bytes) = args.max_message_size {
             mounted = mounted.max_message_size(bytes);
         }
-        tracing::info!(prefix = %upstream.prefix, command = %upstream.label, "mounting");
+        tracing::info!(prefix = %upstream.prefix, upstream = %upstream.label, "mounting");
         server = server.mount(upstream.prefix, mounted).await?;
     }
     server.run_with_args(args.server_args).await

@@ -8,9 +8,12 @@ pub mod http;
 pub mod nginx;
 pub mod oidc;
 pub mod prerequisite;
+pub mod python;
 pub mod redis;
 pub mod results;
+pub mod running;
 pub mod step;
+pub mod tap;
 pub mod upstreams;
 
 use std::path::PathBuf;

@@ -6,7 +6,8 @@
 //! access tokens with the client-credentials grant for any
 //! `http://127.0.0.1:*` resource indicator: RS256 JWTs whose `aud` is the
 //! resource, or opaque tokens ([`Provider::opaque`]) checked by
-//! introspection. The process is killed when the [`Provider`] is dropped,
+//! introspection; and with the authorization-code grant, whose browser
+//! step is tests/oidc/login.mjs ([`Provider::login`]). The process is killed when the [`Provider`] is dropped,
 //! and exits by itself when the test process dies (its stdin closes).
 //!
 //! The forgeries of the failure table are made from real tokens:
@@ -30,6 +31,17 @@ pub const CLIENT: &str = "mcp-test";
 pub const OTHER_CLIENT: &str = "mcp-other";
 /// The client an MCP server uses to introspect opaque tokens.
 pub const SERVER_CLIENT: &str = "mcp-server";
+
+/// A public native client of the authorization-code grant (no secret),
+/// whose redirect URI is `http://127.0.0.1:ANY_PORT/callback`.
+pub const NATIVE_CLIENT: &str = "mcp-native";
+/// A confidential native client of the authorization-code grant (secret
+/// `mcp-app-secret`, HTTP Basic), with the same redirect URI; it may use
+/// the client-credentials grant too.
+pub const APP_CLIENT: &str = "mcp-app";
+
+/// How long tests/oidc/login.mjs may take to sign in and consent.
+const LOGIN_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// A client's secret (each is its id followed by `-secret`).
 pub fn secret(client: &str) -> String {
@@ -205,6 +217,17 @@ impl Provider {
             .to_owned()
     }
 
+    /// The browser's part of an authorization-code flow: tests/oidc/login.mjs
+    /// signs in as `login` on the provider's login page for
+    /// `authorization_url` (which a client built), accepts the consent page,
+    /// and returns the URL the provider redirects to (the client's redirect
+    /// URI with `code`, `state` and `iss`), not followed. Panics with the
+    /// script's reason if it does not get there within [`LOGIN_TIMEOUT`].
+    pub fn login(&self, authorization_url: &str, login: &str) -> String {
+        login_at(authorization_url, &["--login", login])
+            .unwrap_or_else(|reason| panic!("{reason}; the provider's log:\n{}", self.log()))
+    }
+
     /// The published key set.
     pub fn jwks(&self) -> Value {
         let mut reply = http::send_to(self.addr, "GET", "/jwks", &[], b"");
@@ -271,6 +294,41 @@ impl Drop for Provider {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+/// Runs tests/oidc/login.mjs on `authorization_url` with `args`: the
+/// redirect URL it prints, or why it did not.
+pub fn login_at(authorization_url: &str, args: &[&str]) -> Result<String, String> {
+    let node = node();
+    let mut child = Command::new(&node)
+        .arg(oidc_dir().join("login.mjs"))
+        .args(["--timeout", &LOGIN_TIMEOUT.as_secs().to_string()])
+        .args(args)
+        .arg(authorization_url)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("could not start {}: {e}", node.display()))?;
+    let (mut stdout, mut stderr) = (child.stdout.take().unwrap(), child.stderr.take().unwrap());
+    let (tx, done) = mpsc::channel();
+    std::thread::spawn(move || {
+        let (mut out, mut err) = (String::new(), String::new());
+        let _ = stdout.read_to_string(&mut out);
+        let _ = stderr.read_to_string(&mut err);
+        let _ = tx.send((out, err));
+    });
+    // The script has its own timeout; this one is for a script that hangs.
+    let Ok((out, err)) = done.recv_timeout(LOGIN_TIMEOUT + Duration::from_secs(5)) else {
+        let _ = child.kill();
+        let _ = child.wait();
+        return Err(format!("login.mjs did not finish within {LOGIN_TIMEOUT:?}"));
+    };
+    let status = child.wait().map_err(|e| format!("login.mjs: {e}"))?;
+    match out.trim() {
+        redirect if status.success() && !redirect.is_empty() => Ok(redirect.to_owned()),
+        _ => Err(format!("login.mjs failed ({status}): {}", err.trim())),
     }
 }
 

@@ -29,7 +29,9 @@
 //! Where things go: the npm installs stay in tests/oidc/node_modules and
 //! tests/upstreams/node_modules (ignored by git, each with Node 22 from the
 //! npm package `node@22`), where the interop suite and the README's auth
-//! section find them too; nginx (tests/fleet/install) and redis-server
+//! section find them too; the Python SDK client goes into the interop
+//! suite's venv, target/interop/venv (tests/interop/python/install, for
+//! tests/common/python.rs); nginx (tests/fleet/install) and redis-server
 //! (tests/redis/install, for tests/common/redis.rs) come from the
 //! distribution (apt-get, as root or with a sudo that asks no password,
 //! since the tests have no terminal to ask on).

@@ -19,16 +19,37 @@
 //
 // What it serves: the issuer's metadata at /.well-known/openid-configuration
 // (and /.well-known/oauth-authorization-server), its keys at /jwks, the
-// client-credentials grant at /token, introspection at /token/introspection
-// and revocation at /token/revocation. Any resource indicator (RFC 8707)
-// on http://127.0.0.1 (any port, any path) is accepted, and is the audience
-// of the token. The clients (secret after the slash) all may ask for the
-// scopes `weather:read` and `admin`; with the client-credentials grant the
-// token's subject is the client id:
+// client-credentials, authorization-code and refresh-token grants at /token,
+// introspection at /token/introspection, revocation at /token/revocation,
+// and dynamic client registration (RFC 7591, open) at /reg. Any resource
+// indicator (RFC 8707) on http://127.0.0.1 (any port, any path) is accepted,
+// and is the audience of the token; with the authorization-code grant it
+// must be sent in the token request too (the grant does not remember it).
+// The clients (secret after the slash) all may ask for the scopes
+// `weather:read` and `admin`; with the client-credentials grant the token's
+// subject is the client id:
 //
 //   mcp-test / mcp-test-secret     the usual caller
 //   mcp-other / mcp-other-secret   another caller (another subject)
 //   mcp-server / mcp-server-secret the MCP server itself, for introspection
+//
+// The authorization-code flow (RFC 6749 with PKCE S256, which it requires
+// of every client, and RFC 9207's `iss` in the redirect): the login and
+// consent pages are oidc-provider's own (devInteractions: any login, any
+// password; the login is the token's subject), and tests/oidc/login.mjs
+// goes through them as a browser would. Its clients are native (RFC 8252:
+// any port of the registered loopback redirect URI is accepted) and get a
+// refresh token with every code (rotated at each use):
+//
+//   mcp-native                     public (token_endpoint_auth_method none),
+//                                  redirect http://127.0.0.1/callback
+//   mcp-app / mcp-app-secret       confidential (client_secret_basic), the
+//                                  same redirect URI, and client credentials
+//
+// Clients registered at /reg may use loopback redirect URIs too. The
+// metadata lists code_challenge_methods_supported ["S256"],
+// authorization_response_iss_parameter_supported true, and the scopes
+// weather:read, admin, offline_access and openid.
 //
 // Admin routes (loopback only, not part of any standard):
 //
@@ -58,7 +79,9 @@ const USAGE = `usage: node provider.mjs [--port N] [--ttl SECONDS] [--format jwt
 An OpenID provider (oidc-provider) on 127.0.0.1 issuing access tokens with
 the client-credentials grant to mcp-test, mcp-other and mcp-server (secret:
 the id followed by -secret) for the scopes weather:read and admin, for any
-http://127.0.0.1:* resource. See the top of this file for the details.`;
+http://127.0.0.1:* resource; and with the authorization-code grant (PKCE,
+login and consent pages, dynamic registration) to native clients such as
+mcp-native. See the top of this file for the details.`;
 
 let args;
 try {
@@ -80,14 +103,41 @@ if (args.help) {
 }
 
 const SCOPES = ["weather:read", "admin"];
-const CLIENTS = ["mcp-test", "mcp-other", "mcp-server"].map((id) => ({
-  client_id: id,
-  client_secret: `${id}-secret`,
-  grant_types: ["client_credentials"],
-  redirect_uris: [],
-  response_types: [],
-  scope: SCOPES.join(" "),
-}));
+const CLIENTS = [
+  ...["mcp-test", "mcp-other", "mcp-server"].map((id) => ({
+    client_id: id,
+    client_secret: `${id}-secret`,
+    grant_types: ["client_credentials"],
+    redirect_uris: [],
+    response_types: [],
+    // Every scope the metadata lists (scopes_supported): a client that
+    // knows no better asks for them all (the Python SDK does, and adds
+    // offline_access as MCP 2026-07-28 has it, for any grant). Only
+    // weather:read and admin reach the access token of a resource.
+    scope: [...SCOPES, "offline_access", "openid"].join(" "),
+  })),
+  // Authorization-code clients, both native: any port of their loopback
+  // redirect URI is accepted (RFC 8252 section 7.3).
+  {
+    client_id: "mcp-native",
+    application_type: "native",
+    token_endpoint_auth_method: "none",
+    grant_types: ["authorization_code", "refresh_token"],
+    response_types: ["code"],
+    redirect_uris: ["http://127.0.0.1/callback"],
+    scope: [...SCOPES, "offline_access", "openid"].join(" "),
+  },
+  {
+    client_id: "mcp-app",
+    client_secret: "mcp-app-secret",
+    application_type: "native",
+    token_endpoint_auth_method: "client_secret_basic",
+    grant_types: ["authorization_code", "refresh_token", "client_credentials"],
+    response_types: ["code"],
+    redirect_uris: ["http://127.0.0.1/callback"],
+    scope: [...SCOPES, "offline_access", "openid"].join(" "),
+  },
+];
 
 let ttl = integer(args.ttl, "--ttl");
 if (ttl < 1) fail("--ttl must be at least 1 (for a token that is already expired, see /admin/clock)");
@@ -123,10 +173,26 @@ function acceptedResource(resource) {
 function newProvider(issuer, keys) {
   const provider = new Provider(issuer, {
     clients: CLIENTS,
-    scopes: SCOPES,
+    scopes: [...SCOPES, "offline_access"],
     jwks: { keys },
+    cookies: { keys: [cookieKey] },
+    // PKCE (S256, the only method oidc-provider knows) on every
+    // authorization request, confidential clients included.
+    pkce: { required: () => true },
+    // Refresh tokens with every authorization-code grant to the clients
+    // that may use them, rotated at each use. (oidc-provider's default asks
+    // for offline_access as well, which it honours only with prompt=consent
+    // in the authorization request, as OpenID Connect has it; MCP clients
+    // send no prompt.)
+    issueRefreshToken: (_ctx, client, source) =>
+      client.grantTypeAllowed("refresh_token") && ["AuthorizationCode", "RefreshToken"].includes(source.kind),
+    rotateRefreshToken: true,
     features: {
-      devInteractions: { enabled: false },
+      // The provider's own login and consent pages (any login, any
+      // password), whose forms tests/oidc/login.mjs posts.
+      devInteractions: { enabled: true },
+      // Dynamic client registration (RFC 7591), open to anyone.
+      registration: { enabled: true },
       clientCredentials: { enabled: true },
       introspection: { enabled: true },
       revocation: { enabled: true },
@@ -174,6 +240,8 @@ const realNow = Date.now;
 Date.now = () => realNow() + clockOffset;
 
 let keys = [signingKey()];
+// Signs the interaction and session cookies; one per run.
+const cookieKey = randomUUID();
 let handle = null;
 
 function admin(req, res, url) {
