@@ -10,7 +10,9 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::{Outgoing, Shared, content_type, refuse};
+use super::read::content_type;
+use super::refusal::refuse;
+use super::{Outgoing, Shared};
 use crate::client::error::ClientError;
 use crate::client::limit;
 use crate::client::modern::headers;
