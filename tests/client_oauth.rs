@@ -32,6 +32,8 @@ use serde_json::{Value, json};
 
 const SECRET: &[u8] = b"a shared secret of at least thirty-two bytes";
 const REDIRECT: &str = "http://127.0.0.1:5173/callback";
+/// A client id the authorization server no longer knows.
+const FORGOTTEN: &str = "forgotten-client";
 
 /// The weather in a city.
 #[tool(read_only, scopes = ["weather:read"])]
@@ -151,6 +153,7 @@ impl Fixture {
         assert_eq!(query["response_type"], "code");
         assert_eq!(query["code_challenge_method"], "S256");
         assert_eq!(query["redirect_uri"], REDIRECT);
+        assert_ne!(query["client_id"], FORGOTTEN, "an unknown client");
         let granted: Vec<&str> = scope
             .split_ascii_whitespace()
             .filter(|s| self.behaviour.grantable.contains(s))
@@ -307,6 +310,9 @@ async fn token(State(fixture): State<Shared>, headers: HeaderMap, body: String) 
             (code.scope, code.client_id)
         }
         "refresh_token" => {
+            if form.get("client_id").map(String::as_str) == Some(FORGOTTEN) {
+                return reply(StatusCode::UNAUTHORIZED, json!({"error": "invalid_client"}));
+            }
             let Some(scope) = form["refresh_token"].strip_prefix("refresh:") else {
                 return oauth_error("invalid_grant");
             };
@@ -992,4 +998,46 @@ async fn the_loopback_authorizer_logs_that_it_waits_not_the_url_again() {
         !logged.contains("marker-client"),
         "the URL was logged: {logged}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_kept_registration_the_server_forgot_is_replaced_at_sign_in() {
+    let setup = setup(Behaviour::default());
+    let path = token_file("forgotten");
+    let store = FileTokenStore::new(&path);
+    // An earlier run registered FORGOTTEN and kept an expired token with
+    // a refresh token; the authorization server has since forgotten the
+    // client (its registrations lived in memory, say).
+    let registration_key = RegistrationKey::new(setup.fixture.issuer(), "mcp-runtime");
+    store
+        .save_registration(
+            &registration_key,
+            &StoredRegistration::new(FORGOTTEN, "none").with_redirect_uri(REDIRECT),
+        )
+        .unwrap();
+    let key = TokenKey {
+        issuer: setup.fixture.issuer(),
+        resource: setup.url.clone(),
+        client_id: FORGOTTEN.into(),
+    };
+    let expired = StoredToken::bearer("expired")
+        .with_refresh_token("refresh:weather:read")
+        .with_expires_at(1);
+    store.save(&key, &expired).unwrap();
+    let oauth = OAuth::authorization_code(Browser(Arc::clone(&setup.fixture)))
+        .token_store(FileTokenStore::new(&path));
+    let client = connect(&setup, oauth).await.unwrap();
+    client.close().await;
+    // The refresh was refused (invalid_client): registered anew, and the
+    // user sent to sign in as that client, never as the forgotten one.
+    let events = setup.fixture.events();
+    assert_eq!(setup.fixture.count("token refresh_token"), 1, "{events:?}");
+    assert_eq!(setup.fixture.count("register"), 1, "{events:?}");
+    assert_eq!(setup.fixture.count("authorize"), 1, "{events:?}");
+    let kept = store.load_registration(&registration_key).unwrap().unwrap();
+    assert_eq!(
+        kept.client_id,
+        format!("client-of-{}", setup.fixture.issuer())
+    );
+    std::fs::remove_file(&path).unwrap();
 }

@@ -347,6 +347,7 @@ impl Shared {
             .map(|c| c.token.scopes.clone())
             .or_else(|| stored.as_ref().map(|s| s.scopes.clone()))
             .unwrap_or_default();
+        let mut unknown_client = false;
         if !step_up && let Some(stored) = stored {
             // A token kept from before (another run, another session), or
             // a refresh of it.
@@ -375,16 +376,22 @@ impl Shared {
                 };
                 match self.refresh(config, server, &current).await {
                     Ok(_) => return Ok(()),
-                    Err(error) => tracing::debug!(%error, "refreshing the access token failed"),
+                    Err(error) => {
+                        tracing::debug!(%error, "refreshing the access token failed");
+                        // The server no longer knows the client (a
+                        // registration kept from another run).
+                        unknown_client = token::is_invalid_client(&error);
+                    }
                 }
             }
             config.store.remove(&key)?;
         }
         // A registration kept from another run, for another redirect URI:
-        // good for its tokens, not for sending the user with this one.
+        // good for its tokens, not for sending the user with this one; nor
+        // one the server no longer knows.
         if registration.source == registration::Source::Dynamic
             && redirect_uri.is_some()
-            && registration.redirect_uri != redirect_uri
+            && (unknown_client || registration.redirect_uri != redirect_uri)
         {
             registration = self
                 .register_dynamically(
