@@ -14,7 +14,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use mcp_runtime::client::oauth::{
-    FileTokenStore, LoopbackAuthorizer, OAuth, OAuthError, StoredToken, TokenKey, TokenStore,
+    FileTokenStore, LoopbackAuthorizer, OAuth, OAuthError, RegistrationKey, StoredRegistration,
+    StoredToken, TokenKey, TokenStore,
 };
 
 /// How the front obtains its tokens for one upstream.
@@ -249,5 +250,32 @@ impl TokenStore for SharedFile {
 
     fn remove(&self, key: &TokenKey) -> Result<(), OAuthError> {
         self.0.remove(key)
+    }
+
+    fn load_registration(
+        &self,
+        key: &RegistrationKey,
+    ) -> Result<Option<StoredRegistration>, OAuthError> {
+        self.0.load_registration(key)
+    }
+
+    fn save_registration(
+        &self,
+        key: &RegistrationKey,
+        registration: &StoredRegistration,
+    ) -> Result<(), OAuthError> {
+        self.0.save_registration(key, registration)
+    }
+
+    fn remove_registration(&self, key: &RegistrationKey) -> Result<(), OAuthError> {
+        self.0.remove_registration(key)
+    }
+
+    fn load_last_used(&self, server: &str) -> Result<Option<TokenKey>, OAuthError> {
+        self.0.load_last_used(server)
+    }
+
+    fn save_last_used(&self, server: &str, key: &TokenKey) -> Result<(), OAuthError> {
+        self.0.save_last_used(server, key)
     }
 }

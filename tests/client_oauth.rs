@@ -22,13 +22,18 @@ use common::http::HttpServer;
 use common::step::within;
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use mcp_runtime::auth::Auth;
-use mcp_runtime::client::oauth::{Authorizer, BoxFuture, FileTokenStore, OAuth, OAuthError, Url};
+use mcp_runtime::client::oauth::{
+    Authorizer, BoxFuture, FileTokenStore, LoopbackAuthorizer, OAuth, OAuthError, RegistrationKey,
+    StoredRegistration, StoredToken, TokenKey, TokenStore, Url,
+};
 use mcp_runtime::client::{Client, ClientError, HttpOptions};
 use mcp_runtime::{Server, tool};
 use serde_json::{Value, json};
 
 const SECRET: &[u8] = b"a shared secret of at least thirty-two bytes";
 const REDIRECT: &str = "http://127.0.0.1:5173/callback";
+/// A client id the authorization server no longer knows.
+const FORGOTTEN: &str = "forgotten-client";
 
 /// The weather in a city.
 #[tool(read_only, scopes = ["weather:read"])]
@@ -148,6 +153,7 @@ impl Fixture {
         assert_eq!(query["response_type"], "code");
         assert_eq!(query["code_challenge_method"], "S256");
         assert_eq!(query["redirect_uri"], REDIRECT);
+        assert_ne!(query["client_id"], FORGOTTEN, "an unknown client");
         let granted: Vec<&str> = scope
             .split_ascii_whitespace()
             .filter(|s| self.behaviour.grantable.contains(s))
@@ -304,6 +310,9 @@ async fn token(State(fixture): State<Shared>, headers: HeaderMap, body: String) 
             (code.scope, code.client_id)
         }
         "refresh_token" => {
+            if form.get("client_id").map(String::as_str) == Some(FORGOTTEN) {
+                return reply(StatusCode::UNAUTHORIZED, json!({"error": "invalid_client"}));
+            }
             let Some(scope) = form["refresh_token"].strip_prefix("refresh:") else {
                 return oauth_error("invalid_grant");
             };
@@ -539,13 +548,18 @@ async fn tokens_are_refreshed_and_kept_in_a_file() {
         assert_eq!(mode & 0o777, 0o600);
     }
     // Another run, with nobody at the browser: the stored token (refreshed)
-    // is enough, once the client is registered again (a new process
-    // registers anew; the fixture gives the same client id).
+    // and the stored registration are enough.
     let again = OAuth::authorization_code(Away).token_store(FileTokenStore::new(&path));
     let client = connect(&setup, again).await.unwrap();
     within(client.list_tools()).await.unwrap();
     assert_eq!(
         setup.fixture.count("authorize"),
+        1,
+        "{:?}",
+        setup.fixture.events()
+    );
+    assert_eq!(
+        setup.fixture.count("register"),
         1,
         "{:?}",
         setup.fixture.events()
@@ -828,4 +842,202 @@ async fn an_authorization_response_from_another_issuer_is_refused() {
         "{:?}",
         setup.fixture.events()
     );
+}
+
+/// A scratch token file for this test.
+fn token_file(name: &str) -> std::path::PathBuf {
+    let path = std::env::temp_dir().join(format!(
+        "mcp-client-oauth-{name}-{}.json",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_file(&path);
+    path
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_new_run_reuses_the_registration_and_sends_the_token_at_once() {
+    let setup = setup(Behaviour::default());
+    let path = token_file("restart");
+    let oauth = OAuth::authorization_code(Browser(Arc::clone(&setup.fixture)))
+        .token_store(FileTokenStore::new(&path));
+    let client = connect(&setup, oauth).await.unwrap();
+    within(client.call_tool("forecast", json!({"city": "Lima"})))
+        .await
+        .unwrap();
+    client.close().await;
+    let first_run = setup.fixture.events();
+    assert_eq!(setup.fixture.count("register"), 1, "{first_run:?}");
+    assert_eq!(setup.fixture.count("authorize"), 1, "{first_run:?}");
+    // The registration is in the file (the fixture's clients are public:
+    // no secret to keep).
+    let kept = FileTokenStore::new(&path)
+        .load_registration(&RegistrationKey::new(setup.fixture.issuer(), "mcp-runtime"))
+        .unwrap()
+        .expect("the registration is kept");
+    assert_eq!(
+        kept.client_id,
+        format!("client-of-{}", setup.fixture.issuer())
+    );
+    assert_eq!(kept.redirect_uri.as_deref(), Some(REDIRECT));
+
+    // A new process (a new OAuth), nobody at the browser: no registration,
+    // no authorization, and not even a 401 to start discovery: the first
+    // request carries the stored token.
+    let again = OAuth::authorization_code(Away).token_store(FileTokenStore::new(&path));
+    let client = connect(&setup, again).await.unwrap();
+    let result = within(client.call_tool("forecast", json!({"city": "Oslo"})))
+        .await
+        .unwrap();
+    assert!(!result.is_error, "{result:?}");
+    client.close().await;
+    assert_eq!(
+        setup.fixture.events(),
+        first_run,
+        "the second run went to the authorization server"
+    );
+    std::fs::remove_file(&path).unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_kept_registration_for_another_redirect_uri_is_replaced_at_sign_in() {
+    let setup = setup(Behaviour::default());
+    let path = token_file("other-redirect");
+    let store = FileTokenStore::new(&path);
+    let key = RegistrationKey::new(setup.fixture.issuer(), "mcp-runtime");
+    store
+        .save_registration(
+            &key,
+            &StoredRegistration::new("an-old-client", "none")
+                .with_redirect_uri("http://127.0.0.1:1/elsewhere"),
+        )
+        .unwrap();
+    let oauth = OAuth::authorization_code(Browser(Arc::clone(&setup.fixture)))
+        .token_store(FileTokenStore::new(&path));
+    let client = connect(&setup, oauth).await.unwrap();
+    client.close().await;
+    // Registered anew for this redirect URI, and that client authorized.
+    assert_eq!(
+        setup.fixture.count("register"),
+        1,
+        "{:?}",
+        setup.fixture.events()
+    );
+    let clients = setup.fixture.record.lock().unwrap().clients.clone();
+    let registered = format!("client-of-{}", setup.fixture.issuer());
+    assert!(
+        !clients.is_empty() && clients.iter().all(|c| c == &registered),
+        "{clients:?}"
+    );
+    let kept = store.load_registration(&key).unwrap().unwrap();
+    assert_eq!(kept.client_id, registered);
+    std::fs::remove_file(&path).unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stored_token_is_not_sent_first_to_a_server_it_was_not_issued_for() {
+    let setup = setup(Behaviour::default());
+    let decoy = format!("{}/decoy/mcp", setup.fixture.issuer());
+    // A store that says the decoy was last sent a token issued for
+    // another resource (a file edited by hand, or a server that moved).
+    let store = FileTokenStore::new(token_file("foreign"));
+    let key = TokenKey {
+        issuer: setup.fixture.issuer(),
+        resource: "https://other.example.com/mcp".into(),
+        client_id: "app".into(),
+    };
+    store
+        .save(&key, &StoredToken::bearer("a-token-for-another-server"))
+        .unwrap();
+    store.save_last_used(&decoy, &key).unwrap();
+    let oauth = OAuth::authorization_code(Away).token_store(store);
+    let connecting = Client::connect_http(
+        HttpOptions::new(&decoy)
+            .timeout(Duration::from_secs(20))
+            .oauth(oauth),
+    );
+    assert!(within(connecting).await.is_err());
+    assert_eq!(setup.fixture.count("token sent to the decoy"), 0);
+}
+
+/// A `tracing` writer into a buffer.
+#[derive(Clone, Default)]
+struct Captured(Arc<Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn the_loopback_authorizer_logs_that_it_waits_not_the_url_again() {
+    let captured = Captured::default();
+    let writer = captured.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_ansi(false)
+        .with_max_level(tracing::Level::TRACE)
+        .with_writer(move || writer.clone())
+        .finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+    let authorizer = LoopbackAuthorizer::bind("127.0.0.1:0")
+        .await
+        .unwrap()
+        .open_browser(false)
+        .timeout(Duration::from_millis(100));
+    let url = Url::parse("https://as.example/authorize?client_id=marker-client").unwrap();
+    // Nobody comes back: the wait times out.
+    assert!(authorizer.authorize(url).await.is_err());
+    let logged = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    assert!(logged.contains("waiting for the authorization"), "{logged}");
+    assert!(
+        !logged.contains("marker-client"),
+        "the URL was logged: {logged}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_kept_registration_the_server_forgot_is_replaced_at_sign_in() {
+    let setup = setup(Behaviour::default());
+    let path = token_file("forgotten");
+    let store = FileTokenStore::new(&path);
+    // An earlier run registered FORGOTTEN and kept an expired token with
+    // a refresh token; the authorization server has since forgotten the
+    // client (its registrations lived in memory, say).
+    let registration_key = RegistrationKey::new(setup.fixture.issuer(), "mcp-runtime");
+    store
+        .save_registration(
+            &registration_key,
+            &StoredRegistration::new(FORGOTTEN, "none").with_redirect_uri(REDIRECT),
+        )
+        .unwrap();
+    let key = TokenKey {
+        issuer: setup.fixture.issuer(),
+        resource: setup.url.clone(),
+        client_id: FORGOTTEN.into(),
+    };
+    let expired = StoredToken::bearer("expired")
+        .with_refresh_token("refresh:weather:read")
+        .with_expires_at(1);
+    store.save(&key, &expired).unwrap();
+    let oauth = OAuth::authorization_code(Browser(Arc::clone(&setup.fixture)))
+        .token_store(FileTokenStore::new(&path));
+    let client = connect(&setup, oauth).await.unwrap();
+    client.close().await;
+    // The refresh was refused (invalid_client): registered anew, and the
+    // user sent to sign in as that client, never as the forgotten one.
+    let events = setup.fixture.events();
+    assert_eq!(setup.fixture.count("token refresh_token"), 1, "{events:?}");
+    assert_eq!(setup.fixture.count("register"), 1, "{events:?}");
+    assert_eq!(setup.fixture.count("authorize"), 1, "{events:?}");
+    let kept = store.load_registration(&registration_key).unwrap().unwrap();
+    assert_eq!(
+        kept.client_id,
+        format!("client-of-{}", setup.fixture.issuer())
+    );
+    std::fs::remove_file(&path).unwrap();
 }

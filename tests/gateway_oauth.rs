@@ -11,8 +11,10 @@
 //! authorization URL, tests/oidc/login.mjs goes through the provider's
 //! login and consent pages as a browser would, and the test delivers the
 //! redirect to the gateway's loopback listener; the tokens, kept in a
-//! file, are refreshed as they expire, and after a restart without a new
-//! sign-in. The client-credentials
+//! file with the client the gateway registered, are refreshed as they
+//! expire, and reused after a restart without a new sign-in (the very
+//! first request of the new run carrying the stored token). The
+//! client-credentials
 //! grant is the headless variant; the chain example mounts a protected
 //! server from its config file with it.
 //!
@@ -280,25 +282,20 @@ fn the_gateway_signs_in_to_protected_upstreams_and_a_python_client_calls_them() 
     ];
     let secret = oidc::secret(APP_CLIENT);
     let env = [("SOUTH_SECRET", secret.as_str())];
-    let (gateway, url) = start_gateway(
-        &provider,
-        &[
-            "--",
-            "--name",
-            "north",
-            "--url",
-            &north_url,
-            "--oauth",
-            "--oauth-no-browser",
-            "--oauth-token-store",
-            &store_arg,
-            "--",
-        ]
-        .into_iter()
-        .chain(south_args)
-        .collect::<Vec<_>>(),
-        &env,
-    );
+    let north_args = [
+        "--",
+        "--name",
+        "north",
+        "--url",
+        &north_url,
+        "--oauth",
+        "--oauth-no-browser",
+        "--oauth-token-store",
+        &store_arg,
+        "--",
+    ];
+    let both: Vec<&str> = north_args.into_iter().chain(south_args).collect();
+    let (gateway, url) = start_gateway(&provider, &both, &env);
 
     // The mounts, one after the other, each a sign-in at the provider.
     let mut done = Vec::new();
@@ -313,6 +310,15 @@ fn the_gateway_signs_in_to_protected_upstreams_and_a_python_client_calls_them() 
     let second = sign_in(&gateway, &provider, "alice", &mut done);
     let served = gateway.serving();
     assert_eq!(served, url);
+    // Each authorization URL is on stderr once (the block for the user,
+    // not again in a log line).
+    let prefix = format!("{}/auth?", provider.issuer());
+    assert_eq!(
+        gateway.log().matches(&prefix).count(),
+        2,
+        "{}",
+        gateway.log()
+    );
     let expected = [(&first, &north_url, SCOPE), (&second, &south_url, SCOPE)];
     for (authorization, resource, scope) in expected {
         assert_eq!(
@@ -424,6 +430,7 @@ fn the_gateway_signs_in_to_protected_upstreams_and_a_python_client_calls_them() 
     }
     drop(gateway);
     let (south_before, _) = south.tokens();
+    let (north_before, _) = north.tokens();
 
     // Until south's stored token has expired (it lived 2 s); the next ones
     // live an hour.
@@ -444,15 +451,10 @@ fn the_gateway_signs_in_to_protected_upstreams_and_a_python_client_calls_them() 
         std::thread::sleep(Duration::from_millis(100));
     }
 
-    // A restart with the same file: the pre-registered client's refresh
-    // token gets a new access token, without a sign-in (north registered a
-    // client that only
-    // that run knew, so only south is mounted here).
-    let (again, again_url) = start_gateway(
-        &provider,
-        &["--"].into_iter().chain(south_args).collect::<Vec<_>>(),
-        &env,
-    );
+    // A restart with the same file, without a sign-in: north's client,
+    // registered on the fly, and its token (still valid) are in the file;
+    // south's refresh token gets a new access token.
+    let (again, again_url) = start_gateway(&provider, &both, &env);
     assert_eq!(again.serving(), again_url);
     assert!(
         !again
@@ -464,12 +466,36 @@ fn the_gateway_signs_in_to_protected_upstreams_and_a_python_client_calls_them() 
     let again_report = python_client(
         &again_url,
         &provider,
-        &[("south_count_slowly", json!({"to": 1, "delay_ms": 1}))],
+        &[
+            ("south_count_slowly", json!({"to": 1, "delay_ms": 1})),
+            ("north_current_conditions", json!({"city": "Lima"})),
+        ],
     );
     assert_eq!(text(&again_report, "south_count_slowly"), "counted to 1");
+    assert_eq!(
+        structured(&again_report, "north_current_conditions")["city"],
+        "Lima"
+    );
     let incoming_again = again_report["token"].as_str().expect("a token");
     let forbidden = [&[incoming, incoming_again][..], &north_only].concat();
+    // South's stored token had expired: its first request waits for the
+    // 401 that leads to the refresh.
     assert_only_own_tokens(&south, &provider, "alice", &forbidden, 2);
+    // North's had not: the restarted gateway sent it from its very first
+    // request (one token-less request in both runs), and it was the token
+    // of the first run, of the client registered then.
+    let forbidden = [&[incoming, incoming_again][..], &south_only].concat();
+    let north_clients = assert_only_own_tokens(&north, &provider, "alice", &forbidden, 1);
+    assert_eq!(north_clients, [registered.as_str()]);
+    let (north_after, _) = north.tokens();
+    let north_since_restart = &north_after[north_before.len()..];
+    assert!(
+        !north_since_restart.is_empty()
+            && north_since_restart
+                .iter()
+                .all(|token| north_before.contains(token)),
+        "north was given a new token after the restart"
+    );
     let (south_after, _) = south.tokens();
     let since_restart = &south_after[south_before.len()..];
     assert!(
@@ -498,13 +524,7 @@ fn the_gateway_uses_client_credentials_for_a_headless_upstream() {
     FileTokenStore::new(&store)
         .save(
             &key,
-            &StoredToken {
-                access_token: foreign.clone(),
-                refresh_token: None,
-                expires_at: None,
-                scopes: vec![SCOPE.to_owned()],
-                token_type: "Bearer".to_owned(),
-            },
+            &StoredToken::bearer(foreign.clone()).with_scopes([SCOPE]),
         )
         .expect("seed the token file");
 

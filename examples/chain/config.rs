@@ -33,9 +33,8 @@
 //! name of an environment variable holding it), `scopes` (default: what
 //! the server asks for), `metadata_document` (this client's https metadata
 //! document URL, its client id where supported), `token_store` (a file
-//! keeping the tokens across restarts, relative to this file, useful with
-//! a `client_id`: a client registered on the fly is not kept; default: in
-//! memory), `redirect_uri` (the loopback redirect URI to listen on;
+//! keeping the tokens, and a client registered on the fly, across
+//! restarts, relative to this file; default: in memory), `redirect_uri` (the loopback redirect URI to listen on;
 //! default: a free port of 127.0.0.1) and `open_browser` (default true).
 //!
 //! A mistake is one sentence naming the file, the line (TOML) or the

@@ -127,11 +127,11 @@ identity, for that server alone; the tokens of the gateway's own clients
       --oauth-metadata-document URL  the https URL of this client's
                          metadata document, its client id where the
                          authorization server supports them
-      --oauth-token-store FILE  keep the tokens in FILE (mode 0600), so that
+      --oauth-token-store FILE  keep the tokens in FILE (mode 0600), and
+                         the client registered on the fly if any, so that
                          a restart needs no new sign-in while a refresh
-                         token lasts (for an --oauth-client-id: a client
-                         registered on the fly is not kept); several
-                         servers may share one file. Default: in memory
+                         token lasts; several servers may share one
+                         file. Default: in memory
       --oauth-redirect-uri URI  the loopback redirect URI to listen on
                          (http://127.0.0.1:PORT/PATH), for a client
                          registered with one; default: any free port,

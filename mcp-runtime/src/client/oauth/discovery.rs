@@ -138,7 +138,7 @@ pub(crate) fn read_resource(
 /// Whether the resource identifier `resource` covers the endpoint `server`:
 /// the same origin, and a path that is the server's or one of its parents
 /// (a resource named by its origin, as a root metadata document does).
-fn covers(resource: &Url, server: &Url) -> bool {
+pub(crate) fn covers(resource: &Url, server: &Url) -> bool {
     let resource = canonical(resource);
     let server = canonical(server);
     let (resource_origin, resource_path) = split_origin(&resource);

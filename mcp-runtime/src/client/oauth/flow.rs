@@ -2,7 +2,7 @@
 //! registration, then a stored token, a refresh, or a new authorization;
 //! one at a time for all the clones of an [`OAuth`](super::OAuth).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -14,7 +14,7 @@ use super::challenge::BearerChallenge;
 use super::discovery::{self, ServerMetadata};
 use super::registration::{self, Registration};
 use super::settings::{Config, Grant};
-use super::store::{StoredToken, TokenKey};
+use super::store::{RegistrationKey, StoredToken, TokenKey};
 use super::token;
 use crate::auth::fetch::Fetcher;
 
@@ -26,6 +26,8 @@ const REFRESH_MARGIN: Duration = Duration::from_secs(30);
 pub(crate) struct Shared {
     /// The token sent to each server (by its URL), with what it is bound to.
     current: Mutex<HashMap<String, Arc<Current>>>,
+    /// The servers whose last used token was looked for in the store.
+    looked_up: Mutex<HashSet<String>>,
     /// Held while a token is obtained: one authorization at a time.
     flow: tokio::sync::Mutex<Registrations>,
     /// The nonces servers gave for DPoP proofs, by origin.
@@ -39,10 +41,18 @@ pub(crate) struct Shared {
 pub(crate) struct Current {
     pub(crate) key: TokenKey,
     pub(crate) token: StoredToken,
-    server: ServerMetadata,
-    registration: Registration,
+    /// Its authorization server and the client's registration there:
+    /// `None` for a token taken from the store before the server asked
+    /// for one (it cannot be refreshed before the discovery a 401 starts).
+    discovered: Option<Discovered>,
     /// Makes the DPoP proofs of a DPoP-bound token.
     pub(crate) proofs: Option<Arc<token::ProofFn>>,
+}
+
+/// Where a token came from: what refreshing it needs.
+struct Discovered {
+    server: ServerMetadata,
+    registration: Registration,
 }
 
 /// The client's registrations, per authorization server issuer: one
@@ -99,10 +109,16 @@ impl Shared {
     /// The current token for `server`, refreshed first when it is about to
     /// expire and can be; `None` when no token is held.
     pub(crate) async fn fresh(&self, config: &Config, server: &Url) -> Option<Arc<Current>> {
-        let current = self.current(server)?;
+        let current = match self.current(server) {
+            Some(current) => current,
+            None => self.last_used(config, server)?,
+        };
         if !current.token.expires_within(REFRESH_MARGIN) || current.token.refresh_token.is_none() {
             return Some(current);
         }
+        // Not refreshable before discovery: nothing is sent, and the 401
+        // discovers.
+        current.discovered.as_ref()?;
         let _one = self.lock().await;
         // Another request may have refreshed it meanwhile.
         let current = self.current(server)?;
@@ -117,6 +133,52 @@ impl Shared {
                 Some(current)
             }
         }
+    }
+
+    /// The token the store says was used last with `server` (looked for
+    /// once per server), if it is still valid, is a bearer token and was
+    /// issued for this server: sent with the first request, before the
+    /// server's 401 names its authorization server.
+    fn last_used(&self, config: &Config, server: &Url) -> Option<Arc<Current>> {
+        let first = self
+            .looked_up
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(server.as_str().to_owned());
+        if !first {
+            return None;
+        }
+        let key = match config.store.load_last_used(server.as_str()) {
+            Ok(key) => key?,
+            Err(error) => {
+                tracing::debug!(%error, "reading the token store failed");
+                return None;
+            }
+        };
+        let issued_for = Url::parse(&key.resource).ok()?;
+        if !discovery::covers(&issued_for, server) {
+            return None;
+        }
+        let token = config.store.load(&key).ok()??;
+        if token.expires_within(REFRESH_MARGIN) || !token.token_type.eq_ignore_ascii_case("bearer")
+        {
+            return None;
+        }
+        tracing::debug!(
+            issuer = key.issuer,
+            "sending the access token stored for this server"
+        );
+        let current = Current {
+            key,
+            token,
+            discovered: None,
+            proofs: None,
+        };
+        let mut map = self.current_map();
+        Some(Arc::clone(
+            map.entry(server.as_str().to_owned())
+                .or_insert_with(|| Arc::new(current)),
+        ))
     }
 
     /// The DPoP proofs for tokens from `metadata`'s server: when DPoP is
@@ -167,6 +229,10 @@ impl Shared {
         server: &Url,
         current: &Current,
     ) -> Result<(), OAuthError> {
+        let discovered = current
+            .discovered
+            .as_ref()
+            .ok_or_else(|| OAuthError::Token("the token's issuer is not discovered yet".into()))?;
         let refresh_token = current
             .token
             .refresh_token
@@ -176,8 +242,8 @@ impl Shared {
         let mut token = token::request(
             &fetcher,
             config,
-            &current.server,
-            &current.registration,
+            &discovered.server,
+            &discovered.registration,
             token::Grant::refresh(
                 refresh_token.clone(),
                 &current.key.resource,
@@ -192,8 +258,8 @@ impl Shared {
             config,
             server,
             &current.key,
-            &current.server,
-            &current.registration,
+            &discovered.server,
+            &discovered.registration,
             token,
             current.proofs.clone(),
         )?;
@@ -213,13 +279,21 @@ impl Shared {
         proofs: Option<Arc<token::ProofFn>>,
     ) -> Result<(), OAuthError> {
         config.store.save(key, &token)?;
+        if self
+            .current(server)
+            .is_none_or(|current| &current.key != key)
+        {
+            config.store.save_last_used(server.as_str(), key)?;
+        }
         self.set_current(
             server,
             Current {
                 key: key.clone(),
                 token,
-                server: metadata.clone(),
-                registration: registration.clone(),
+                discovered: Some(Discovered {
+                    server: metadata.clone(),
+                    registration: registration.clone(),
+                }),
                 proofs,
             },
         );
@@ -251,7 +325,7 @@ impl Shared {
             _ => None,
         };
         let redirect_uri = authorizer.as_ref().map(|a| a.redirect_uri());
-        let registration = self
+        let mut registration = self
             .registration(
                 config,
                 registrations,
@@ -260,7 +334,7 @@ impl Shared {
                 redirect_uri.as_deref(),
             )
             .await?;
-        let key = TokenKey {
+        let mut key = TokenKey {
             issuer: metadata.issuer.clone(),
             resource: resource.resource.clone(),
             client_id: registration.client_id.clone(),
@@ -273,6 +347,7 @@ impl Shared {
             .map(|c| c.token.scopes.clone())
             .or_else(|| stored.as_ref().map(|s| s.scopes.clone()))
             .unwrap_or_default();
+        let mut unknown_client = false;
         if !step_up && let Some(stored) = stored {
             // A token kept from before (another run, another session), or
             // a refresh of it.
@@ -293,16 +368,41 @@ impl Shared {
                 let current = Current {
                     key: key.clone(),
                     token: stored,
-                    server: metadata.clone(),
-                    registration: registration.clone(),
+                    discovered: Some(Discovered {
+                        server: metadata.clone(),
+                        registration: registration.clone(),
+                    }),
                     proofs: proofs.clone(),
                 };
                 match self.refresh(config, server, &current).await {
                     Ok(_) => return Ok(()),
-                    Err(error) => tracing::debug!(%error, "refreshing the access token failed"),
+                    Err(error) => {
+                        tracing::debug!(%error, "refreshing the access token failed");
+                        // The server no longer knows the client (a
+                        // registration kept from another run).
+                        unknown_client = token::is_invalid_client(&error);
+                    }
                 }
             }
             config.store.remove(&key)?;
+        }
+        // A registration kept from another run, for another redirect URI:
+        // good for its tokens, not for sending the user with this one; nor
+        // one the server no longer knows.
+        if registration.source == registration::Source::Dynamic
+            && redirect_uri.is_some()
+            && (unknown_client || registration.redirect_uri != redirect_uri)
+        {
+            registration = self
+                .register_dynamically(
+                    config,
+                    registrations,
+                    &fetcher,
+                    &metadata,
+                    redirect_uri.as_deref(),
+                )
+                .await?;
+            key.client_id = registration.client_id.clone();
         }
         let offered = authorizer.is_some().then_some(&metadata);
         let scopes = select_scopes(
@@ -415,15 +515,64 @@ impl Shared {
             .pre_registered_at
             .as_ref()
             .is_none_or(|issuer| issuer == &metadata.issuer);
-        let registration =
-            registration::register(fetcher, config, metadata, redirect_uri, pre_registered).await?;
-        if registration.source == registration::Source::PreRegistered {
-            registrations.pre_registered_at = Some(metadata.issuer.clone());
+        if let Some(registration) = registration::configured(config, metadata, pre_registered)? {
+            if registration.source == registration::Source::PreRegistered {
+                registrations.pre_registered_at = Some(metadata.issuer.clone());
+            }
+            tracing::debug!(issuer = metadata.issuer, ?registration.source, client_id = registration.client_id, "registered");
+            registrations
+                .by_issuer
+                .insert(metadata.issuer.clone(), registration.clone());
+            return Ok(registration);
         }
-        tracing::debug!(issuer = metadata.issuer, ?registration.source, client_id = registration.client_id, "registered");
+        let kept = config
+            .store
+            .load_registration(&registration_key(config, metadata))?
+            .and_then(Registration::from_stored);
+        if let Some(registration) = kept {
+            tracing::debug!(
+                issuer = metadata.issuer,
+                client_id = registration.client_id,
+                "using the client registration kept in the token store"
+            );
+            registrations
+                .by_issuer
+                .insert(metadata.issuer.clone(), registration.clone());
+            return Ok(registration);
+        }
+        self.register_dynamically(config, registrations, fetcher, metadata, redirect_uri)
+            .await
+    }
+
+    /// Registers the client at `metadata`'s server (RFC 7591) and keeps
+    /// the registration, in memory and in the store.
+    async fn register_dynamically(
+        &self,
+        config: &Config,
+        registrations: &mut Registrations,
+        fetcher: &Fetcher,
+        metadata: &ServerMetadata,
+        redirect_uri: Option<&str>,
+    ) -> Result<Registration, OAuthError> {
+        let registration = registration::dynamic(fetcher, config, metadata, redirect_uri).await?;
+        tracing::debug!(
+            issuer = metadata.issuer,
+            client_id = registration.client_id,
+            "registered dynamically"
+        );
+        config.store.save_registration(
+            &registration_key(config, metadata),
+            &registration.to_stored(),
+        )?;
         registrations
             .by_issuer
             .insert(metadata.issuer.clone(), registration.clone());
         Ok(registration)
     }
+}
+
+/// What the client's dynamic registration at `metadata`'s server is kept
+/// under.
+fn registration_key(config: &Config, metadata: &ServerMetadata) -> RegistrationKey {
+    RegistrationKey::new(metadata.issuer.clone(), config.client_name.clone())
 }

@@ -234,7 +234,11 @@ impl Authorizer for LoopbackAuthorizer {
             eprintln!(
                 "To authorize this application, open this address in a browser:\n\n    {url}\n"
             );
-            tracing::info!(%url, "waiting for the authorization in the browser");
+            // The address is in the block above, once.
+            tracing::info!(
+                redirect_uri = self.redirect_uri,
+                "waiting for the authorization in the browser"
+            );
             if self.open_browser {
                 open_browser(url.as_str());
             }

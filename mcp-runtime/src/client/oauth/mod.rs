@@ -22,14 +22,17 @@
 //!    which puts pre-registered credentials before metadata documents (the
 //!    issue that asked for this listed metadata documents first).
 //!    Registrations are kept per authorization server: one never sees
-//!    another's credentials.
+//!    another's credentials. A dynamic registration is kept in the
+//!    [`TokenStore`] too, so that a new run reuses it and its tokens.
 //! 4. A token is obtained: the authorization code flow with PKCE (S256),
 //!    `state`, the server's canonical URI as `resource` (RFC 8707) and the
 //!    authorization response's `iss` checked (RFC 9207); or client
 //!    credentials. Scopes are the challenge's, else the resource's
 //!    `scopes_supported`, else none; `offline_access` is added where the
 //!    authorization server lists it, for a refresh token.
-//! 5. The request is sent again with `Authorization: Bearer`. Every later
+//! 5. The request is sent again with `Authorization: Bearer` (and the
+//!    store notes which token this server was sent: the first request of
+//!    a later run carries it at once). Every later
 //!    request (POST, the GET stream, the DELETE that ends the session)
 //!    carries the token; an expired one is refreshed; a 403
 //!    `insufficient_scope` asks again for the union of the scopes
@@ -48,6 +51,7 @@ mod discovery;
 #[cfg(feature = "client-jwt")]
 mod dpop;
 mod error;
+mod file_store;
 mod flow;
 mod loopback;
 mod pkce;
@@ -60,8 +64,11 @@ mod token;
 pub use self::authorizer::{AssertionRequest, Authorizer, BoxFuture};
 pub use self::config::OAuth;
 pub use self::error::OAuthError;
+pub use self::file_store::FileTokenStore;
 pub use self::loopback::LoopbackAuthorizer;
-pub use self::store::{FileTokenStore, MemoryTokenStore, StoredToken, TokenKey, TokenStore};
+pub use self::store::{
+    MemoryTokenStore, RegistrationKey, StoredRegistration, StoredToken, TokenKey, TokenStore,
+};
 /// The algorithm of [`OAuth::private_key_jwt`]'s client assertions
 /// (jsonwebtoken's: `ES256`, `RS256`…).
 #[cfg(feature = "client-jwt")]

@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 use super::OAuthError;
 use super::discovery::ServerMetadata;
 use super::settings::{Config, Grant};
+use super::store::StoredRegistration;
 use crate::auth::fetch::{Fetcher, is_loopback};
 
 /// How the client authenticates at the token endpoint.
@@ -55,6 +56,35 @@ pub(crate) struct Registration {
     pub(crate) method: AuthMethod,
     /// Where the client id came from, for the logs.
     pub(crate) source: Source,
+    /// The redirect URI registered (dynamic registrations).
+    pub(crate) redirect_uri: Option<String>,
+}
+
+impl Registration {
+    /// The registration as a store keeps it.
+    pub(crate) fn to_stored(&self) -> StoredRegistration {
+        let mut stored = StoredRegistration::new(self.client_id.clone(), self.method.name());
+        stored.client_secret = self.client_secret.clone();
+        stored.redirect_uri = self.redirect_uri.clone();
+        stored
+    }
+
+    /// A dynamic registration kept by a store; `None` when it names a
+    /// method this client does not know, or lacks the secret it needs.
+    pub(crate) fn from_stored(stored: StoredRegistration) -> Option<Registration> {
+        let method = AuthMethod::from_name(&stored.token_endpoint_auth_method)?;
+        let needs_secret = matches!(method, AuthMethod::Basic | AuthMethod::Post);
+        if (needs_secret && stored.client_secret.is_none()) || method == AuthMethod::PrivateKeyJwt {
+            return None;
+        }
+        Some(Registration {
+            client_id: stored.client_id,
+            client_secret: stored.client_secret,
+            method,
+            source: Source::Dynamic,
+            redirect_uri: stored.redirect_uri,
+        })
+    }
 }
 
 impl std::fmt::Debug for Registration {
@@ -67,6 +97,7 @@ impl std::fmt::Debug for Registration {
             )
             .field("method", &self.method)
             .field("source", &self.source)
+            .field("redirect_uri", &self.redirect_uri)
             .finish()
     }
 }
@@ -96,6 +127,7 @@ fn secret_method(server: &ServerMetadata) -> AuthMethod {
 /// Registers (or finds the registration of) the client at `server`.
 /// `pre_registered` says whether the configured client id may be used
 /// there (it is bound to the first authorization server it met).
+#[cfg(test)]
 pub(crate) async fn register(
     fetcher: &Fetcher,
     config: &Config,
@@ -103,6 +135,21 @@ pub(crate) async fn register(
     redirect_uri: Option<&str>,
     pre_registered: bool,
 ) -> Result<Registration, OAuthError> {
+    match configured(config, server, pre_registered)? {
+        Some(registration) => Ok(registration),
+        None => dynamic(fetcher, config, server, redirect_uri).await,
+    }
+}
+
+/// The registration the configuration gives at `server`: the
+/// pre-registered client (where `pre_registered` allows it), else the
+/// client ID metadata document where the server supports them; `None`
+/// when the client must register dynamically.
+pub(crate) fn configured(
+    config: &Config,
+    server: &ServerMetadata,
+    pre_registered: bool,
+) -> Result<Option<Registration>, OAuthError> {
     if let (Some(client_id), true) = (&config.client_id, pre_registered) {
         let method = match &config.grant {
             #[cfg(feature = "client-jwt")]
@@ -110,12 +157,13 @@ pub(crate) async fn register(
             _ if config.client_secret.is_some() => secret_method(server),
             _ => AuthMethod::None,
         };
-        return Ok(Registration {
+        return Ok(Some(Registration {
             client_id: client_id.clone(),
             client_secret: config.client_secret.clone(),
             method,
             source: Source::PreRegistered,
-        });
+            redirect_uri: None,
+        }));
     }
     if !matches!(config.grant, Grant::AuthorizationCode(_)) {
         return Err(OAuthError::Registration(match &config.client_id {
@@ -130,13 +178,24 @@ pub(crate) async fn register(
         &config.metadata_document,
         server.client_id_metadata_document_supported,
     ) {
-        return Ok(Registration {
+        return Ok(Some(Registration {
             client_id: document.clone(),
             client_secret: None,
             method: AuthMethod::None,
             source: Source::MetadataDocument,
-        });
+            redirect_uri: None,
+        }));
     }
+    Ok(None)
+}
+
+/// Dynamic client registration (RFC 7591) at `server`, for `redirect_uri`.
+pub(crate) async fn dynamic(
+    fetcher: &Fetcher,
+    config: &Config,
+    server: &ServerMetadata,
+    redirect_uri: Option<&str>,
+) -> Result<Registration, OAuthError> {
     let Some(endpoint) = &server.registration_endpoint else {
         return Err(OAuthError::Registration(format!(
             "the authorization server {} offers neither dynamic client registration nor \
@@ -153,7 +212,9 @@ pub(crate) async fn register(
             "dynamic client registration at {endpoint} failed: {e}"
         ))
     })?;
-    read_registration(&answer, &body, endpoint)
+    let mut registration = read_registration(&answer, &body, endpoint)?;
+    registration.redirect_uri = Some(redirect_uri.to_owned());
+    Ok(registration)
 }
 
 /// The RFC 7591 request: a native application for a loopback redirect
@@ -220,6 +281,7 @@ fn read_registration(
         client_secret,
         method,
         source: Source::Dynamic,
+        redirect_uri: None,
     })
 }
 

@@ -1,12 +1,13 @@
 //! Where tokens are kept: [`TokenStore`], [`MemoryTokenStore`] and
-//! [`FileTokenStore`]. A token is kept under a [`TokenKey`]: the
+//! [`FileTokenStore`](super::FileTokenStore). A token is kept under a [`TokenKey`]: the
 //! authorization server that issued it, the resource it is for and the
-//! client it was issued to, so that it is never sent anywhere else.
+//! client it was issued to, so that it is never sent anywhere else. A
+//! persistent store also keeps the client's dynamic registrations (under a
+//! [`RegistrationKey`]) and, per server, which token it used last, so that
+//! a new run neither registers again nor sends its first request without
+//! the token it holds.
 
-use std::collections::HashMap;
 use std::fmt;
-use std::io::Write;
-use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -30,8 +31,22 @@ pub struct TokenKey {
 /// A token as kept: the access token, a refresh token if one was issued,
 /// when the access token expires, and the scopes granted.
 ///
-/// `Debug` shows neither token.
+/// Made with [`StoredToken::bearer`] and the `with_` setters; its fields
+/// are public to read (and to change), and new ones may come in a minor
+/// release (it is `#[non_exhaustive]`). `Debug` shows neither token.
+///
+/// ```
+/// use mcp_runtime::client::oauth::StoredToken;
+///
+/// let token = StoredToken::bearer("eyJ…")
+///     .with_refresh_token("r-1")
+///     .with_expires_at(4_000_000_000)
+///     .with_scopes(["weather:read"]);
+/// assert_eq!(token.token_type, "Bearer");
+/// assert_eq!(token.scopes, ["weather:read"]);
+/// ```
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct StoredToken {
     /// The access token sent as `Authorization: Bearer`.
     pub access_token: String,
@@ -59,6 +74,45 @@ fn bearer() -> String {
 }
 
 impl StoredToken {
+    /// A bearer token: no refresh token, no known expiry, no scopes.
+    pub fn bearer(access_token: impl Into<String>) -> StoredToken {
+        StoredToken {
+            access_token: access_token.into(),
+            refresh_token: None,
+            expires_at: None,
+            scopes: Vec::new(),
+            token_type: bearer(),
+        }
+    }
+
+    /// With this refresh token.
+    pub fn with_refresh_token(mut self, refresh_token: impl Into<String>) -> StoredToken {
+        self.refresh_token = Some(refresh_token.into());
+        self
+    }
+
+    /// Expiring at `at`, in seconds since the Unix epoch.
+    pub fn with_expires_at(mut self, at: u64) -> StoredToken {
+        self.expires_at = Some(at);
+        self
+    }
+
+    /// With these scopes granted.
+    pub fn with_scopes<I, S>(mut self, scopes: I) -> StoredToken
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.scopes = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Presented as `token_type` (`Bearer` or `DPoP`).
+    pub fn with_token_type(mut self, token_type: impl Into<String>) -> StoredToken {
+        self.token_type = token_type.into();
+        self
+    }
+
     /// Whether the access token has expired, or will within `margin`.
     pub fn expires_within(&self, margin: Duration) -> bool {
         let Some(at) = self.expires_at else {
@@ -86,12 +140,109 @@ impl fmt::Debug for StoredToken {
     }
 }
 
+/// What a dynamic client registration is kept under: the authorization
+/// server's issuer and the client's name
+/// ([`OAuth::client_name`](super::OAuth::client_name)), so that two
+/// applications sharing a store keep their own registrations. The redirect
+/// URI registered is kept with the registration
+/// ([`StoredRegistration::redirect_uri`]): a run whose redirect URI differs
+/// uses the registration for its stored tokens and registers anew only when
+/// it must send the user to the authorization server.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct RegistrationKey {
+    /// The authorization server's issuer, as its metadata names it.
+    pub issuer: String,
+    /// The client name sent in the registration.
+    pub client_name: String,
+}
+
+impl RegistrationKey {
+    /// The key of `client_name`'s registration at `issuer`.
+    pub fn new(issuer: impl Into<String>, client_name: impl Into<String>) -> RegistrationKey {
+        RegistrationKey {
+            issuer: issuer.into(),
+            client_name: client_name.into(),
+        }
+    }
+}
+
+/// A client registered dynamically (RFC 7591), as kept: what the
+/// authorization server answered. `Debug` does not show the secret.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct StoredRegistration {
+    /// The client id the server gave.
+    pub client_id: String,
+    /// The client secret, for a confidential client.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_secret: Option<String>,
+    /// How the client authenticates at the token endpoint
+    /// (`client_secret_basic`, `client_secret_post` or `none`).
+    pub token_endpoint_auth_method: String,
+    /// The redirect URI registered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub redirect_uri: Option<String>,
+}
+
+impl StoredRegistration {
+    /// The registration of `client_id`, authenticating with `method` at
+    /// the token endpoint.
+    pub fn new(client_id: impl Into<String>, method: impl Into<String>) -> StoredRegistration {
+        StoredRegistration {
+            client_id: client_id.into(),
+            client_secret: None,
+            token_endpoint_auth_method: method.into(),
+            redirect_uri: None,
+        }
+    }
+
+    /// With this client secret.
+    pub fn with_client_secret(mut self, secret: impl Into<String>) -> StoredRegistration {
+        self.client_secret = Some(secret.into());
+        self
+    }
+
+    /// With this redirect URI registered.
+    pub fn with_redirect_uri(mut self, uri: impl Into<String>) -> StoredRegistration {
+        self.redirect_uri = Some(uri.into());
+        self
+    }
+}
+
+impl fmt::Debug for StoredRegistration {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StoredRegistration")
+            .field("client_id", &self.client_id)
+            .field(
+                "client_secret",
+                &self.client_secret.as_ref().map(|_| "<redacted>"),
+            )
+            .field(
+                "token_endpoint_auth_method",
+                &self.token_endpoint_auth_method,
+            )
+            .field("redirect_uri", &self.redirect_uri)
+            .finish()
+    }
+}
+
 /// Where the client keeps its tokens between requests and, for a
 /// persistent store, between runs.
 ///
 /// Implement it for a keyring or a database; [`MemoryTokenStore`] (the
-/// default) and [`FileTokenStore`] are ready. Calls are short and
-/// synchronous; an implementation must never log a token.
+/// default) and [`FileTokenStore`](super::FileTokenStore) are ready. Calls are short and
+/// synchronous; an implementation must never log a token or a secret.
+///
+/// Only the three token methods are required. A store that keeps the
+/// registrations too ([`load_registration`](TokenStore::load_registration),
+/// [`save_registration`](TokenStore::save_registration)) spares a new run
+/// a dynamic registration (and with it a new sign-in, its tokens being the
+/// registered client's); one that keeps the last key per server
+/// ([`load_last_used`](TokenStore::load_last_used),
+/// [`save_last_used`](TokenStore::save_last_used)) lets a new run's first
+/// request carry the stored token instead of waiting for the server's
+/// 401. A store that wraps another must forward them all.
 pub trait TokenStore: Send + Sync + 'static {
     /// The token kept under `key`, if any.
     fn load(&self, key: &TokenKey) -> Result<Option<StoredToken>, OAuthError>;
@@ -99,12 +250,164 @@ pub trait TokenStore: Send + Sync + 'static {
     fn save(&self, key: &TokenKey, token: &StoredToken) -> Result<(), OAuthError>;
     /// Forgets the token under `key` (it was refused, or revoked).
     fn remove(&self, key: &TokenKey) -> Result<(), OAuthError>;
+
+    /// The dynamic registration kept under `key`, if any (none kept
+    /// unless implemented).
+    fn load_registration(
+        &self,
+        key: &RegistrationKey,
+    ) -> Result<Option<StoredRegistration>, OAuthError> {
+        let _ = key;
+        Ok(None)
+    }
+    /// Keeps `registration` under `key`, replacing what was there.
+    fn save_registration(
+        &self,
+        key: &RegistrationKey,
+        registration: &StoredRegistration,
+    ) -> Result<(), OAuthError> {
+        let _ = (key, registration);
+        Ok(())
+    }
+    /// Forgets the registration under `key`.
+    fn remove_registration(&self, key: &RegistrationKey) -> Result<(), OAuthError> {
+        let _ = key;
+        Ok(())
+    }
+
+    /// The key of the token last used with the server at `server` (its
+    /// URL, as the client was given it), if any.
+    fn load_last_used(&self, server: &str) -> Result<Option<TokenKey>, OAuthError> {
+        let _ = server;
+        Ok(None)
+    }
+    /// Notes that the token under `key` is the one used with `server`.
+    fn save_last_used(&self, server: &str, key: &TokenKey) -> Result<(), OAuthError> {
+        let _ = (server, key);
+        Ok(())
+    }
+}
+
+/// Everything a store keeps (the token file's format).
+#[derive(Default, Serialize, Deserialize)]
+pub(super) struct Contents {
+    #[serde(default)]
+    tokens: Vec<Entry>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    registrations: Vec<RegistrationEntry>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    last_used: Vec<LastUsed>,
+}
+
+/// One token.
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
+pub(super) struct Entry {
+    key: TokenKey,
+    token: StoredToken,
+}
+
+/// One registration.
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
+struct RegistrationEntry {
+    key: RegistrationKey,
+    registration: StoredRegistration,
+}
+
+/// The token last used with one server.
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
+struct LastUsed {
+    server: String,
+    key: TokenKey,
+}
+
+/// Replaces (or adds) the entry whose key `is` says; `true` if anything
+/// changed.
+fn put<T: PartialEq>(entries: &mut Vec<T>, is: impl Fn(&T) -> bool, entry: T) -> bool {
+    match entries.iter_mut().find(|e| is(e)) {
+        Some(existing) if *existing == entry => false,
+        Some(existing) => {
+            *existing = entry;
+            true
+        }
+        None => {
+            entries.push(entry);
+            true
+        }
+    }
+}
+
+/// Removes the entries `is` says; `true` if any was there.
+fn take<T>(entries: &mut Vec<T>, is: impl Fn(&T) -> bool) -> bool {
+    let before = entries.len();
+    entries.retain(|e| !is(e));
+    entries.len() != before
+}
+
+impl Contents {
+    /// A store holding these tokens alone.
+    pub(super) fn of_tokens(tokens: Vec<Entry>) -> Contents {
+        Contents {
+            tokens,
+            ..Contents::default()
+        }
+    }
+
+    pub(super) fn token(&self, key: &TokenKey) -> Option<StoredToken> {
+        let found = self.tokens.iter().find(|e| &e.key == key);
+        found.map(|e| e.token.clone())
+    }
+
+    pub(super) fn save_token(&mut self, key: &TokenKey, token: &StoredToken) -> bool {
+        let entry = Entry {
+            key: key.clone(),
+            token: token.clone(),
+        };
+        put(&mut self.tokens, |e| &e.key == key, entry)
+    }
+
+    pub(super) fn remove_token(&mut self, key: &TokenKey) -> bool {
+        take(&mut self.tokens, |e| &e.key == key)
+    }
+
+    pub(super) fn registration(&self, key: &RegistrationKey) -> Option<StoredRegistration> {
+        let found = self.registrations.iter().find(|e| &e.key == key);
+        found.map(|e| e.registration.clone())
+    }
+
+    pub(super) fn save_registration(
+        &mut self,
+        key: &RegistrationKey,
+        r: &StoredRegistration,
+    ) -> bool {
+        let entry = RegistrationEntry {
+            key: key.clone(),
+            registration: r.clone(),
+        };
+        put(&mut self.registrations, |e| &e.key == key, entry)
+    }
+
+    pub(super) fn remove_registration(&mut self, key: &RegistrationKey) -> bool {
+        take(&mut self.registrations, |e| &e.key == key)
+    }
+
+    pub(super) fn last_used(&self, server: &str) -> Option<TokenKey> {
+        let found = self.last_used.iter().find(|e| e.server == server);
+        found.map(|e| e.key.clone())
+    }
+
+    pub(super) fn save_last_used(&mut self, server: &str, key: &TokenKey) -> bool {
+        let entry = LastUsed {
+            server: server.to_owned(),
+            key: key.clone(),
+        };
+        put(&mut self.last_used, |e| e.server == server, entry)
+    }
 }
 
 /// Tokens kept in memory, for the life of the process (the default).
 #[derive(Default)]
 pub struct MemoryTokenStore {
-    tokens: Mutex<HashMap<TokenKey, StoredToken>>,
+    contents: Mutex<Contents>,
 }
 
 impl MemoryTokenStore {
@@ -113,175 +416,64 @@ impl MemoryTokenStore {
         MemoryTokenStore::default()
     }
 
-    fn tokens(&self) -> std::sync::MutexGuard<'_, HashMap<TokenKey, StoredToken>> {
-        self.tokens.lock().unwrap_or_else(|e| e.into_inner())
+    fn contents(&self) -> std::sync::MutexGuard<'_, Contents> {
+        self.contents.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 
 impl fmt::Debug for MemoryTokenStore {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let contents = self.contents();
         f.debug_struct("MemoryTokenStore")
-            .field("tokens", &self.tokens().len())
+            .field("tokens", &contents.tokens.len())
+            .field("registrations", &contents.registrations.len())
             .finish()
     }
 }
 
 impl TokenStore for MemoryTokenStore {
     fn load(&self, key: &TokenKey) -> Result<Option<StoredToken>, OAuthError> {
-        Ok(self.tokens().get(key).cloned())
+        Ok(self.contents().token(key))
     }
 
     fn save(&self, key: &TokenKey, token: &StoredToken) -> Result<(), OAuthError> {
-        self.tokens().insert(key.clone(), token.clone());
+        self.contents().save_token(key, token);
         Ok(())
     }
 
     fn remove(&self, key: &TokenKey) -> Result<(), OAuthError> {
-        self.tokens().remove(key);
-        Ok(())
-    }
-}
-
-/// Tokens kept in one JSON file, readable and writable by its owner only
-/// (mode 0600 on Unix), rewritten whole and atomically (a temporary file
-/// renamed over it) on every change.
-///
-/// ```no_run
-/// use mcp_runtime::client::oauth::{FileTokenStore, LoopbackAuthorizer, OAuth};
-///
-/// # async fn run() -> Result<(), mcp_runtime::client::oauth::OAuthError> {
-/// let oauth = OAuth::authorization_code(LoopbackAuthorizer::bind("127.0.0.1:0").await?)
-///     .token_store(FileTokenStore::new("/home/me/.config/my-app/tokens.json"));
-/// # let _ = oauth;
-/// # Ok(())
-/// # }
-/// ```
-pub struct FileTokenStore {
-    path: PathBuf,
-    /// One change at a time within this process.
-    lock: Mutex<()>,
-}
-
-impl FileTokenStore {
-    /// The store in the file at `path` (created on the first save, with
-    /// its directory).
-    pub fn new(path: impl Into<PathBuf>) -> FileTokenStore {
-        FileTokenStore {
-            path: path.into(),
-            lock: Mutex::new(()),
-        }
-    }
-
-    /// The file's path.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
-    fn read(&self) -> Result<Vec<Entry>, OAuthError> {
-        match std::fs::read(&self.path) {
-            Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| {
-                OAuthError::Store(format!("{} is not a token file: {e}", self.path.display()))
-            }),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
-            Err(e) => Err(self.failed("reading", &e)),
-        }
-    }
-
-    fn write(&self, entries: &[Entry]) -> Result<(), OAuthError> {
-        let json = serde_json::to_vec_pretty(entries)
-            .map_err(|e| OAuthError::Store(format!("cannot serialize the tokens: {e}")))?;
-        let directory = match self.path.parent() {
-            Some(parent) if !parent.as_os_str().is_empty() => parent.to_owned(),
-            _ => PathBuf::from("."),
-        };
-        std::fs::create_dir_all(&directory)
-            .map_err(|e| self.failed("creating the directory of", &e))?;
-        let name = self
-            .path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "tokens".into());
-        let temporary = directory.join(format!(".{name}.{}.tmp", std::process::id()));
-        let mut options = std::fs::OpenOptions::new();
-        options.write(true).create(true).truncate(true);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::OpenOptionsExt;
-            options.mode(0o600);
-        }
-        let written = (|| {
-            let mut file = options.open(&temporary)?;
-            #[cfg(unix)]
-            {
-                // A file left by an earlier run keeps its mode: set it.
-                use std::os::unix::fs::PermissionsExt;
-                file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
-            }
-            file.write_all(&json)?;
-            file.sync_all()?;
-            std::fs::rename(&temporary, &self.path)
-        })();
-        if let Err(e) = written {
-            let _ = std::fs::remove_file(&temporary);
-            return Err(self.failed("writing", &e));
-        }
+        self.contents().remove_token(key);
         Ok(())
     }
 
-    fn failed(&self, doing: &str, error: &std::io::Error) -> OAuthError {
-        OAuthError::Store(format!("{doing} {}: {error}", self.path.display()))
+    fn load_registration(
+        &self,
+        key: &RegistrationKey,
+    ) -> Result<Option<StoredRegistration>, OAuthError> {
+        Ok(self.contents().registration(key))
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, ()> {
-        self.lock.lock().unwrap_or_else(|e| e.into_inner())
-    }
-}
-
-impl fmt::Debug for FileTokenStore {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("FileTokenStore")
-            .field("path", &self.path)
-            .finish()
-    }
-}
-
-/// One line of the token file.
-#[derive(Serialize, Deserialize)]
-struct Entry {
-    key: TokenKey,
-    token: StoredToken,
-}
-
-impl TokenStore for FileTokenStore {
-    fn load(&self, key: &TokenKey) -> Result<Option<StoredToken>, OAuthError> {
-        let _one = self.lock();
-        Ok(self
-            .read()?
-            .into_iter()
-            .find(|entry| &entry.key == key)
-            .map(|entry| entry.token))
+    fn save_registration(
+        &self,
+        key: &RegistrationKey,
+        registration: &StoredRegistration,
+    ) -> Result<(), OAuthError> {
+        self.contents().save_registration(key, registration);
+        Ok(())
     }
 
-    fn save(&self, key: &TokenKey, token: &StoredToken) -> Result<(), OAuthError> {
-        let _one = self.lock();
-        let mut entries = self.read()?;
-        entries.retain(|entry| &entry.key != key);
-        entries.push(Entry {
-            key: key.clone(),
-            token: token.clone(),
-        });
-        self.write(&entries)
+    fn remove_registration(&self, key: &RegistrationKey) -> Result<(), OAuthError> {
+        self.contents().remove_registration(key);
+        Ok(())
     }
 
-    fn remove(&self, key: &TokenKey) -> Result<(), OAuthError> {
-        let _one = self.lock();
-        let mut entries = self.read()?;
-        let before = entries.len();
-        entries.retain(|entry| &entry.key != key);
-        if entries.len() == before {
-            return Ok(());
-        }
-        self.write(&entries)
+    fn load_last_used(&self, server: &str) -> Result<Option<TokenKey>, OAuthError> {
+        Ok(self.contents().last_used(server))
+    }
+
+    fn save_last_used(&self, server: &str, key: &TokenKey) -> Result<(), OAuthError> {
+        self.contents().save_last_used(server, key);
+        Ok(())
     }
 }
 
@@ -329,52 +521,22 @@ mod tests {
     }
 
     #[test]
-    fn the_file_store_survives_a_new_instance_and_is_private() {
-        let directory = std::env::temp_dir().join(format!(
-            "mcp-oauth-store-{}-{:?}",
-            std::process::id(),
-            std::thread::current().id()
-        ));
-        let path = directory.join("nested").join("tokens.json");
-        let store = FileTokenStore::new(&path);
-        assert_eq!(store.load(&key("https://a/mcp")).unwrap(), None);
-        store.save(&key("https://a/mcp"), &token("one")).unwrap();
-        store.save(&key("https://b/mcp"), &token("two")).unwrap();
-        store.save(&key("https://a/mcp"), &token("three")).unwrap();
-        let again = FileTokenStore::new(&path);
+    fn the_memory_store_keeps_registrations_and_last_keys() {
+        let store = MemoryTokenStore::new();
+        let registration_key = RegistrationKey::new("https://as.example", "My app");
+        let registration = StoredRegistration::new("dyn-1", "none");
+        store
+            .save_registration(&registration_key, &registration)
+            .unwrap();
         assert_eq!(
-            again.load(&key("https://a/mcp")).unwrap(),
-            Some(token("three"))
+            store.load_registration(&registration_key).unwrap(),
+            Some(registration)
         );
+        store.save_last_used("https://a/mcp", &key("x")).unwrap();
         assert_eq!(
-            again.load(&key("https://b/mcp")).unwrap(),
-            Some(token("two"))
+            store.load_last_used("https://a/mcp").unwrap(),
+            Some(key("x"))
         );
-        again.remove(&key("https://b/mcp")).unwrap();
-        assert_eq!(store.load(&key("https://b/mcp")).unwrap(), None);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            let mode = std::fs::metadata(&path).unwrap().permissions().mode();
-            assert_eq!(mode & 0o777, 0o600, "mode {mode:o}");
-        }
-        // No temporary file is left behind.
-        let names: Vec<_> = std::fs::read_dir(path.parent().unwrap())
-            .unwrap()
-            .map(|e| e.unwrap().file_name())
-            .collect();
-        assert_eq!(names, ["tokens.json"]);
-        std::fs::remove_dir_all(&directory).unwrap();
-    }
-
-    #[test]
-    fn a_corrupt_file_is_an_error_not_an_empty_store() {
-        let path =
-            std::env::temp_dir().join(format!("mcp-oauth-corrupt-{}.json", std::process::id()));
-        std::fs::write(&path, "not json").unwrap();
-        let error = FileTokenStore::new(&path).load(&key("x")).unwrap_err();
-        assert!(error.to_string().contains("not a token file"), "{error}");
-        std::fs::remove_file(&path).unwrap();
     }
 
     #[test]

@@ -207,6 +207,13 @@ pub(crate) async fn request(
     }
 }
 
+/// Whether `error` is the token endpoint's `invalid_client` (RFC 6749
+/// section 5.2: the client is unknown, or its authentication failed), as
+/// [`request`] words it.
+pub(crate) fn is_invalid_client(error: &OAuthError) -> bool {
+    matches!(error, OAuthError::Token(message) if message.contains(": invalid_client"))
+}
+
 /// A client assertion (RFC 7523 section 2.2): signed by the client's key,
 /// `iss` = `sub` = the client id, `aud` = the authorization server.
 #[cfg(feature = "client-jwt")]
