@@ -5,6 +5,7 @@
 pub mod asking;
 pub mod fleet;
 pub mod http;
+pub mod list_changed;
 pub mod nginx;
 pub mod oidc;
 pub mod prerequisite;
