@@ -43,6 +43,12 @@ pub fn progress_binary() -> PathBuf {
     PATH.get_or_init(|| example_binary("progress")).clone()
 }
 
+/// The path of the `gateway` example binary (examples/gateway).
+pub fn gateway_binary() -> PathBuf {
+    static PATH: OnceLock<PathBuf> = OnceLock::new();
+    PATH.get_or_init(|| example_binary("gateway")).clone()
+}
+
 /// The path of the `hostile_target` example binary (echo, fail, panic,
 /// slow and unserializable-output tools, for the hostile-client battery).
 pub fn hostile_target_binary() -> PathBuf {
