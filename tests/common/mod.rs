@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod asking;
+pub mod caller;
 pub mod fleet;
 pub mod http;
 pub mod list_changed;
