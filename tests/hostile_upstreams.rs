@@ -269,7 +269,8 @@ async fn exchange(mut stream: tokio::net::TcpStream) {
         let message: Value = serde_json::from_slice(&request).unwrap();
         http_answer(&message)
     } else {
-        b"HTTP/1.1 405 Method Not Allowed\r\ncontent-length: 0\r\n\r\n".to_vec()
+        b"HTTP/1.1 405 Method Not Allowed\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+            .to_vec()
     };
     let _ = stream.write_all(&answer).await;
     let _ = stream.shutdown().await;
@@ -305,9 +306,11 @@ fn http_answer(message: &Value) -> Vec<u8> {
         message["method"].as_str(),
         message["params"]["name"].as_str(),
     ) {
-        (None, _) => b"HTTP/1.1 202 Accepted\r\ncontent-length: 0\r\n\r\n".to_vec(),
+        (None, _) => {
+            b"HTTP/1.1 202 Accepted\r\ncontent-length: 0\r\nconnection: close\r\n\r\n".to_vec()
+        }
         (Some(method), _) if method.starts_with("notifications/") => {
-            b"HTTP/1.1 202 Accepted\r\ncontent-length: 0\r\n\r\n".to_vec()
+            b"HTTP/1.1 202 Accepted\r\ncontent-length: 0\r\nconnection: close\r\n\r\n".to_vec()
         }
         (Some("initialize"), _) => json(
             result(json!({
