@@ -33,15 +33,7 @@ async fn forecast(city: String) -> String {
 /// Who is calling: the subject, client and scopes of the token.
 #[tool]
 async fn whoami(ctx: Context) -> String {
-    match ctx.auth() {
-        Some(who) => format!(
-            "{} {} [{}]",
-            who.subject(),
-            who.client_id().unwrap_or("-"),
-            who.scopes().join(" ")
-        ),
-        None => "nobody".to_owned(),
-    }
+    common::caller::caller(&ctx)
 }
 
 const SCOPE: &str = "weather:read";

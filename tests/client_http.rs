@@ -15,11 +15,12 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use common::http::HttpServer;
-use common::step::{STEP, within};
+use common::list_changed::add_tools_until_announced;
+use common::step::within;
 use mcp_runtime::auth::{Auth, Identity};
 use mcp_runtime::client::ResourceContents;
-use mcp_runtime::client::{Client, ClientError, HttpOptions, Notification, ProtocolVersion};
-use mcp_runtime::{DynamicTool, Server, prompt, resource, serde_json};
+use mcp_runtime::client::{Client, ClientError, HttpOptions, ProtocolVersion};
+use mcp_runtime::{Server, prompt, resource, serde_json};
 use serde_json::json;
 
 /// A greeting.
@@ -154,25 +155,7 @@ async fn server_notifications_arrive_on_the_get_stream() {
     let mut notifications = client.notifications();
     // The GET stream opens in the background: add tools until one change
     // is announced.
-    let deadline = Instant::now() + STEP;
-    let mut added = 0;
-    loop {
-        assert!(Instant::now() < deadline, "no tools/list_changed arrived");
-        added += 1;
-        let tool = DynamicTool::new(
-            format!("added_{added}"),
-            "Added while the client is connected.",
-            json!({ "type": "object" }),
-            |_arguments, _ctx| async move { "added" },
-        );
-        handle.add_tool(tool).unwrap();
-        let wait = tokio::time::timeout(Duration::from_millis(500), notifications.recv());
-        match wait.await {
-            Ok(Some(Notification::ToolListChanged)) => break,
-            Ok(Some(_)) | Err(_) => continue,
-            Ok(None) => panic!("the notifications ended"),
-        }
-    }
+    add_tools_until_announced(&handle, &mut notifications, "added").await;
     let tools = within(client.list_tools()).await.unwrap();
     assert!(tools.iter().any(|t| t.name() == "added_1"));
 }
@@ -253,21 +236,7 @@ async fn a_forgotten_session_is_initialized_again_transparently() {
 
     // The new session has its GET stream too.
     let mut notifications = client.notifications();
-    let deadline = Instant::now() + STEP;
-    for added in 1.. {
-        assert!(Instant::now() < deadline, "no tools/list_changed arrived");
-        let tool = DynamicTool::new(
-            format!("later_{added}"),
-            "Added after the restart.",
-            json!({ "type": "object" }),
-            |_arguments, _ctx| async move { "later" },
-        );
-        handle.add_tool(tool).unwrap();
-        let wait = tokio::time::timeout(Duration::from_millis(500), notifications.recv());
-        if let Ok(Some(Notification::ToolListChanged)) = wait.await {
-            break;
-        }
-    }
+    add_tools_until_announced(&handle, &mut notifications, "later").await;
 }
 
 fn with_token(_addr: SocketAddr) -> Server {

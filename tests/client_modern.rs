@@ -10,18 +10,18 @@
 mod common;
 
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use axum::body::Bytes;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use common::http::HttpServer;
-use common::step::{STEP, within};
-use mcp_runtime::client::{Client, ClientError, Elicitation, Notification, ProtocolVersion};
+use common::list_changed::add_tools_until_announced;
+use common::step::within;
+use mcp_runtime::client::{Client, ClientError, Elicitation, ProtocolVersion};
 use mcp_runtime::serde_json::{self, Map, Value, json};
 use mcp_runtime::{
-    CacheHint, CacheHints, CacheScope, Context, DynamicTool, Elicit, Elicited, Server, Upstream,
-    tool,
+    CacheHint, CacheHints, CacheScope, Context, Elicit, Elicited, Server, Upstream, tool,
 };
 use tokio::process::Command;
 
@@ -155,25 +155,7 @@ async fn list_changes_come_on_the_listen_request() {
     let mut notifications = client.notifications();
     // The subscription opens in the background: add tools until one
     // change is announced.
-    let deadline = Instant::now() + STEP;
-    let mut added = 0;
-    loop {
-        assert!(Instant::now() < deadline, "no tools/list_changed arrived");
-        added += 1;
-        let tool = DynamicTool::new(
-            format!("added_{added}"),
-            "Added while the client listens.",
-            json!({ "type": "object" }),
-            |_arguments, _ctx| async move { "added" },
-        );
-        handle.add_tool(tool).unwrap();
-        let wait = tokio::time::timeout(Duration::from_millis(500), notifications.recv());
-        match wait.await {
-            Ok(Some(Notification::ToolListChanged)) => break,
-            Ok(Some(_)) | Err(_) => continue,
-            Ok(None) => panic!("the notifications ended"),
-        }
-    }
+    add_tools_until_announced(&handle, &mut notifications, "added").await;
     // The change made the kept list stale.
     let after = within(client.list_tools()).await.unwrap();
     assert!(
@@ -290,6 +272,14 @@ fn modern_only(ttl_ms: u64) -> Script {
     })
 }
 
+/// The method of every message the scripted server was sent, in order
+/// (`-` for one without a method).
+fn methods_of(seen: &[Seen]) -> Vec<&str> {
+    seen.iter()
+        .map(|s| s.body["method"].as_str().unwrap_or("-"))
+        .collect()
+}
+
 fn header<'a>(seen: &'a Seen, name: &str) -> Option<&'a str> {
     seen.headers.get(name).and_then(|v| v.to_str().ok())
 }
@@ -317,10 +307,7 @@ async fn every_request_carries_the_era_meta_and_headers() {
     client.close().await;
 
     let seen = log.lock().unwrap().clone();
-    let methods: Vec<&str> = seen
-        .iter()
-        .filter_map(|s| s.body["method"].as_str())
-        .collect();
+    let methods = methods_of(&seen);
     assert_eq!(
         methods,
         ["server/discover", "tools/list", "tools/call", "tools/call"]
@@ -410,10 +397,7 @@ async fn a_legacy_server_gets_initialize_and_a_retry_gets_the_version_it_names()
     assert_eq!(client.protocol_version(), ProtocolVersion::V2025_06_18);
     within(client.list_tools()).await.unwrap();
     let seen = log.lock().unwrap().clone();
-    let methods: Vec<&str> = seen
-        .iter()
-        .filter_map(|s| s.body["method"].as_str())
-        .collect();
+    let methods = methods_of(&seen);
     assert_eq!(
         methods[..3],
         ["server/discover", "initialize", "notifications/initialized"]
@@ -445,13 +429,9 @@ async fn a_legacy_server_gets_initialize_and_a_retry_gets_the_version_it_names()
     let (server, log) = scripted(picky);
     let client = within(Client::http(url(&server))).await.unwrap();
     assert_eq!(client.protocol_version(), ProtocolVersion::MODERN);
-    let methods: Vec<String> = log
-        .lock()
-        .unwrap()
-        .iter()
-        .map(|s| s.body["method"].to_string())
-        .collect();
-    assert_eq!(methods, [r#""server/discover""#, r#""server/discover""#]);
+    let seen = log.lock().unwrap().clone();
+    let methods = methods_of(&seen);
+    assert_eq!(methods, ["server/discover", "server/discover"]);
 
     // A modern server refusing with a version we do not speak.
     let other: Script = Arc::new(|_method, _params| {
@@ -475,13 +455,9 @@ async fn a_client_asked_for_a_legacy_version_goes_modern_when_initialize_is_refu
         .http(url(&server));
     let client = within(client).await.unwrap();
     assert_eq!(client.protocol_version(), ProtocolVersion::MODERN);
-    let methods: Vec<String> = log
-        .lock()
-        .unwrap()
-        .iter()
-        .map(|s| s.body["method"].to_string())
-        .collect();
-    assert_eq!(methods, [r#""initialize""#, r#""server/discover""#]);
+    let seen = log.lock().unwrap().clone();
+    let methods = methods_of(&seen);
+    assert_eq!(methods, ["initialize", "server/discover"]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -509,10 +485,7 @@ async fn a_mount_speaks_2026_07_28_to_an_upstream_that_speaks_nothing_else() {
     // Offered the legacy era first (a mount's default), the upstream
     // refused `initialize`, and was spoken to in its own.
     let seen = log.lock().unwrap().clone();
-    let methods: Vec<&str> = seen
-        .iter()
-        .filter_map(|s| s.body["method"].as_str())
-        .collect();
+    let methods = methods_of(&seen);
     assert_eq!(methods[..2], ["initialize", "server/discover"]);
     assert!(!methods[2..].contains(&"initialize"), "{methods:?}");
     let call = seen
@@ -546,10 +519,7 @@ async fn a_header_mismatch_lists_the_tools_again_and_calls_once_more() {
         .unwrap();
     assert_eq!(result.text(), r#"{"key":"k"}"#);
     let seen = log.lock().unwrap().clone();
-    let methods: Vec<&str> = seen
-        .iter()
-        .filter_map(|s| s.body["method"].as_str())
-        .collect();
+    let methods = methods_of(&seen);
     assert_eq!(
         methods,
         ["server/discover", "tools/call", "tools/list", "tools/call"]
@@ -577,28 +547,7 @@ async fn the_subscription_is_opened_again_when_the_server_restarts() {
     let mut restarted = server();
     let handle = restarted.handle();
     let _server = HttpServer::start_at(addr, restarted);
-    let deadline = Instant::now() + STEP;
-    let mut added = 0;
-    loop {
-        assert!(
-            Instant::now() < deadline,
-            "no tools/list_changed after the restart"
-        );
-        added += 1;
-        let tool = DynamicTool::new(
-            format!("after_{added}"),
-            "Added after the restart.",
-            json!({ "type": "object" }),
-            |_arguments, _ctx| async move { "added" },
-        );
-        handle.add_tool(tool).unwrap();
-        let wait = tokio::time::timeout(Duration::from_millis(500), notifications.recv());
-        match wait.await {
-            Ok(Some(Notification::ToolListChanged)) => break,
-            Ok(Some(_)) | Err(_) => continue,
-            Ok(None) => panic!("the notifications ended"),
-        }
-    }
+    add_tools_until_announced(&handle, &mut notifications, "after_restart").await;
     client.close().await;
 }
 

@@ -25,15 +25,7 @@ use mcp_runtime::{Context, Server, tool};
 /// Who is calling: the subject, client and scopes of the token.
 #[tool(scopes = ["weather:read"])]
 async fn whoami(ctx: Context) -> String {
-    match ctx.auth() {
-        Some(who) => format!(
-            "{} {} [{}]",
-            who.subject(),
-            who.client_id().unwrap_or("-"),
-            who.scopes().join(" ")
-        ),
-        None => "nobody".to_owned(),
-    }
+    common::caller::caller(&ctx)
 }
 
 /// A server trusting `provider`'s tokens for its own URL.

@@ -24,12 +24,6 @@ use serde_json::json;
 const HTTP: &str = "--http";
 const ANY_PORT: &str = "127.0.0.1:0";
 
-fn gateway_binary() -> PathBuf {
-    static PATH: OnceLock<PathBuf> = OnceLock::new();
-    PATH.get_or_init(|| common::example_binary("gateway"))
-        .clone()
-}
-
 fn chain_binary() -> PathBuf {
     static PATH: OnceLock<PathBuf> = OnceLock::new();
     PATH.get_or_init(|| common::example_binary("chain")).clone()
@@ -171,7 +165,7 @@ async fn the_gateway_serves_two_stdio_servers_over_http_under_their_names() {
     let weather = path(&common::weather_binary());
     let progress = path(&common::progress_binary());
     let gateway = Front::http(
-        &gateway_binary(),
+        &common::gateway_binary(),
         &[
             HTTP, ANY_PORT, "--", &weather, "--", "--name", "slow", &progress,
         ],
@@ -272,7 +266,7 @@ async fn the_gateway_serves_two_stdio_servers_over_http_under_their_names() {
 async fn one_upstream_keeps_its_names_and_one_process_serves_every_session() {
     let [node, script, stdio] = everything();
     let gateway = Front::http(
-        &gateway_binary(),
+        &common::gateway_binary(),
         &[HTTP, ANY_PORT, "--", &node, &script, &stdio],
     );
     let first = gateway.client().await;
@@ -303,7 +297,7 @@ async fn one_upstream_keeps_its_names_and_one_process_serves_every_session() {
 async fn per_session_gives_each_session_its_own_upstream_process() {
     let [node, script, stdio] = everything();
     let gateway = Front::http(
-        &gateway_binary(),
+        &common::gateway_binary(),
         &[
             HTTP,
             ANY_PORT,
@@ -331,7 +325,7 @@ async fn per_session_gives_each_session_its_own_upstream_process() {
 async fn the_rate_limit_refuses_calls_past_each_clients_quota() {
     let weather = path(&common::weather_binary());
     let gateway = Front::http(
-        &gateway_binary(),
+        &common::gateway_binary(),
         &[HTTP, ANY_PORT, "--rate-limit", "1", "--", &weather],
     );
     // The quota is per session: 2026-07-28 clients have none, and
@@ -378,7 +372,7 @@ async fn behind_oauth_the_rate_limit_counts_per_token_subject() {
     let audience = format!("http://{addr}/mcp");
     let weather = path(&common::weather_binary());
     let gateway = Front::http(
-        &gateway_binary(),
+        &common::gateway_binary(),
         &[
             HTTP,
             &addr,
@@ -437,7 +431,7 @@ async fn behind_oauth_the_rate_limit_counts_per_token_subject() {
 
 #[test]
 fn the_gateway_names_what_is_wrong_with_its_command_line() {
-    let gateway = gateway_binary();
+    let gateway = common::gateway_binary();
     let (status, stdout, _) = run(&gateway, &["--help"]);
     assert_eq!(status, Some(0));
     assert!(

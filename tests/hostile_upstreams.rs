@@ -25,12 +25,6 @@ fn broken_binary() -> PathBuf {
         .clone()
 }
 
-fn gateway_binary() -> PathBuf {
-    static PATH: OnceLock<PathBuf> = OnceLock::new();
-    PATH.get_or_init(|| common::example_binary("gateway"))
-        .clone()
-}
-
 fn broken(mode: &str) -> Upstream {
     Upstream::command(broken_binary(), [mode])
 }
@@ -47,10 +41,30 @@ fn wire_text(result: &Value) -> &str {
 
 const MIB: usize = 1024 * 1024;
 
+/// A server mounting `upstream` under `prefix`, and a client of it in
+/// this process, initialized.
+async fn front(prefix: &str, upstream: Upstream) -> TestClient {
+    let front = within(Server::new("front", "1.0.0").mount(prefix, upstream))
+        .await
+        .unwrap();
+    let mut client = TestClient::start(front).unwrap();
+    within(client.initialize("2025-11-25")).await.unwrap();
+    client
+}
+
+/// The names of the tools `client` is listed.
+async fn tool_names(client: &mut TestClient) -> Vec<String> {
+    let tools = within(client.list_tools()).await.unwrap();
+    tools
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_60_mb_answer_is_refused_naming_its_size_and_the_gateway_goes_on_serving() {
     let broken = broken_binary();
-    let gateway = gateway_binary();
+    let gateway = common::gateway_binary();
     let args = ["--".as_ref(), broken.as_os_str(), "plain".as_ref()];
     let client = within(Client::stdio(&gateway, args)).await.unwrap();
 
@@ -109,12 +123,7 @@ async fn a_60_mb_answer_is_refused_naming_its_size_and_the_gateway_goes_on_servi
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_answer_at_the_limit_passes_and_one_byte_more_is_refused() {
-    let upstream = broken("plain").max_message_size(MIB);
-    let front = within(Server::new("front", "1.0.0").mount("b", upstream))
-        .await
-        .unwrap();
-    let mut client = TestClient::start(front).unwrap();
-    within(client.initialize("2025-11-25")).await.unwrap();
+    let mut client = front("b", broken("plain").max_message_size(MIB)).await;
 
     let at_limit = within(client.call_tool("b_sized", json!({ "bytes": MIB })))
         .await
@@ -144,14 +153,8 @@ async fn an_answer_at_the_limit_passes_and_one_byte_more_is_refused() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_tool_nested_too_deep_is_left_out_and_the_others_are_served() {
-    let front = within(Server::new("front", "1.0.0").mount("b", broken("deep")))
-        .await
-        .unwrap();
-    let mut client = TestClient::start(front).unwrap();
-    within(client.initialize("2025-11-25")).await.unwrap();
-    let tools = within(client.list_tools()).await.unwrap();
-    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["b_echo", "b_sized"]);
+    let mut client = front("b", broken("deep")).await;
+    assert_eq!(tool_names(&mut client).await, ["b_echo", "b_sized"]);
     let echoed = within(client.call_tool("b_echo", json!({ "text": "fine" })))
         .await
         .unwrap();
@@ -162,7 +165,7 @@ async fn a_tool_nested_too_deep_is_left_out_and_the_others_are_served() {
 fn the_gateway_warns_that_the_tool_left_out_is_nested_too_deep() {
     let broken = broken_binary();
     let (status, stdout, stderr) = run(
-        &gateway_binary(),
+        &common::gateway_binary(),
         &[
             "--list-tools".as_ref(),
             "--".as_ref(),
@@ -266,7 +269,8 @@ async fn exchange(mut stream: tokio::net::TcpStream) {
         let message: Value = serde_json::from_slice(&request).unwrap();
         http_answer(&message)
     } else {
-        b"HTTP/1.1 405 Method Not Allowed\r\ncontent-length: 0\r\n\r\n".to_vec()
+        b"HTTP/1.1 405 Method Not Allowed\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+            .to_vec()
     };
     let _ = stream.write_all(&answer).await;
     let _ = stream.shutdown().await;
@@ -302,9 +306,11 @@ fn http_answer(message: &Value) -> Vec<u8> {
         message["method"].as_str(),
         message["params"]["name"].as_str(),
     ) {
-        (None, _) => b"HTTP/1.1 202 Accepted\r\ncontent-length: 0\r\n\r\n".to_vec(),
+        (None, _) => {
+            b"HTTP/1.1 202 Accepted\r\ncontent-length: 0\r\nconnection: close\r\n\r\n".to_vec()
+        }
         (Some(method), _) if method.starts_with("notifications/") => {
-            b"HTTP/1.1 202 Accepted\r\ncontent-length: 0\r\n\r\n".to_vec()
+            b"HTTP/1.1 202 Accepted\r\ncontent-length: 0\r\nconnection: close\r\n\r\n".to_vec()
         }
         (Some("initialize"), _) => json(
             result(json!({
@@ -351,16 +357,13 @@ fn http_answer(message: &Value) -> Vec<u8> {
 async fn over_http_answers_and_events_over_the_limit_fail_their_call_and_the_session_goes_on() {
     let upstream = HttpUpstream::start().await;
     let mounted = Upstream::http(&upstream.url).max_message_size(MIB);
-    let front = within(Server::new("front", "1.0.0").mount("h", mounted))
-        .await
-        .unwrap();
-    let mut client = TestClient::start(front).unwrap();
-    within(client.initialize("2025-11-25")).await.unwrap();
+    let mut client = front("h", mounted).await;
 
     // The deep tool is left out here too.
-    let tools = within(client.list_tools()).await.unwrap();
-    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["h_echo", "h_sized", "h_sized_event"]);
+    assert_eq!(
+        tool_names(&mut client).await,
+        ["h_echo", "h_sized", "h_sized_event"]
+    );
 
     let refused = |size: Option<usize>| {
         let size = size.map(|n| format!(" {n} bytes,")).unwrap_or_default();

@@ -3,8 +3,10 @@
 #![allow(dead_code)]
 
 pub mod asking;
+pub mod caller;
 pub mod fleet;
 pub mod http;
+pub mod list_changed;
 pub mod nginx;
 pub mod oidc;
 pub mod prerequisite;
@@ -40,6 +42,12 @@ pub const WEATHER_TOOLS: [&str; 6] = [
 pub fn progress_binary() -> PathBuf {
     static PATH: OnceLock<PathBuf> = OnceLock::new();
     PATH.get_or_init(|| example_binary("progress")).clone()
+}
+
+/// The path of the `gateway` example binary (examples/gateway).
+pub fn gateway_binary() -> PathBuf {
+    static PATH: OnceLock<PathBuf> = OnceLock::new();
+    PATH.get_or_init(|| example_binary("gateway")).clone()
 }
 
 /// The path of the `hostile_target` example binary (echo, fail, panic,
