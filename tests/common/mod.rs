@@ -6,6 +6,7 @@ pub mod asking;
 pub mod fleet;
 pub mod http;
 pub mod nginx;
+pub mod oauth_server;
 pub mod oidc;
 pub mod prerequisite;
 pub mod python;
