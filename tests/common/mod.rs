@@ -8,6 +8,7 @@ pub mod fleet;
 pub mod http;
 pub mod list_changed;
 pub mod nginx;
+pub mod oauth_server;
 pub mod oidc;
 pub mod prerequisite;
 pub mod python;
