@@ -79,17 +79,13 @@ fn protected(provider: &Provider, what: &'static str, binary: &Path) -> (Running
     (weather, tap)
 }
 
-fn gateway_binary() -> PathBuf {
-    common::example_binary("gateway")
-}
-
 /// The gateway, serving HTTP on a free port and protected by `provider`
 /// (its audience its own URL), with `args` after those options (its own
 /// options, then `--` and the upstreams).
 fn start_gateway(provider: &Provider, args: &[&str], env: &[(&str, &str)]) -> (Running, String) {
     let port = free_port();
     let url = format!("http://127.0.0.1:{port}/mcp");
-    let mut command = Command::new(gateway_binary());
+    let mut command = Command::new(common::gateway_binary());
     command
         .args(["--http", &format!("127.0.0.1:{port}")])
         .args(["--auth-issuer", provider.issuer(), "--auth-audience", &url])
@@ -591,7 +587,7 @@ fn the_gateway_uses_client_credentials_for_a_headless_upstream() {
 #[test]
 fn the_gateway_names_what_is_wrong_with_its_oauth_options() {
     let usage_error = |args: &[&str], expected: &str| {
-        let output = Command::new(gateway_binary())
+        let output = Command::new(common::gateway_binary())
             .args(args)
             .stdin(Stdio::null())
             .output()
