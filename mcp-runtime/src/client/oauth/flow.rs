@@ -413,7 +413,7 @@ impl Shared {
             offered,
         );
         let dpop = self.dpop(proofs.as_ref());
-        let token = match (&authorizer, redirect_uri, &config.grant) {
+        let grant = match (&authorizer, redirect_uri, &config.grant) {
             (Some(authorizer), Some(redirect_uri), _) => {
                 let pending = authorization::request(
                     &metadata,
@@ -430,22 +430,13 @@ impl Shared {
                 );
                 let back = authorizer.authorize(pending.url.clone()).await?;
                 let code = authorization::read_response(&pending, &back)?;
-                let grant = token::Grant::code(
+                token::Grant::code(
                     code,
                     pending.pkce.verifier,
                     pending.redirect_uri,
                     &key.resource,
                     &scopes,
-                );
-                token::request(
-                    &fetcher,
-                    config,
-                    &metadata,
-                    &registration,
-                    grant,
-                    dpop.as_ref(),
                 )
-                .await?
             }
             (_, _, Grant::JwtBearer(assertion)) => {
                 tracing::info!(
@@ -459,16 +450,7 @@ impl Shared {
                     scopes: scopes.clone(),
                 })
                 .await?;
-                let grant = token::Grant::jwt_bearer(assertion, &key.resource, &scopes);
-                token::request(
-                    &fetcher,
-                    config,
-                    &metadata,
-                    &registration,
-                    grant,
-                    dpop.as_ref(),
-                )
-                .await?
+                token::Grant::jwt_bearer(assertion, &key.resource, &scopes)
             }
             _ => {
                 tracing::info!(
@@ -476,18 +458,18 @@ impl Shared {
                     resource = key.resource,
                     "requesting a token with client credentials"
                 );
-                let grant = token::Grant::client_credentials(&key.resource, &scopes);
-                token::request(
-                    &fetcher,
-                    config,
-                    &metadata,
-                    &registration,
-                    grant,
-                    dpop.as_ref(),
-                )
-                .await?
+                token::Grant::client_credentials(&key.resource, &scopes)
             }
         };
+        let token = token::request(
+            &fetcher,
+            config,
+            &metadata,
+            &registration,
+            grant,
+            dpop.as_ref(),
+        )
+        .await?;
         self.keep(
             config,
             server,
