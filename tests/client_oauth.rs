@@ -19,7 +19,7 @@ use std::time::Duration;
 use common::http::HttpServer;
 use common::oauth_server::{
     Away, Behaviour, Browser, FORGOTTEN, REDIRECT, Shared, authorization_server, connect,
-    oauth_error_of, protected, refused, setup, token_file,
+    protected, refused, refused_at, setup, token_file,
 };
 use common::step::within;
 use mcp_runtime::client::oauth::{
@@ -236,15 +236,7 @@ async fn without_a_metadata_url_the_path_is_tried_then_the_root() {
     let setup = setup(Behaviour::default());
     let bare = format!("{}/bare/mcp", setup.fixture.issuer());
     let oauth = OAuth::authorization_code(Browser(Arc::clone(&setup.fixture)));
-    let connecting = Client::connect_http(
-        HttpOptions::new(&bare)
-            .timeout(Duration::from_secs(20))
-            .oauth(oauth),
-    );
-    let error = match within(connecting).await {
-        Ok(_) => panic!("connected"),
-        Err(error) => oauth_error_of(error),
-    };
+    let error = refused_at(&bare, oauth).await;
     // The root document is for another server: refused all the same.
     assert!(
         matches!(error, OAuthError::ResourceMismatch { .. }),

@@ -13,16 +13,16 @@ mod common;
 mod oauth_tools;
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use common::oauth_server::{
-    Away, Behaviour, Browser, connect, oauth_error_of, refused, setup, token_file,
+    Away, Behaviour, Browser, connect, oauth_error_of, options_at, refused, refused_at, setup,
+    token_file,
 };
 use common::step::within;
+use mcp_runtime::client::Client;
 use mcp_runtime::client::oauth::{
     FileTokenStore, OAuth, OAuthError, StoredToken, TokenKey, TokenStore,
 };
-use mcp_runtime::client::{Client, HttpOptions};
 use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -50,15 +50,7 @@ async fn metadata_for_another_resource_is_refused_before_any_authorization() {
     let setup = setup(Behaviour::default());
     let decoy = format!("{}/decoy/mcp", setup.fixture.issuer());
     let oauth = OAuth::authorization_code(Browser(Arc::clone(&setup.fixture)));
-    let connecting = Client::connect_http(
-        HttpOptions::new(&decoy)
-            .timeout(Duration::from_secs(20))
-            .oauth(oauth),
-    );
-    let error = match within(connecting).await {
-        Ok(_) => panic!("connected"),
-        Err(error) => oauth_error_of(error),
-    };
+    let error = refused_at(&decoy, oauth).await;
     assert!(
         matches!(error, OAuthError::ResourceMismatch { .. }),
         "{error}"
@@ -181,11 +173,10 @@ async fn a_stored_token_is_not_sent_first_to_a_server_it_was_not_issued_for() {
         .unwrap();
     store.save_last_used(&decoy, &key).unwrap();
     let oauth = OAuth::authorization_code(Away).token_store(store);
-    let connecting = Client::connect_http(
-        HttpOptions::new(&decoy)
-            .timeout(Duration::from_secs(20))
-            .oauth(oauth),
+    assert!(
+        within(Client::connect_http(options_at(&decoy, oauth)))
+            .await
+            .is_err()
     );
-    assert!(within(connecting).await.is_err());
     assert_eq!(setup.fixture.count("token sent to the decoy"), 0);
 }

@@ -443,7 +443,13 @@ impl Authorizer for Away {
 
 /// Client options for the protected server, with `oauth`.
 pub fn options(setup: &Setup, oauth: OAuth) -> HttpOptions {
-    HttpOptions::new(&setup.url)
+    options_at(&setup.url, oauth)
+}
+
+/// The client's options for the server at `url` (another path of the
+/// fixture's, say), with `oauth`.
+pub fn options_at(url: &str, oauth: OAuth) -> HttpOptions {
+    HttpOptions::new(url)
         .timeout(Duration::from_secs(20))
         .oauth(oauth)
 }
@@ -455,7 +461,12 @@ pub async fn connect(setup: &Setup, oauth: OAuth) -> Result<Client, ClientError>
 
 /// Connects, expecting an OAuth error.
 pub async fn refused(setup: &Setup, oauth: OAuth) -> OAuthError {
-    match connect(setup, oauth).await {
+    refused_at(&setup.url, oauth).await
+}
+
+/// Connects to the server at `url`, expecting an OAuth error.
+pub async fn refused_at(url: &str, oauth: OAuth) -> OAuthError {
+    match within(Client::connect_http(options_at(url, oauth))).await {
         Ok(_) => panic!("connected"),
         Err(error) => oauth_error_of(error),
     }
