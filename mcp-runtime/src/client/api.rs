@@ -24,6 +24,7 @@ use crate::client::types::{
 use crate::completion::CompletionRef;
 use crate::content::ResourceContents;
 use crate::context::LogLevel;
+use crate::jsonrpc::HEADER_MISMATCH;
 use crate::prompts::GetPromptResult;
 use crate::protocol::version::ProtocolVersion;
 use crate::tools::output::CallToolResult;
@@ -155,17 +156,23 @@ impl Client {
         if !(self.session.is_modern() && rounds::may_ask(method)) {
             return self.session.request(method, params, progress, true).await;
         }
-        let answer = rounds::request(&self.session, method, params.clone(), progress.clone()).await;
+        let answer = rounds::request(&self.session, method, &params, progress.clone()).await;
         // A header mismatch on a call: the tool's marks may have changed.
         // As the specification advises, list the tools again (which learns
         // their marks) and send the call once more.
-        if let (Err(ClientError::Rpc { code: -32020, .. }), "tools/call", Some(_)) =
-            (&answer, method, &self.marks)
+        if let (
+            Err(ClientError::Rpc {
+                code: HEADER_MISMATCH,
+                ..
+            }),
+            "tools/call",
+            Some(_),
+        ) = (&answer, method, &self.marks)
         {
             self.session.cache.forget("tools/list");
             // Boxed: listing sends requests through here too.
             Box::pin(self.list_tools()).await?;
-            return rounds::request(&self.session, method, params, progress).await;
+            return rounds::request(&self.session, method, &params, progress).await;
         }
         answer
     }
@@ -213,7 +220,8 @@ impl Client {
                     // Read entry by entry: one that cannot be read is left out.
                     let raw = self.session.request_raw(method, params, None, true).await?;
                     let page = page::read(method, key, &raw)?;
-                    if self.session.is_modern() {
+                    // Copied for the cache only when it says how long to keep it.
+                    if page.ttl_ms.is_some() && self.session.is_modern() {
                         cache.keep(method, cursor.as_deref(), &page.to_result(key));
                     }
                     (page.items, page.next_cursor)

@@ -70,7 +70,7 @@ impl ErrorObject {
 }
 
 /// 2026-07-28: an HTTP header does not match the body it came with.
-#[cfg(feature = "http")]
+#[cfg(any(feature = "http", feature = "client"))]
 pub(crate) const HEADER_MISMATCH: i32 = -32020;
 /// 2026-07-28: the request needs a capability its client did not declare.
 pub(crate) const MISSING_CLIENT_CAPABILITY: i32 = -32021;

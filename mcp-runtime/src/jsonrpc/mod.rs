@@ -11,8 +11,10 @@ mod parse;
 pub(crate) mod text;
 mod write;
 
-#[cfg(feature = "http")]
+#[cfg(any(feature = "http", feature = "client"))]
 pub(crate) use self::error::HEADER_MISMATCH;
+#[cfg(feature = "client")]
+pub(crate) use self::error::MISSING_CLIENT_CAPABILITY;
 pub(crate) use self::error::{
     ErrorObject, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR,
     RESOURCE_NOT_FOUND, UNSUPPORTED_PROTOCOL_VERSION,

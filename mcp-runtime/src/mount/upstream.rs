@@ -82,11 +82,10 @@ impl Upstream {
     /// [`Command`](tokio::process::Command) sets.
     pub fn spawn(make: impl Fn() -> Command + Send + Sync + 'static) -> Upstream {
         let label = make().as_std().get_program().to_string_lossy().into_owned();
-        let make: MakeCommand = Arc::new(make);
-        let spawn = Arc::clone(&make);
-        let mut upstream = Upstream::connect(move || Client::spawn(spawn())).label(label);
-        upstream.command = Some(make);
-        upstream
+        Upstream {
+            command: Some(Arc::new(make)),
+            ..Upstream::unconnected(label)
+        }
     }
 
     /// The Streamable HTTP server at `url` (its MCP endpoint).
@@ -100,9 +99,10 @@ impl Upstream {
     /// token or a token provider, timeouts).
     pub fn http_with(options: HttpOptions) -> Upstream {
         let label = options.url.clone();
-        let mut upstream = Upstream::connect(|| async { Err(ClientError::Closed) }).label(label);
-        upstream.http = Some(options);
-        upstream
+        Upstream {
+            http: Some(options),
+            ..Upstream::unconnected(label)
+        }
     }
 
     /// A server `connect` connects to, each time a connection is needed.
@@ -113,13 +113,21 @@ impl Upstream {
     {
         Upstream {
             connect: Some(Arc::new(move || Box::pin(connect()))),
+            ..Upstream::unconnected("upstream".to_owned())
+        }
+    }
+
+    /// An upstream with no way to connect yet: each constructor adds its own.
+    fn unconnected(label: String) -> Upstream {
+        Upstream {
+            connect: None,
             connected: None,
             http: None,
             command: None,
             max_message_size: None,
             first: ProtocolVersion::LATEST,
             per_session: false,
-            label: "upstream".to_owned(),
+            label,
             timeout: None,
         }
     }
@@ -203,7 +211,7 @@ impl Upstream {
 
     /// Whether a lost connection can be made again.
     pub(crate) fn reconnects(&self) -> bool {
-        self.connect.is_some()
+        self.connect.is_some() || self.http.is_some() || self.command.is_some()
     }
 
     /// A new connection, with the timeout set.
@@ -243,15 +251,8 @@ impl From<Client> for Upstream {
     fn from(client: Client) -> Upstream {
         let label = client.server_info().name().to_owned();
         Upstream {
-            connect: None,
             connected: Some(client),
-            http: None,
-            command: None,
-            max_message_size: None,
-            first: ProtocolVersion::LATEST,
-            per_session: false,
-            label,
-            timeout: None,
+            ..Upstream::unconnected(label)
         }
     }
 }

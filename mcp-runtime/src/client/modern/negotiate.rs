@@ -32,6 +32,7 @@ use super::{CLIENT_CAPABILITIES, CLIENT_INFO, SERVER_INFO};
 use crate::client::error::ClientError;
 use crate::client::handshake::Handshake;
 use crate::client::session::Session;
+use crate::jsonrpc::{HEADER_MISMATCH, MISSING_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION};
 use crate::protocol::version::ProtocolVersion;
 
 /// The longest the probe waits for an answer: a legacy server may stay
@@ -129,7 +130,7 @@ async fn probe(session: &Arc<Session>, setup: &Handshake) -> Result<Probe, Clien
                 };
             }
             Err(ClientError::Rpc {
-                code: -32022,
+                code: UNSUPPORTED_PROTOCOL_VERSION,
                 data,
                 message,
             }) => {
@@ -150,7 +151,7 @@ async fn probe(session: &Arc<Session>, setup: &Handshake) -> Result<Probe, Clien
             }
             Err(
                 refused @ ClientError::Rpc {
-                    code: -32021 | -32020,
+                    code: MISSING_CLIENT_CAPABILITY | HEADER_MISMATCH,
                     ..
                 },
             ) => return Err(refused),

@@ -29,7 +29,7 @@ pub(crate) fn may_ask(method: &str) -> bool {
 pub(crate) async fn request(
     session: &Arc<Session>,
     method: &str,
-    params: Value,
+    params: &Value,
     progress: Option<ProgressFn>,
 ) -> Result<Value, ClientError> {
     let mut round = params.clone();
