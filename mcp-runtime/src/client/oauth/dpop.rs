@@ -8,7 +8,6 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use p256::ecdsa::signature::Signer;
 use p256::ecdsa::{Signature, SigningKey};
 use serde_json::{Value, json};
-use sha2::Digest;
 
 use super::OAuthError;
 use super::pkce::random;
@@ -69,9 +68,7 @@ impl DpopKey {
         let mut target = url.clone();
         target.set_query(None);
         target.set_fragment(None);
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs());
+        let now = super::token::now();
         let header = json!({"typ": "dpop+jwt", "alg": "ES256", "jwk": self.jwk});
         let mut claims = json!({
             "jti": random(16)?,
@@ -80,7 +77,8 @@ impl DpopKey {
             "iat": now,
         });
         if let Some(token) = access_token {
-            claims["ath"] = json!(URL_SAFE_NO_PAD.encode(sha2::Sha256::digest(token.as_bytes())));
+            // base64url(SHA-256), the hash PKCE's S256 takes too.
+            claims["ath"] = json!(super::pkce::challenge(token));
         }
         if let Some(nonce) = nonce {
             claims["nonce"] = json!(nonce);
@@ -100,6 +98,8 @@ impl DpopKey {
 
 #[cfg(test)]
 mod tests {
+    use sha2::Digest;
+
     use super::*;
     use p256::ecdsa::VerifyingKey;
     use p256::ecdsa::signature::Verifier;

@@ -83,6 +83,23 @@ pub enum OAuthError {
     /// token.
     #[error("the token request failed: {0}")]
     Token(String),
+    /// The token endpoint answered with an OAuth error (RFC 6749 section
+    /// 5.2), such as `invalid_grant` for a refresh token it no longer
+    /// honours or `invalid_client` for a client it does not know.
+    #[error(
+        "the token request failed: {endpoint} answered {status}: {code}{}",
+        description.as_ref().map(|d| format!(" ({d})")).unwrap_or_default()
+    )]
+    TokenRefused {
+        /// The token endpoint.
+        endpoint: String,
+        /// The HTTP status of its answer.
+        status: u16,
+        /// Its `error` code (`"no error code"` when it gave none).
+        code: String,
+        /// Its `error_description`, if any.
+        description: Option<String>,
+    },
     /// The server kept refusing with 401 or 403 `insufficient_scope` after
     /// this many authorizations for one request.
     #[error(

@@ -31,7 +31,7 @@ pub(crate) struct Shared {
     /// Held while a token is obtained: one authorization at a time.
     flow: tokio::sync::Mutex<Registrations>,
     /// The nonces servers gave for DPoP proofs, by origin.
-    pub(crate) nonces: Mutex<HashMap<String, String>>,
+    pub(crate) nonces: token::Nonces,
     /// The DPoP key, made when first needed.
     #[cfg(feature = "client-jwt")]
     dpop_key: Mutex<Option<Arc<super::dpop::DpopKey>>>,
@@ -76,23 +76,6 @@ impl Shared {
     fn set_current(&self, server: &Url, current: Current) {
         self.current_map()
             .insert(server.as_str().to_owned(), Arc::new(current));
-    }
-
-    /// The DPoP nonce the server at `url` gave last.
-    pub(crate) fn nonce(&self, url: &Url) -> Option<String> {
-        let nonces = self.nonces.lock().unwrap_or_else(|e| e.into_inner());
-        nonces.get(&url.origin().ascii_serialization()).cloned()
-    }
-
-    /// Keeps the `DPoP-Nonce` of an answer from the server at `url`;
-    /// `true` if there was one.
-    pub(crate) fn note_nonce(&self, url: &Url, headers: &reqwest::header::HeaderMap) -> bool {
-        let Some(nonce) = headers.get("dpop-nonce").and_then(|v| v.to_str().ok()) else {
-            return false;
-        };
-        let mut nonces = self.nonces.lock().unwrap_or_else(|e| e.into_inner());
-        nonces.insert(url.origin().ascii_serialization(), nonce.to_owned());
-        true
     }
 
     /// Locks the flow: one token obtained at a time.

@@ -43,7 +43,7 @@ impl OAuth {
         let token = current.token.access_token.clone();
         match (&current.proofs, current.token.token_type.as_str()) {
             (Some(proof), "DPoP") => {
-                let nonce = self.shared.nonce(server);
+                let nonce = self.shared.nonces.get(server);
                 match proof(method, server, Some(&token), nonce.as_deref()) {
                     Ok(proof) => Some(Credentials {
                         authorization: format!("DPoP {token}"),
@@ -96,7 +96,7 @@ impl OAuth {
         }
         attempts.count += 1;
         // RFC 9449 section 9: the server wants its nonce in the proof.
-        if error == Some("use_dpop_nonce") && self.shared.note_nonce(server, headers) {
+        if error == Some("use_dpop_nonce") && self.shared.nonces.note(server, headers) {
             return Ok(true);
         }
         let challenge = challenge.unwrap_or_default();

@@ -95,31 +95,37 @@ impl<'a> Grant<'a> {
 pub(crate) struct Dpop<'a> {
     /// Makes a proof for (method, URL, access token, nonce).
     pub(crate) proof: &'a ProofFn,
-    pub(crate) nonces: &'a Mutex<HashMap<String, String>>,
+    pub(crate) nonces: &'a Nonces,
 }
 
 /// Makes a DPoP proof for (method, URL, access token, nonce).
 pub(crate) type ProofFn =
     dyn Fn(&str, &Url, Option<&str>, Option<&str>) -> Result<String, OAuthError> + Send + Sync;
 
-impl Dpop<'_> {
-    fn nonces(&self) -> std::sync::MutexGuard<'_, HashMap<String, String>> {
-        self.nonces.lock().unwrap_or_else(|e| e.into_inner())
+/// The nonces servers gave for DPoP proofs (RFC 9449 section 8), by
+/// origin: authorization servers' and resource servers' alike.
+#[derive(Default)]
+pub(crate) struct Nonces(Mutex<HashMap<String, String>>);
+
+impl Nonces {
+    fn map(&self) -> std::sync::MutexGuard<'_, HashMap<String, String>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The nonce the server at `url` gave last.
-    pub(crate) fn nonce(&self, url: &Url) -> Option<String> {
-        self.nonces()
-            .get(&url.origin().ascii_serialization())
-            .cloned()
+    pub(crate) fn get(&self, url: &Url) -> Option<String> {
+        self.map().get(&url.origin().ascii_serialization()).cloned()
     }
 
-    /// Keeps the nonce of a `DPoP-Nonce` header from the server at `url`.
-    pub(crate) fn note(&self, url: &Url, headers: &reqwest::header::HeaderMap) {
-        if let Some(nonce) = headers.get("dpop-nonce").and_then(|v| v.to_str().ok()) {
-            self.nonces()
-                .insert(url.origin().ascii_serialization(), nonce.to_owned());
-        }
+    /// Keeps the `DPoP-Nonce` of an answer from the server at `url`;
+    /// `true` if there was one.
+    pub(crate) fn note(&self, url: &Url, headers: &reqwest::header::HeaderMap) -> bool {
+        let Some(nonce) = headers.get("dpop-nonce").and_then(|v| v.to_str().ok()) else {
+            return false;
+        };
+        self.map()
+            .insert(url.origin().ascii_serialization(), nonce.to_owned());
+        true
     }
 }
 
@@ -177,7 +183,7 @@ pub(crate) async fn request(
                 "POST",
                 &endpoint,
                 None,
-                dpop.nonce(&endpoint).as_deref(),
+                dpop.nonces.get(&endpoint).as_deref(),
             )?),
             None => None,
         };
@@ -187,7 +193,7 @@ pub(crate) async fn request(
             .await
             .map_err(|e| OAuthError::Token(e.0))?;
         if let Some(dpop) = dpop {
-            dpop.note(&endpoint, &answer_headers);
+            dpop.nonces.note(&endpoint, &answer_headers);
         }
         if (200..300).contains(&status) {
             return read_token(&answer, grant.scopes, dpop.is_some());
@@ -197,21 +203,19 @@ pub(crate) async fn request(
             asked_nonce = true;
             continue;
         }
-        return Err(OAuthError::Token(format!(
-            "{endpoint} answered {status}: {}{}",
-            text("error").unwrap_or("no error code"),
-            text("error_description")
-                .map(|d| format!(" ({d})"))
-                .unwrap_or_default()
-        )));
+        return Err(OAuthError::TokenRefused {
+            endpoint: endpoint.to_string(),
+            status,
+            code: text("error").unwrap_or("no error code").to_owned(),
+            description: text("error_description").map(str::to_owned),
+        });
     }
 }
 
 /// Whether `error` is the token endpoint's `invalid_client` (RFC 6749
-/// section 5.2: the client is unknown, or its authentication failed), as
-/// [`request`] words it.
+/// section 5.2: the client is unknown, or its authentication failed).
 pub(crate) fn is_invalid_client(error: &OAuthError) -> bool {
-    matches!(error, OAuthError::Token(message) if message.contains(": invalid_client"))
+    matches!(error, OAuthError::TokenRefused { code, .. } if code == "invalid_client")
 }
 
 /// A client assertion (RFC 7523 section 2.2): signed by the client's key,
@@ -258,7 +262,8 @@ fn assertion(_: &Config, _: &ServerMetadata, _: &Registration) -> Result<String,
     ))
 }
 
-fn now() -> u64 {
+/// Seconds since the Unix epoch.
+pub(crate) fn now() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs())
