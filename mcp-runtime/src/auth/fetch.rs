@@ -77,19 +77,8 @@ impl Fetcher {
         password: &str,
         form: &[(&str, &str)],
     ) -> Result<Map<String, Value>, FetchError> {
-        self.post_form_as(url, Some((user, password)), form).await
-    }
-
-    /// POST a form to `url`, with HTTP Basic client authentication when
-    /// `basic` holds an id and a secret, and read a JSON object back.
-    pub(crate) async fn post_form_as(
-        &self,
-        url: &str,
-        basic: Option<(&str, &str)>,
-        form: &[(&str, &str)],
-    ) -> Result<Map<String, Value>, FetchError> {
         let url = self.check_url(url)?;
-        let request = self.form_request(&url, basic, form);
+        let request = self.form_request(&url, Some((user, password)), form);
         read_json(&url, request.send().await).await
     }
 
