@@ -13,10 +13,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use mcp_runtime::client::oauth::{
-    FileTokenStore, LoopbackAuthorizer, OAuth, OAuthError, RegistrationKey, StoredRegistration,
-    StoredToken, TokenKey, TokenStore,
-};
+use mcp_runtime::client::oauth::{FileTokenStore, LoopbackAuthorizer, OAuth, OAuthError};
 
 /// How the front obtains its tokens for one upstream.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -184,7 +181,7 @@ impl OAuthSettings {
             oauth = oauth.metadata_document(url.clone());
         }
         if let Some(path) = &self.token_store {
-            oauth = oauth.token_store(SharedFile::at(path));
+            oauth = oauth.token_store(shared_file(path));
         }
         Ok(oauth)
     }
@@ -223,59 +220,13 @@ impl fmt::Debug for OAuthSettings {
 }
 
 /// One [`FileTokenStore`] per file in this process, shared by every
-/// upstream that names it, so that their writes (each a read, a change and
-/// a rename) never overlap.
-#[derive(Clone)]
-struct SharedFile(Arc<FileTokenStore>);
-
-impl SharedFile {
-    fn at(path: &Path) -> SharedFile {
-        static STORES: OnceLock<Mutex<HashMap<PathBuf, Arc<FileTokenStore>>>> = OnceLock::new();
-        let mut stores = STORES.get_or_init(Default::default).lock().unwrap();
-        let store = stores
-            .entry(path.to_owned())
-            .or_insert_with(|| Arc::new(FileTokenStore::new(path)));
-        SharedFile(Arc::clone(store))
-    }
-}
-
-impl TokenStore for SharedFile {
-    fn load(&self, key: &TokenKey) -> Result<Option<StoredToken>, OAuthError> {
-        self.0.load(key)
-    }
-
-    fn save(&self, key: &TokenKey, token: &StoredToken) -> Result<(), OAuthError> {
-        self.0.save(key, token)
-    }
-
-    fn remove(&self, key: &TokenKey) -> Result<(), OAuthError> {
-        self.0.remove(key)
-    }
-
-    fn load_registration(
-        &self,
-        key: &RegistrationKey,
-    ) -> Result<Option<StoredRegistration>, OAuthError> {
-        self.0.load_registration(key)
-    }
-
-    fn save_registration(
-        &self,
-        key: &RegistrationKey,
-        registration: &StoredRegistration,
-    ) -> Result<(), OAuthError> {
-        self.0.save_registration(key, registration)
-    }
-
-    fn remove_registration(&self, key: &RegistrationKey) -> Result<(), OAuthError> {
-        self.0.remove_registration(key)
-    }
-
-    fn load_last_used(&self, server: &str) -> Result<Option<TokenKey>, OAuthError> {
-        self.0.load_last_used(server)
-    }
-
-    fn save_last_used(&self, server: &str, key: &TokenKey) -> Result<(), OAuthError> {
-        self.0.save_last_used(server, key)
-    }
+/// upstream that names it (an `Arc` of a store is a store), so that their
+/// writes (each a read, a change and a rename) never overlap.
+fn shared_file(path: &Path) -> Arc<FileTokenStore> {
+    static STORES: OnceLock<Mutex<HashMap<PathBuf, Arc<FileTokenStore>>>> = OnceLock::new();
+    let mut stores = STORES.get_or_init(Default::default).lock().unwrap();
+    let store = stores
+        .entry(path.to_owned())
+        .or_insert_with(|| Arc::new(FileTokenStore::new(path)));
+    Arc::clone(store)
 }

@@ -193,21 +193,7 @@ impl TokenStore for FileTokenStore {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn key(resource: &str) -> TokenKey {
-        TokenKey {
-            issuer: "https://as.example".into(),
-            resource: resource.into(),
-            client_id: "app".into(),
-        }
-    }
-
-    fn token(access: &str) -> StoredToken {
-        StoredToken::bearer(access)
-            .with_refresh_token("refresh-secret")
-            .with_expires_at(4_000_000_000)
-            .with_scopes(["a"])
-    }
+    use crate::client::oauth::store::tests::{key, token};
 
     #[test]
     fn the_file_store_survives_a_new_instance_and_is_private() {

@@ -288,6 +288,43 @@ pub trait TokenStore: Send + Sync + 'static {
     }
 }
 
+/// One store shared: by several [`OAuth`](super::OAuth)s (upstreams that
+/// name the same token file), or with the application. Every call goes to
+/// the store behind the `Arc`.
+impl<T: TokenStore + ?Sized> TokenStore for std::sync::Arc<T> {
+    fn load(&self, key: &TokenKey) -> Result<Option<StoredToken>, OAuthError> {
+        (**self).load(key)
+    }
+    fn save(&self, key: &TokenKey, token: &StoredToken) -> Result<(), OAuthError> {
+        (**self).save(key, token)
+    }
+    fn remove(&self, key: &TokenKey) -> Result<(), OAuthError> {
+        (**self).remove(key)
+    }
+    fn load_registration(
+        &self,
+        key: &RegistrationKey,
+    ) -> Result<Option<StoredRegistration>, OAuthError> {
+        (**self).load_registration(key)
+    }
+    fn save_registration(
+        &self,
+        key: &RegistrationKey,
+        registration: &StoredRegistration,
+    ) -> Result<(), OAuthError> {
+        (**self).save_registration(key, registration)
+    }
+    fn remove_registration(&self, key: &RegistrationKey) -> Result<(), OAuthError> {
+        (**self).remove_registration(key)
+    }
+    fn load_last_used(&self, server: &str) -> Result<Option<TokenKey>, OAuthError> {
+        (**self).load_last_used(server)
+    }
+    fn save_last_used(&self, server: &str, key: &TokenKey) -> Result<(), OAuthError> {
+        (**self).save_last_used(server, key)
+    }
+}
+
 /// Everything a store keeps (the token file's format).
 #[derive(Default, Serialize, Deserialize)]
 pub(super) struct Contents {
@@ -478,10 +515,11 @@ impl TokenStore for MemoryTokenStore {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    fn key(resource: &str) -> TokenKey {
+    /// A key of the test authorization server's, for `resource`.
+    pub(in crate::client::oauth) fn key(resource: &str) -> TokenKey {
         TokenKey {
             issuer: "https://as.example".into(),
             resource: resource.into(),
@@ -489,14 +527,12 @@ mod tests {
         }
     }
 
-    fn token(access: &str) -> StoredToken {
-        StoredToken {
-            access_token: access.into(),
-            refresh_token: Some("refresh-secret".into()),
-            expires_at: Some(4_000_000_000),
-            scopes: vec!["a".into()],
-            token_type: "Bearer".into(),
-        }
+    /// A token with a refresh token, an expiry and a scope.
+    pub(in crate::client::oauth) fn token(access: &str) -> StoredToken {
+        StoredToken::bearer(access)
+            .with_refresh_token("refresh-secret")
+            .with_expires_at(4_000_000_000)
+            .with_scopes(["a"])
     }
 
     #[test]
@@ -505,6 +541,17 @@ mod tests {
         assert!(!shown.contains("access-secret"), "{shown}");
         assert!(!shown.contains("refresh-secret"), "{shown}");
         assert!(shown.contains("redacted"), "{shown}");
+    }
+
+    #[test]
+    fn an_arc_of_a_store_is_the_store() {
+        let store = std::sync::Arc::new(MemoryTokenStore::new());
+        let shared: &dyn TokenStore = &store;
+        shared.save(&key("https://a/mcp"), &token("one")).unwrap();
+        assert_eq!(
+            store.load(&key("https://a/mcp")).unwrap(),
+            Some(token("one"))
+        );
     }
 
     #[test]
