@@ -52,3 +52,9 @@ pub(crate) use self::live::Snapshot;
 pub(crate) use self::modern::{claims_modern, declared_version, meta_in};
 pub(crate) use self::serve::serve;
 pub(crate) use self::state::Connection;
+/// The 2026-07-28 era's `_meta` keys, which the client sends and reads too.
+#[cfg(feature = "client")]
+pub(crate) use self::{
+    modern::{CLIENT_CAPABILITIES, LOG_LEVEL, PROTOCOL_VERSION},
+    tails::SERVER_INFO,
+};

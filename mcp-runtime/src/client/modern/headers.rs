@@ -21,8 +21,8 @@ use serde_json::Value;
 
 use crate::schema::headers::{check, marked};
 
-/// The `_meta` key naming a request's protocol version.
-pub(crate) const PROTOCOL_VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
+/// The `_meta` key naming a request's protocol version (the server's).
+pub(crate) use crate::dispatch::PROTOCOL_VERSION as PROTOCOL_VERSION_KEY;
 
 /// One marked argument: the path of `properties` keys to it, and its
 /// header's name part.

@@ -15,8 +15,7 @@ pub(crate) mod listen;
 pub(crate) mod negotiate;
 pub(crate) mod rounds;
 
-/// The `_meta` keys of the era.
-pub(crate) const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+/// The `_meta` keys of the era: the server's own, and the one it reads
+/// only through serde.
+pub(crate) use crate::dispatch::{CLIENT_CAPABILITIES, LOG_LEVEL, SERVER_INFO};
 pub(crate) const CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
-pub(crate) const LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
-pub(crate) const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
