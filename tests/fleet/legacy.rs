@@ -143,10 +143,23 @@ impl Driver {
 
     /// Sends `command` and returns its line, succeeded or failed.
     pub fn step(&mut self, command: &str) -> Value {
+        self.send(command);
+        self.answer(command)
+    }
+
+    /// Sends `command` without waiting for its line: to do something to
+    /// the fleet while it runs (kill the instance under a `sleep`), then
+    /// read its line with [`Driver::answer`].
+    pub fn send(&mut self, command: &str) {
         let stdin = self.stdin.as_mut().expect("the driver's stdin");
         if let Err(e) = writeln!(stdin, "{command}").and_then(|()| stdin.flush()) {
             self.fail(&format!("{command}: could not send it: {e}"));
         }
+    }
+
+    /// The line of `command`, sent with [`Driver::send`], succeeded or
+    /// failed.
+    pub fn answer(&mut self, command: &str) -> Value {
         self.read(command, bound(command))
     }
 

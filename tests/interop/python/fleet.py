@@ -33,10 +33,13 @@ Commands (the fleet example's tools, and what a client does between them):
     sleep SECS        the tool sleep(secs=SECS): "instance"
     session           "session", the Mcp-Session-Id
     quit              closes the client, which DELETEs the session: "deleted",
-                      the DELETE's status; then the driver exits
+                      the DELETE's status (ok if 2xx); then the driver exits
 
 Each step has a bound (SECS and 30 s more, or 30 s) after which it fails;
-nothing waits forever.
+nothing waits forever. The SDK's client runs in a task of its own: when it
+breaks (its transport fails, as when an instance dies under a request),
+the step under way fails with its error, and so do the later ones
+("not connected: the client stopped: ...").
 """
 
 from __future__ import annotations
@@ -74,6 +77,13 @@ class Driver:
         self.answer: str | None = None
         self.asked = 0
         self.changed = anyio.Event()
+        # The client's life, run by `hold` in a task of its own.
+        self.connection: dict[str, Any] = {}
+        self.broken: Exception | None = None
+        self.ready = anyio.Event()
+        self.closing = anyio.Event()
+        self.closed = anyio.Event()
+        self.running_step: anyio.CancelScope | None = None
 
     # --- What the server sends -------------------------------------------
 
@@ -113,7 +123,29 @@ class Driver:
             return value
         raise TimeoutError(f"no {what} within {secs} s")
 
-    # --- The steps ----------------------------------------------------------
+    # --- The client's life --------------------------------------------------
+
+    async def hold(self) -> None:
+        """Connects, keeps the client until `quit` (or the end of stdin),
+        then closes it, which DELETEs the session. In a task of its own: a
+        client that breaks (the SDK's transport fails its task group, as it
+        does when an instance dies under a request) ends this task only,
+        and the step under way fails with the error."""
+        try:
+            async with contextlib.AsyncExitStack() as stack:
+                self.connection = {"ok": True, **(await self.connect(stack))}
+                self.ready.set()
+                await self.closing.wait()
+        except Exception as error:  # noqa: BLE001 - reported by the steps
+            self.client = None
+            self.broken = error
+            if not self.ready.is_set():
+                self.connection = {"ok": False, "error": describe(error), "session": self.session_id}
+            if self.running_step is not None:
+                self.running_step.cancel()
+        finally:
+            self.ready.set()
+            self.closed.set()
 
     async def connect(self, stack: contextlib.AsyncExitStack) -> dict[str, Any]:
         # A request whose answer does not come fails after the bound of its
@@ -139,8 +171,22 @@ class Driver:
 
     def connected(self) -> Client:
         if self.client is None:
-            raise RuntimeError("not connected")
+            why = f": the client stopped: {describe(self.broken)}" if self.broken else ""
+            raise RuntimeError(f"not connected{why}")
         return self.client
+
+    async def run(self, command: str, argument: str) -> dict[str, Any]:
+        """Runs a step within its bound; if the client breaks meanwhile, the
+        step fails with the client's error."""
+        bound, running = self.step(command, argument)
+        with anyio.CancelScope() as scope:
+            self.running_step = scope
+            try:
+                with anyio.fail_after(bound):
+                    return await running
+            finally:
+                self.running_step = None
+        raise RuntimeError(f"the client stopped: {describe(self.broken)}")
 
     async def call(self, name: str, arguments: dict[str, Any] | None = None, **options: Any) -> dict[str, Any]:
         result = await self.connected().call_tool(name, arguments or {}, **options)
@@ -247,11 +293,10 @@ class Driver:
 
 async def main(url: str) -> None:
     driver = Driver(url)
-    async with contextlib.AsyncExitStack() as stack:
-        try:
-            driver.say({"step": "connect", "ok": True, **(await driver.connect(stack))})
-        except Exception as error:  # noqa: BLE001 - reported, and the driver goes on
-            driver.say({"step": "connect", "ok": False, "error": describe(error), "session": driver.session_id})
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(driver.hold)
+        await driver.ready.wait()
+        driver.say({"step": "connect", **driver.connection})
         while True:
             line = await anyio.to_thread.run_sync(sys.stdin.readline)
             if not line:
@@ -260,19 +305,25 @@ async def main(url: str) -> None:
             if not command:
                 continue
             if command == "quit":
-                try:
-                    await stack.aclose()
-                    driver.say({"step": "quit", "ok": driver.deleted is not None, "deleted": driver.deleted})
-                except Exception as error:  # noqa: BLE001
-                    driver.say({"step": "quit", "ok": False, "error": describe(error)})
-                return
+                driver.closing.set()
+                with anyio.move_on_after(DEFAULT_BOUND):
+                    await driver.closed.wait()
+                deleted = driver.deleted
+                ended: dict[str, Any] = {"ok": deleted is not None and 200 <= deleted < 300, "deleted": deleted}
+                if deleted is None:
+                    ended["error"] = describe(driver.broken) if driver.broken else "no DELETE was answered"
+                elif not ended["ok"]:
+                    ended["error"] = f"the DELETE was answered {deleted}"
+                driver.say({"step": "quit", **ended})
+                break
             try:
-                bound, running = driver.step(command, argument.strip())
-                with anyio.fail_after(bound):
-                    seen = await running
-                driver.say({"step": command, "ok": True, **seen})
+                driver.say({"step": command, "ok": True, **(await driver.run(command, argument.strip()))})
             except Exception as error:  # noqa: BLE001 - reported, and the driver goes on
                 driver.say({"step": command, "ok": False, "error": describe(error)})
+        driver.closing.set()
+        with anyio.move_on_after(DEFAULT_BOUND):
+            await driver.closed.wait()
+        tasks.cancel_scope.cancel()
 
 
 def describe(error: BaseException) -> str:
