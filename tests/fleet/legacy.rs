@@ -10,7 +10,8 @@
 //! through a round-robin balancer too. Without a shared store, round robin
 //! loses the session at its second request (404 from the instances that
 //! did not initialize it): the control, asserted here from what the SDK
-//! reports and from nginx's log.
+//! reports and from nginx's log. And a call whose instance is killed under
+//! it fails at once for either SDK, rather than hang.
 
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -180,7 +181,11 @@ impl Driver {
             .iter()
             .filter_map(|line| line["http"].as_array())
             .flatten()
-            .filter(|request| request.as_str() != Some("GET 200"))
+            .filter(|request| {
+                !request
+                    .as_str()
+                    .is_some_and(|request| request.starts_with("GET 200"))
+            })
             .count()
     }
 
@@ -455,4 +460,37 @@ fn round_robin_without_a_session_store_loses_a_python_sdk_session() {
 #[test]
 fn round_robin_without_a_session_store_loses_a_typescript_sdk_session() {
     round_robin_without_a_store_loses_the_session(Sdk::TypeScript);
+}
+
+/// An instance killed (SIGKILL) under a call: the SDK's client gets an
+/// error for the call at once, not a hang that only the step's bound ends
+/// (which would say "timed out").
+fn a_call_whose_instance_dies_fails(sdk: Sdk) {
+    let mut doomed = instance("doomed");
+    let mut driver = Driver::start(sdk, &url(doomed.addr));
+    if driver.connected["ok"] != true {
+        driver.fail(&format!("connect failed: {}", driver.connected));
+    }
+    driver.ok("whoami");
+    driver.send("sleep 20");
+    // The call is on its way or running; either way its instance dies
+    // under it.
+    std::thread::sleep(Duration::from_millis(300));
+    doomed.kill();
+    let line = driver.answer("sleep 20");
+    let error = line["error"].as_str().unwrap_or_default();
+    assert!(
+        line["ok"] == false && !error.is_empty() && !error.contains("timed out"),
+        "{sdk:?}: {line}"
+    );
+}
+
+#[test]
+fn a_python_sdk_call_whose_instance_dies_fails() {
+    a_call_whose_instance_dies_fails(Sdk::Python);
+}
+
+#[test]
+fn a_typescript_sdk_call_whose_instance_dies_fails() {
+    a_call_whose_instance_dies_fails(Sdk::TypeScript);
 }

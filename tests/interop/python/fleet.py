@@ -12,7 +12,7 @@ Then, per command, `{"step": COMMAND, "ok": true, ...}` with what the step
 saw, or `{"step": COMMAND, "ok": false, "error": "..."}`; a failed step
 does not end the driver. Every line also has `"http"`: the requests the
 SDK made since the line before and their statuses ("POST 200", "GET 404",
-...).
+..., and "GET 200 last-event-id=ID" for a stream resumed).
 
 Commands (the fleet example's tools, and what a client does between them):
 
@@ -89,7 +89,8 @@ class Driver:
 
     async def on_response(self, response: httpx2.Response) -> None:
         method = response.request.method
-        self.http.append(f"{method} {response.status_code}")
+        resumed = response.request.headers.get("last-event-id")
+        self.http.append(f"{method} {response.status_code}" + (f" last-event-id={resumed}" if resumed else ""))
         if method == "DELETE":
             self.deleted = response.status_code
         session = response.headers.get("mcp-session-id")

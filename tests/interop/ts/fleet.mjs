@@ -11,7 +11,8 @@
 // Then, per command, {"step": COMMAND, "ok": true, ...} with what the step
 // saw, or {"step": COMMAND, "ok": false, "error": "..."}; a failed step does
 // not end the driver. Every line also has "http": the requests the SDK made
-// since the line before and their statuses ("POST 200", "GET 404", ...).
+// since the line before and their statuses ("POST 200", "GET 404", ..., and
+// "GET 200 last-event-id=ID" for a stream resumed).
 //
 // The commands, and what each reports, are those of
 // tests/interop/python/fleet.py: list, whoami, count N, subscribe URI,
@@ -54,8 +55,9 @@ const seen = {
 /** fetch, keeping the method and status of each request the SDK makes. */
 async function recordingFetch(input, init) {
   const method = init?.method ?? "GET";
+  const resumed = new Headers(init?.headers).get("last-event-id");
   const response = await fetch(input, init);
-  seen.http.push(`${method} ${response.status}`);
+  seen.http.push(`${method} ${response.status}${resumed ? ` last-event-id=${resumed}` : ""}`);
   if (method === "DELETE") seen.deleted = response.status;
   return response;
 }
