@@ -134,7 +134,7 @@ struct Touched {
 
 /// Changes `fleet://counter` on this instance, and tells the sessions
 /// subscribed to it (`notifications/resources/updated`).
-#[tool(idempotent)]
+#[tool]
 fn touch(fleet: State<Fleet>) -> Touched {
     let counter = fleet.counter.fetch_add(1, Ordering::Relaxed) + 1;
     let told = fleet.notifier.resource_updated(COUNTER_URI);
