@@ -9,9 +9,12 @@
 //! nginx (tests/common/nginx.rs) runs in the foreground on a free loopback
 //! port; its access log records which instance served each request, named
 //! by an `X-Fleet-Step` header the client adds. Tasks across a fleet, on
-//! Redis, are tests/fleet_tasks.rs.
+//! Redis, are tests/fleet_tasks.rs. Legacy sessions driven by the Python
+//! and TypeScript SDKs through the fleet example are tests/fleet/legacy.rs.
 
 mod common;
+#[path = "fleet/legacy.rs"]
+mod legacy;
 
 use std::collections::{BTreeSet, HashMap};
 use std::net::SocketAddr;

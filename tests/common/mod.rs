@@ -17,6 +17,7 @@ pub mod results;
 pub mod running;
 pub mod step;
 pub mod tap;
+pub mod ts;
 pub mod upstreams;
 
 use std::path::PathBuf;
@@ -43,6 +44,13 @@ pub const WEATHER_TOOLS: [&str; 6] = [
 pub fn progress_binary() -> PathBuf {
     static PATH: OnceLock<PathBuf> = OnceLock::new();
     PATH.get_or_init(|| example_binary("progress")).clone()
+}
+
+/// The path of the `fleet` example binary (examples/fleet.rs: tools that
+/// say which instance ran them, for the fleet tests).
+pub fn fleet_binary() -> PathBuf {
+    static PATH: OnceLock<PathBuf> = OnceLock::new();
+    PATH.get_or_init(|| example_binary("fleet")).clone()
 }
 
 /// The path of the `gateway` example binary (examples/gateway).

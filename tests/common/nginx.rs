@@ -2,7 +2,10 @@
 //! in the foreground on a free loopback port, from a config, pid file, logs
 //! and temp dirs of its own in a temp dir; its access log records which
 //! instance (`$upstream_addr`) served each request, named by an
-//! [`STEP`] header the client adds. Without nginx, the first test to start
+//! [`STEP`] header the client adds, with the request's method, the
+//! session it named (`Mcp-Session-Id`) and the session an instance
+//! answered with (an `initialize`'s), so a test can follow one session of
+//! an SDK client over the instances ([`Nginx::logged`]). Without nginx, the first test to start
 //! it runs `tests/fleet/install` (apt-get, as root or with sudo: see
 //! [`NGINX`]); if that cannot install it, the tests fail and say what to
 //! install by hand. They never skip.
@@ -60,6 +63,52 @@ pub struct Nginx {
     dir: PathBuf,
 }
 
+/// One request, as nginx's access log has it.
+#[derive(Clone, Debug)]
+pub struct Logged {
+    /// Its [`STEP`] header, `-` without one.
+    pub step: String,
+    /// The instance that answered it: when nginx tried more than one (the
+    /// first refused the connection: it had stopped), the last.
+    pub upstream: SocketAddr,
+    /// The HTTP status sent to the client.
+    pub status: u16,
+    /// `GET`, `POST`, `DELETE`.
+    pub method: String,
+    /// The session the request named (its `Mcp-Session-Id`).
+    pub session: Option<String>,
+    /// The session the instance answered with (an `initialize`'s
+    /// `Mcp-Session-Id`).
+    pub answered_session: Option<String>,
+}
+
+impl Logged {
+    /// A line of the `fleet` log format: fields between `|`; a variable
+    /// of the upstream (its address, a header of its response) lists every
+    /// instance tried, `, ` between them, the last the one that answered.
+    fn parse(line: &str) -> Logged {
+        let fields: Vec<&str> = line.split('|').collect();
+        let [step, upstream, status, method, session, answered] = fields[..] else {
+            panic!("not a line of the fleet log format: {line:?}")
+        };
+        let last = |field: &str| field.rsplit(", ").next().unwrap_or_default().to_owned();
+        let header =
+            |field: &str| Some(last(field)).filter(|value| value != "-" && !value.is_empty());
+        Logged {
+            step: step.to_owned(),
+            upstream: last(upstream)
+                .parse()
+                .unwrap_or_else(|_| panic!("no instance in the fleet log line {line:?}")),
+            status: status
+                .parse()
+                .unwrap_or_else(|_| panic!("no status in the fleet log line {line:?}")),
+            method: method.to_owned(),
+            session: header(session),
+            answered_session: header(answered),
+        }
+    }
+}
+
 /// How nginx picks an instance.
 #[derive(Clone, Copy)]
 pub enum Balance {
@@ -95,7 +144,7 @@ http {{
     fastcgi_temp_path {dir}/fastcgi;
     uwsgi_temp_path {dir}/uwsgi;
     scgi_temp_path {dir}/scgi;
-    log_format fleet '$http_x_fleet_step $upstream_addr $status';
+    log_format fleet '$http_x_fleet_step|$upstream_addr|$status|$request_method|$http_mcp_session_id|$upstream_http_mcp_session_id';
     access_log {dir}/access.log fleet;
     upstream instances {{
 {balance}{servers}        keepalive 16;
@@ -197,31 +246,24 @@ impl Nginx {
     /// nginx tried more than one (the first refused the connection: it had
     /// stopped), the last, which answered.
     pub fn served(&self, steps: usize) -> Vec<(String, SocketAddr, u16)> {
+        self.logged(steps)
+            .into_iter()
+            .map(|request| (request.step, request.upstream, request.status))
+            .collect()
+    }
+
+    /// Every request of the access log, in order, once it has at least
+    /// `requests` lines.
+    pub fn logged(&self, requests: usize) -> Vec<Logged> {
         let deadline = Instant::now() + TIMEOUT;
         loop {
             let log = fs::read_to_string(self.dir.join("access.log")).unwrap_or_default();
-            if log.lines().count() >= steps {
-                return log
-                    .lines()
-                    .map(|line| {
-                        // `$upstream_addr` lists every instance tried,
-                        // ", " between them.
-                        let (step, rest) = line.split_once(' ').unwrap_or_default();
-                        let (upstreams, status) = rest.rsplit_once(' ').unwrap_or_default();
-                        let upstream = upstreams.rsplit(", ").next().unwrap_or_default();
-                        let upstream = upstream.parse().unwrap_or_else(|_| {
-                            panic!("not a line of the fleet log format: {line:?}")
-                        });
-                        let status = status.parse().unwrap_or_else(|_| {
-                            panic!("not a line of the fleet log format: {line:?}")
-                        });
-                        (step.to_owned(), upstream, status)
-                    })
-                    .collect();
+            if log.lines().count() >= requests {
+                return log.lines().map(Logged::parse).collect();
             }
             assert!(
                 Instant::now() < deadline,
-                "nginx logged {} of {steps} requests within {TIMEOUT:?}:\n{log}",
+                "nginx logged {} of {requests} requests within {TIMEOUT:?}:\n{log}",
                 log.lines().count()
             );
             thread::sleep(Duration::from_millis(20));
