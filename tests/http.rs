@@ -11,7 +11,9 @@ mod http_tools;
 
 use std::time::Duration;
 
-use common::http::{ACCEPT_BOTH, HttpServer, JSON_BODY, send, send_raw};
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use common::http::{ACCEPT_BOTH, Client, HttpServer, JSON_BODY, Reply, send, send_raw};
 use common::results::reply_text;
 use mcp_runtime::Server;
 use serde_json::{Value, json};
@@ -401,6 +403,161 @@ fn a_dropped_stream_is_resumed_with_last_event_id() {
         .collect();
     assert_eq!(progress, [2.0, 3.0, 4.0], "{rest:?}");
     assert_eq!(reply_text(rest.last().unwrap()), "done");
+}
+
+/// POSTs a `stepped` call with request id `id` and a progress token, and
+/// reads its SSE answer to the end: every event's id, and the messages.
+fn stepped_to_the_end(client: &mut Client, id: &Value, steps: u32) -> (Vec<String>, Vec<Value>) {
+    let mut reply = client.post(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {"name": "stepped", "arguments": {"steps": steps, "ms": 0}, "_meta": {"progressToken": "t"}}}));
+    assert_eq!(reply.content_type(), "text/event-stream");
+    let (mut ids, mut messages) = (Vec::new(), Vec::new());
+    while let Some((event_id, data)) = reply.next_event() {
+        ids.push(event_id.expect("every event has an id"));
+        if !data.is_empty() {
+            messages.push(serde_json::from_str(&data).unwrap());
+        }
+    }
+    (ids, messages)
+}
+
+/// GET with `Last-Event-ID: last`.
+fn resume_from(client: &Client, last: &str) -> Reply {
+    send(
+        client.addr,
+        "GET",
+        &[
+            ("Accept", "text/event-stream"),
+            ("Mcp-Session-Id", client.session.as_deref().unwrap()),
+            ("Last-Event-ID", last),
+        ],
+        b"",
+    )
+}
+
+/// The session still calls tools and opens its GET stream.
+fn assert_still_serves(client: &mut Client) {
+    let response = client.call(
+        "tools/call",
+        json!({"name": "echo", "arguments": {"text": "still here"}}),
+    );
+    assert_eq!(reply_text(&response), "still here");
+    let mut stream = send(
+        client.addr,
+        "GET",
+        &[
+            ("Accept", "text/event-stream"),
+            ("Mcp-Session-Id", client.session.as_deref().unwrap()),
+        ],
+        b"",
+    );
+    assert_eq!(stream.status, 200);
+    let (id, _) = stream.next_event().expect("the priming event");
+    assert!(id.unwrap().starts_with("0_"), "the GET stream is stream 0");
+}
+
+#[test]
+fn a_post_streams_event_ids_name_its_request() {
+    let server = HttpServer::start(server());
+    let mut client = server.client();
+    client.initialize("2025-11-25");
+    for id in [json!(7), json!("call_ü/7?")] {
+        let (ids, messages) = stepped_to_the_end(&mut client, &id, 2);
+        assert_eq!(messages.len(), 3, "{messages:?}");
+        let tag = URL_SAFE_NO_PAD.encode(id.to_string());
+        let number = ids[0].split('.').next().unwrap().to_owned();
+        let expected: Vec<String> = (0..4).map(|n| format!("{number}.{tag}_{n}")).collect();
+        assert_eq!(ids, expected, "id {id}");
+    }
+    // An id too long to name: the plain `STREAM_EVENT` form.
+    let long = json!("x".repeat(300));
+    let (ids, _) = stepped_to_the_end(&mut client, &long, 1);
+    assert!(
+        ids.iter()
+            .all(|id| !id.contains('.') && id.split('_').count() == 2),
+        "{ids:?}"
+    );
+}
+
+#[test]
+fn a_stream_read_to_its_end_resumes_with_its_response() {
+    let server = HttpServer::start(server());
+    let mut client = server.client();
+    client.initialize("2025-11-25");
+    let (ids, messages) = stepped_to_the_end(&mut client, &json!("r"), 3);
+    // As if the connection had dropped after the second progress event,
+    // or after the priming event, with everything already written.
+    for last in [&ids[2], &ids[0]] {
+        let mut resumed = resume_from(&client, last);
+        assert_eq!(resumed.status, 200);
+        let (id, data) = resumed.next_event().expect("the response");
+        assert_eq!(id.as_ref(), ids.last(), "the response keeps its id");
+        let response: Value = serde_json::from_str(&data).unwrap();
+        assert_eq!(&response, messages.last().unwrap());
+        assert_eq!(reply_text(&response), "done");
+        assert_eq!(resumed.next_event(), None, "only the response is kept");
+    }
+}
+
+#[test]
+fn a_stream_no_longer_kept_answers_its_request_with_an_error() {
+    let server = HttpServer::start(server());
+    let mut client = server.client();
+    client.initialize("2025-11-25");
+    let (first, _) = stepped_to_the_end(&mut client, &json!(41), 2);
+    let (named, _) = stepped_to_the_end(&mut client, &json!("the_call"), 2);
+    let (unnamed, _) = stepped_to_the_end(&mut client, &json!("y".repeat(300)), 2);
+    // 32 streams that ended are kept per session: these push the first out.
+    for n in 0..32 {
+        stepped_to_the_end(&mut client, &json!(1000 + n), 1);
+    }
+    for (last, id) in [(&first[1], json!(41)), (&named[2], json!("the_call"))] {
+        let mut resumed = resume_from(&client, last);
+        assert_eq!(resumed.status, 200, "{last}");
+        assert_eq!(resumed.content_type(), "text/event-stream");
+        let (event_id, data) = resumed.next_event().expect("one event");
+        assert_eq!(event_id, None, "nothing to resume after it");
+        let error: Value = serde_json::from_str(&data).unwrap();
+        assert_eq!(error["id"], id, "{error}");
+        assert_eq!(error["error"]["code"], -32603, "{error}");
+        let message = error["error"]["message"].as_str().unwrap();
+        assert!(message.contains("no longer keeps"), "{message}");
+        assert_eq!(resumed.next_event(), None, "then the stream ends");
+    }
+    // No request to answer: 410, not 404 (which would end the session).
+    let mut gone = resume_from(&client, &unnamed[1]);
+    assert_eq!(gone.status, 410);
+    assert_eq!(gone.json()["error"]["code"], -32600);
+    assert_still_serves(&mut client);
+}
+
+#[test]
+fn a_last_event_id_of_no_stream_of_the_session_is_a_bad_request() {
+    let server = HttpServer::start(server());
+    let mut client = server.client();
+    client.initialize("2025-11-25");
+    let (ids, _) = stepped_to_the_end(&mut client, &json!(1), 1);
+    let tag = URL_SAFE_NO_PAD.encode("1");
+    for last in [
+        "garbage".to_owned(),
+        "1_x".to_owned(),
+        format!("1.{tag}=_1"),
+        format!("1.{}_1", URL_SAFE_NO_PAD.encode("null")),
+        // Well-formed, but this session never had a stream 99.
+        format!("99.{tag}_1"),
+        "99_1".to_owned(),
+    ] {
+        let mut reply = resume_from(&client, &last);
+        assert_eq!(reply.status, 400, "{last}");
+        assert_eq!(reply.json()["error"]["code"], -32600, "{last}");
+    }
+    // Stream 0, the GET stream, resumes as before; a kept stream too.
+    let resumed = resume_from(&client, "0_0");
+    assert_eq!(resumed.status, 200);
+    drop(resumed);
+    let mut resumed = resume_from(&client, &ids[0]);
+    assert_eq!(resumed.messages().len(), 1, "the response");
+    assert_still_serves(&mut client);
 }
 
 #[test]

@@ -17,7 +17,7 @@ pub mod results;
 pub mod running;
 pub mod step;
 pub mod tap;
-pub mod ts;
+pub mod typescript;
 pub mod upstreams;
 
 use std::path::PathBuf;

@@ -31,7 +31,9 @@
 //! npm package `node@22`), where the interop suite and the README's auth
 //! section find them too; the Python SDK client goes into the interop
 //! suite's venv, target/interop/venv (tests/interop/python/install, for
-//! tests/common/python.rs); nginx (tests/fleet/install) and redis-server
+//! tests/common/python.rs), the TypeScript SDK client into
+//! tests/interop/ts/node_modules (tests/interop/ts/install, for
+//! tests/common/typescript.rs); nginx (tests/fleet/install) and redis-server
 //! (tests/redis/install, for tests/common/redis.rs) come from the
 //! distribution (apt-get, as root or with a sudo that asks no password,
 //! since the tests have no terminal to ask on).

@@ -25,7 +25,7 @@ use serde_json::{Value, json};
 use crate::common::fleet::Instance;
 use crate::common::http::{self, ACCEPT_BOTH, JSON_BODY};
 use crate::common::nginx::{Balance, Logged, Nginx};
-use crate::common::{fleet_binary, python, ts};
+use crate::common::{fleet_binary, python, typescript};
 
 /// The protocol version the drivers speak.
 pub const LEGACY: &str = "2025-11-25";
@@ -72,8 +72,8 @@ impl Sdk {
                 command
             }
             Sdk::TypeScript => {
-                let mut command = Command::new(ts::node());
-                command.arg(ts::script("fleet.mjs"));
+                let mut command = Command::new("node");
+                command.arg(typescript::script("fleet.mjs"));
                 command
             }
         };

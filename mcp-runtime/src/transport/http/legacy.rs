@@ -2,6 +2,11 @@
 //! or without a session (`initialize` starts one), GET for a session's
 //! stream or to resume one with `Last-Event-ID`, DELETE to end a session;
 //! in stateless mode every POST stands alone and GET and DELETE are 405.
+//!
+//! Resuming a POST's stream the session no longer keeps answers its
+//! request with an error, which the event id names
+//! ([`event_id`](super::event_id)): a client that got an empty stream would
+//! resume it again and again.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -11,16 +16,17 @@ use axum::http::{HeaderMap, HeaderValue, Response, StatusCode};
 
 use super::HttpConfig;
 use super::client::Clients;
+use super::event_id::{self, EventId};
 use super::headers::{Accepts, LAST_EVENT_ID, SESSION_ID};
 use super::reply::{error, method_not_allowed, unavailable};
 use super::request::{Posts, REPLY_ROOM, Sender, respond};
-use super::session::Active;
+use super::session::{Active, Session};
 use super::sessions::{Bounds, Full, NoRandomness, Sessions};
 use super::sse;
-use super::stream::EventStream;
+use super::stream::ReaderGuard;
 use crate::auth::Identity;
 use crate::dispatch::ServerCore;
-use crate::jsonrpc::{INTERNAL_ERROR, INVALID_REQUEST, Line, Message};
+use crate::jsonrpc::{ErrorObject, INTERNAL_ERROR, INVALID_REQUEST, Line, Message, write_error};
 use crate::protocol::version::ProtocolVersion;
 
 /// The version assumed for a request that names none and has no session.
@@ -89,7 +95,7 @@ impl Legacy {
                 ),
             );
         }
-        let reader = self.posts.stream(session.stream_number());
+        let reader = self.stream_of(&session, &line);
         {
             let out = reader.stream().outbox(REPLY_ROOM);
             let mut connection = session.connection.lock().await;
@@ -132,7 +138,7 @@ impl Legacy {
         if let Some(identity) = sender.identity() {
             let _ = session.owner.set(identity.subject().to_owned());
         }
-        let reader = self.posts.stream(session.stream_number());
+        let reader = self.stream_of(&session, &line);
         let version = {
             let out = reader.stream().outbox(REPLY_ROOM);
             let mut connection = session.connection.lock().await;
@@ -176,6 +182,16 @@ impl Legacy {
                 }
             },
         )
+    }
+
+    /// A new stream of `session` for the POST of `line`, its event ids
+    /// naming the request the POST carries.
+    fn stream_of(&self, session: &Session, line: &Line<'_>) -> ReaderGuard {
+        let tag = match line {
+            Line::Single(Message::Request { id, .. }) => event_id::request_tag(id),
+            _ => None,
+        };
+        self.posts.stream_for(session.stream_number(), tag)
     }
 
     async fn post_stateless(
@@ -259,28 +275,7 @@ impl Legacy {
         };
         let version = session.version.get().copied().unwrap_or(DEFAULT_VERSION);
         if let Some(last) = headers.get(&LAST_EVENT_ID) {
-            let (stream, cursor) = match parse_event_id(last.to_str().unwrap_or_default())
-                .and_then(|(number, seq)| Some((session.stream(number)?, seq)))
-            {
-                Some(found) => found,
-                None => {
-                    // Nothing kept to resume: an empty stream that ends.
-                    let stream = EventStream::new(u64::MAX, 1);
-                    stream.close();
-                    (stream, 0)
-                }
-            };
-            let reader = stream.attach();
-            return sse::response(sse::Feed {
-                stream,
-                cursor,
-                first: None,
-                prime: false,
-                ids: true,
-                reader,
-                session: Some(Arc::clone(&session)),
-                connection: None,
-            });
+            return resume(&session, last.to_str().unwrap_or_default());
         }
         let stream = Arc::clone(&session.standalone);
         if stream.has_readers() {
@@ -342,8 +337,68 @@ impl Legacy {
     }
 }
 
-/// `N_M` → stream `N`, event `M`.
-fn parse_event_id(id: &str) -> Option<(u64, u64)> {
-    let (stream, seq) = id.trim().split_once('_')?;
-    Some((stream.parse().ok()?, seq.parse().ok()?))
+/// GET with `Last-Event-ID`: the rest of the stream it names, from the
+/// event after it. A POST's stream the session no longer keeps (read to its
+/// end and then pushed out by newer ones) gets one event, an error response
+/// to the request the id names; 410 if it names none; 400 for an id of no
+/// stream of this session's.
+fn resume(session: &Arc<Session>, last: &str) -> Response<Body> {
+    let Some(EventId {
+        stream: number,
+        request,
+        seq,
+    }) = event_id::parse(last)
+    else {
+        return error(
+            StatusCode::BAD_REQUEST,
+            Some(INVALID_REQUEST),
+            "Bad Request: Last-Event-ID is not the id of an event this server sent",
+        );
+    };
+    if let Some(stream) = session.stream(number) {
+        let reader = stream.attach();
+        return sse::response(sse::Feed {
+            stream,
+            cursor: seq,
+            first: None,
+            prime: false,
+            ids: true,
+            reader,
+            session: Some(Arc::clone(session)),
+            connection: None,
+        });
+    }
+    if !session.issued(number) {
+        return error(
+            StatusCode::BAD_REQUEST,
+            Some(INVALID_REQUEST),
+            "Bad Request: Last-Event-ID names no stream of this session",
+        );
+    }
+    let Some(request) = request else {
+        // A batch's stream, or one whose request id was too long to name:
+        // nothing to answer, and 404 would tell the client that the
+        // session is gone.
+        return error(
+            StatusCode::GONE,
+            Some(INVALID_REQUEST),
+            "Gone: the server no longer keeps the stream Last-Event-ID names, so what was left \
+             of it is lost",
+        );
+    };
+    tracing::info!(
+        request = request.as_json(),
+        "a client resumed a stream no longer kept; its request is answered with an error"
+    );
+    let mut line = Vec::new();
+    write_error(
+        &mut line,
+        Some(&request),
+        &ErrorObject::new(
+            INTERNAL_ERROR,
+            "the server no longer keeps this request's stream, so its result is lost; \
+             send the request again",
+        ),
+    );
+    sse::single(&line)
 }

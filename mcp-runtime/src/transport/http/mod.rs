@@ -31,6 +31,8 @@
 //! - `client`: who a client is (token subject, or address, forwarded
 //!   only by trusted proxies);
 //! - `stream`: one response stream's events, kept for `Last-Event-ID`;
+//! - `event_id`: the ids of those events, which name the stream and the
+//!   request it answers;
 //! - `sse`: events as an HTTP body;
 //! - `guard`: `Host` and `Origin` allow-lists;
 //! - `access`: bearer tokens, scopes and the Protected Resource Metadata;
@@ -43,6 +45,7 @@ mod client;
 mod config;
 mod endpoint;
 mod era;
+mod event_id;
 mod guard;
 mod headers;
 mod legacy;

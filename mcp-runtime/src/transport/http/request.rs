@@ -122,7 +122,13 @@ impl Posts {
     /// POST is answered, nothing its request reports is dropped (a stream
     /// nobody reads keeps only its newest events).
     pub(super) fn stream(&self, number: u64) -> ReaderGuard {
-        EventStream::new(number, self.replay_events).attach()
+        self.stream_for(number, None)
+    }
+
+    /// [`stream`](Self::stream) whose event ids name the request `tag`
+    /// stands for ([`event_id`](super::event_id)).
+    pub(super) fn stream_for(&self, number: u64, tag: Option<Box<str>>) -> ReaderGuard {
+        EventStream::tagged(number, tag, self.replay_events).attach()
     }
 
     /// A stream and a connection for a POST that stands alone; the

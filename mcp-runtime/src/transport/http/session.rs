@@ -12,7 +12,7 @@ use crate::dispatch::Connection;
 use crate::protocol::version::ProtocolVersion;
 
 /// Ended streams kept per session for a client that reconnects to read
-/// their last events.
+/// their last events (a stream read to its end keeps only its last one).
 const KEPT_STREAMS: usize = 32;
 
 pub(crate) struct Session {
@@ -78,9 +78,9 @@ impl Session {
         }
     }
 
-    /// Forgets a stream whose reader took everything.
-    pub(crate) fn forget_stream(&self, number: u64) {
-        self.lock_streams().remove(&number);
+    /// Whether this session gave a stream this number (kept or not).
+    pub(crate) fn issued(&self, number: u64) -> bool {
+        number < self.next_stream.load(Ordering::Relaxed)
     }
 
     fn lock_streams(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Arc<EventStream>>> {

@@ -1,6 +1,6 @@
 //! Server-sent events: a stream's events as an HTTP response body, each
-//! with an id (`STREAM_EVENT`) a client can resume from; without ids in the
-//! 2026-07-28 era, which has no resumption.
+//! with an id ([`event_id`](super::event_id)) a client can resume from;
+//! without ids in the 2026-07-28 era, which has no resumption.
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -11,6 +11,7 @@ use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE};
 use axum::http::{HeaderValue, Response, StatusCode};
 use bytes::{BufMut, Bytes, BytesMut};
 
+use super::event_id;
 use super::session::Session;
 use super::stream::{EventStream, Read, ReaderGuard};
 use crate::dispatch::Connection;
@@ -45,12 +46,24 @@ pub(crate) struct Feed {
 
 pub(crate) fn response(feed: Feed) -> Response<Body> {
     let body = futures_util::stream::unfold(Some(feed), next);
+    with_body(Body::from_stream(body))
+}
+
+/// A stream of one event without an id, `message`, that ends at once: the
+/// answer to a client that resumes a stream no longer kept.
+pub(crate) fn single(message: &[u8]) -> Response<Body> {
+    let mut chunk = BytesMut::new();
+    write_data(&mut chunk, message);
+    with_body(Body::from(chunk.freeze()))
+}
+
+fn with_body(body: Body) -> Response<Body> {
     Response::builder()
         .status(StatusCode::OK)
         .header(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"))
         .header(CACHE_CONTROL, HeaderValue::from_static("no-cache"))
         .header("x-accel-buffering", HeaderValue::from_static("no"))
-        .body(Body::from_stream(body))
+        .body(body)
         .unwrap_or_default()
 }
 
@@ -61,7 +74,7 @@ async fn next(feed: Option<Feed>) -> Option<(Result<Bytes, Infallible>, Option<F
         // How long a client whose connection drops waits before it
         // reconnects with `Last-Event-ID` (SEP-1699 asks for the field).
         chunk.put_slice(RETRY);
-        write_event(&mut chunk, feed.stream.number, feed.cursor, b"");
+        write_event(&mut chunk, &feed.stream, feed.cursor, b"");
     }
     let events = match feed.first.take() {
         Some(events) => Some(events),
@@ -70,11 +83,11 @@ async fn next(feed: Option<Feed>) -> Option<(Result<Bytes, Infallible>, Option<F
             Err(_) => return Some((Ok(Bytes::from_static(b": keep-alive\n\n")), Some(feed))),
             Ok(Read::Events(events)) => Some(events),
             Ok(Read::End) => {
-                if let Some(session) = &feed.session
-                    && feed.stream.number != 0
-                {
-                    // Read to the end: nothing left to resume.
-                    session.forget_stream(feed.stream.number);
+                if feed.session.is_some() && feed.stream.number != 0 {
+                    // Read to the end: the client may still resume it if
+                    // its connection dropped before the response reached
+                    // it; the rest is not needed.
+                    feed.stream.keep_last();
                 }
                 return None;
             }
@@ -82,7 +95,7 @@ async fn next(feed: Option<Feed>) -> Option<(Result<Bytes, Infallible>, Option<F
     };
     for (number, line) in events.into_iter().flatten() {
         if feed.ids {
-            write_event(&mut chunk, feed.stream.number, number, &line);
+            write_event(&mut chunk, &feed.stream, number, &line);
         } else {
             write_data(&mut chunk, &line);
         }
@@ -91,14 +104,14 @@ async fn next(feed: Option<Feed>) -> Option<(Result<Bytes, Infallible>, Option<F
     Some((Ok(chunk.freeze()), Some(feed)))
 }
 
-/// `id: STREAM_N`, then the message as one `data:` line (a message never
-/// contains a newline), then the blank line that ends the event.
-fn write_event(chunk: &mut BytesMut, stream: u64, number: u64, data: &[u8]) {
-    chunk.reserve(data.len() + 40);
+/// `id: ` and the event's id, then the message as one `data:` line (a
+/// message never contains a newline), then the blank line that ends the
+/// event.
+fn write_event(chunk: &mut BytesMut, stream: &EventStream, number: u64, data: &[u8]) {
+    let tag = stream.tag.as_deref();
+    chunk.reserve(data.len() + 48 + tag.map_or(0, str::len));
     chunk.put_slice(b"id: ");
-    chunk.put_slice(stream.to_string().as_bytes());
-    chunk.put_u8(b'_');
-    chunk.put_slice(number.to_string().as_bytes());
+    event_id::write(chunk, stream.number, tag, number);
     chunk.put_u8(b'\n');
     write_data(chunk, data);
 }

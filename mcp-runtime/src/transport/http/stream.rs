@@ -8,7 +8,9 @@
 //! reads on from where it was, for as long as the events are kept: the last
 //! `capacity` events once delivered, or all of them while a reader is behind
 //! (the sink then refuses more, and the outbox holds them back). A stream
-//! nobody reads keeps its last `capacity` events.
+//! nobody reads keeps its last `capacity` events; one read to its end keeps
+//! its last (the response), for a client whose connection dropped before
+//! the response reached it.
 
 use std::collections::VecDeque;
 use std::io;
@@ -22,8 +24,11 @@ use crate::jsonrpc::is_response;
 use crate::outbox::{DirectWrite, Outbox, WeakOutbox};
 
 pub(crate) struct EventStream {
-    /// Its number in the session, the first half of its event ids.
+    /// Its number in the session, the first part of its event ids.
     pub(crate) number: u64,
+    /// The request its POST carried, as its event ids name it
+    /// ([`event_id`](super::event_id)); `None` for the GET stream.
+    pub(crate) tag: Option<Box<str>>,
     state: Mutex<State>,
     changed: Notify,
     /// Readers attached now (HTTP responses streaming it).
@@ -56,8 +61,14 @@ pub(crate) enum Read {
 
 impl EventStream {
     pub(crate) fn new(number: u64, capacity: usize) -> Arc<EventStream> {
+        EventStream::tagged(number, None, capacity)
+    }
+
+    /// A stream whose event ids name the request `tag` stands for.
+    pub(crate) fn tagged(number: u64, tag: Option<Box<str>>, capacity: usize) -> Arc<EventStream> {
         Arc::new(EventStream {
             number,
+            tag,
             state: Mutex::new(State {
                 events: VecDeque::new(),
                 next: 1,
@@ -147,6 +158,17 @@ impl EventStream {
                 changed.await;
             }
         }
+    }
+
+    /// Once read to its end, keeps only its last event (the response, when
+    /// the request was answered): a client whose connection dropped after
+    /// everything was written resumes and still gets the response, and an
+    /// ended stream costs one event.
+    pub(crate) fn keep_last(&self) {
+        let mut state = self.lock();
+        let drop = state.events.len().saturating_sub(1);
+        state.events.drain(..drop);
+        state.events.shrink_to_fit();
     }
 
     /// The number of the last event handed to a reader, 0 before any.
@@ -241,5 +263,45 @@ impl Sink {
 impl Drop for Sink {
     fn drop(&mut self) {
         self.0.close();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_stream_read_to_its_end_keeps_its_response_only() {
+        let stream = EventStream::new(3, 256);
+        let reader = stream.attach();
+        let out = stream.outbox(1024);
+        for n in 1..=100 {
+            assert!(out.try_send(format!("{{\"progress\":{n}}}\n").as_bytes()));
+        }
+        assert!(out.try_send(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n"));
+        drop(out);
+        let mut cursor = 0;
+        while let Read::Events(events) = stream.read(cursor).await {
+            cursor = events.last().unwrap().0;
+        }
+        assert_eq!(cursor, 101);
+        drop(reader);
+        stream.keep_last();
+        {
+            let state = stream.lock();
+            assert_eq!(state.events.len(), 1);
+            assert!(
+                state.events.capacity() < 8,
+                "the room for the rest is freed"
+            );
+        }
+        // A reader that resumes from any earlier event gets the response.
+        let Read::Events(rest) = stream.read(40).await else {
+            panic!("the response is kept");
+        };
+        assert_eq!(rest.len(), 1);
+        assert_eq!(rest[0].0, 101);
+        assert!(is_response(&rest[0].1));
+        assert!(matches!(stream.read(101).await, Read::End));
     }
 }
