@@ -4,7 +4,7 @@ use std::any::{Any, TypeId};
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::ops::Deref;
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -116,6 +116,10 @@ pub(crate) struct SessionShared {
     /// answer to a question would come in a request of its own, which
     /// nothing routes back here, so the client cannot be asked.
     pub(crate) one_way: bool,
+    /// How many times the client said its roots changed, as last known
+    /// here: a session served by a fleet forgets the roots it kept when
+    /// the stored count moves (see `dispatch::fleet`).
+    pub(crate) roots_epoch: AtomicU64,
 }
 
 impl SessionShared {
@@ -136,6 +140,7 @@ impl SessionShared {
             notices: std::sync::OnceLock::new(),
             round: None,
             one_way: false,
+            roots_epoch: AtomicU64::new(0),
         }
     }
 

@@ -1,0 +1,334 @@
+//! A session resumed from its stored parts, served as a client sees it:
+//! lines in, messages out, through a connection nobody initialized.
+
+use std::borrow::Cow;
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+
+use super::SessionParts;
+use crate::context::ClientInfo;
+use crate::dispatch::{Connection, Incoming, ServerCore};
+use crate::outbox::{DirectWrite, Outbox};
+use crate::protocol::version::ProtocolVersion;
+use crate::{DynamicResource, DynamicTool, LogLevel, ResourceContents, Server};
+
+/// How long a test waits for a message it expects.
+const PATIENCE: Duration = Duration::from_secs(5);
+
+struct ChannelSink(mpsc::UnboundedSender<Vec<u8>>);
+
+impl DirectWrite for ChannelSink {
+    fn try_write(&self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.write_all(bytes).map(|()| bytes.len())
+    }
+
+    fn write_all(&self, bytes: &[u8]) -> std::io::Result<()> {
+        self.0
+            .send(bytes.to_vec())
+            .map_err(|_| std::io::ErrorKind::BrokenPipe.into())
+    }
+}
+
+/// A client's end of one connection: what it sends, what it reads.
+pub(super) struct Peer {
+    pub(super) connection: Connection,
+    output: mpsc::UnboundedReceiver<Vec<u8>>,
+    /// Bytes read and not yet split into messages.
+    partial: Vec<u8>,
+    /// Messages read and not yet taken.
+    messages: std::collections::VecDeque<Value>,
+}
+
+impl Peer {
+    /// A connection of `core` made by `make` from its output.
+    pub(super) fn new(make: impl FnOnce(Outbox) -> Connection) -> Peer {
+        let (sender, output) = mpsc::unbounded_channel();
+        Peer {
+            connection: make(Outbox::new(Box::new(ChannelSink(sender)))),
+            output,
+            partial: Vec::new(),
+            messages: Default::default(),
+        }
+    }
+
+    /// A session of `core` resumed from `parts`.
+    pub(super) fn resumed(core: &Arc<ServerCore>, parts: SessionParts) -> Peer {
+        Peer::new(|out| Connection::resume(Arc::clone(core), out, parts))
+    }
+
+    pub(super) async fn send(&mut self, message: Value) {
+        let line = serde_json::to_vec(&message).unwrap();
+        assert!(
+            self.connection
+                .handle(Incoming::Line(Cow::Owned(line)))
+                .await
+        );
+    }
+
+    /// The next message the server sends.
+    pub(super) async fn next(&mut self) -> Value {
+        loop {
+            if let Some(message) = self.messages.pop_front() {
+                return message;
+            }
+            let bytes = tokio::time::timeout(PATIENCE, self.output.recv())
+                .await
+                .expect("the server sent nothing in time")
+                .expect("the output closed");
+            self.split(&bytes);
+        }
+    }
+
+    /// Whether nothing was sent that was not taken yet.
+    pub(super) fn is_quiet(&mut self) -> bool {
+        while let Ok(bytes) = self.output.try_recv() {
+            self.split(&bytes);
+        }
+        self.messages.is_empty()
+    }
+
+    fn split(&mut self, bytes: &[u8]) {
+        self.partial.extend_from_slice(bytes);
+        while let Some(end) = self.partial.iter().position(|b| *b == b'\n') {
+            let line: Vec<u8> = self.partial.drain(..=end).collect();
+            self.messages
+                .push_back(serde_json::from_slice(&line).expect("a JSON line"));
+        }
+    }
+
+    /// Sends request `id` and returns its response (anything the server
+    /// sends before it is dropped).
+    pub(super) async fn request(&mut self, id: i64, method: &str, params: Value) -> Value {
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
+            .await;
+        loop {
+            let message = self.next().await;
+            if message.get("id") == Some(&json!(id)) && message.get("method").is_none() {
+                return message;
+            }
+        }
+    }
+}
+
+/// A server with a tool that echoes, one that asks for the client's
+/// roots, one that waits until dropped (telling `dropped`), and a
+/// resource.
+pub(super) fn core(dropped: mpsc::UnboundedSender<()>) -> Arc<ServerCore> {
+    Arc::new(server(dropped).into_core().unwrap())
+}
+
+pub(super) fn server(dropped: mpsc::UnboundedSender<()>) -> Server {
+    struct Dropped(mpsc::UnboundedSender<()>);
+    impl Drop for Dropped {
+        fn drop(&mut self) {
+            let _ = self.0.send(());
+        }
+    }
+    let object = json!({"type": "object"});
+    let echo = DynamicTool::new(
+        "echo",
+        "Echoes.",
+        object.clone(),
+        |arguments, _| async move { arguments["text"].as_str().unwrap_or_default().to_owned() },
+    );
+    let roots = DynamicTool::new("roots", "Asks.", object.clone(), |_, ctx| async move {
+        match ctx.roots().await {
+            Ok(roots) => roots
+                .into_iter()
+                .map(|r| r.uri)
+                .collect::<Vec<_>>()
+                .join(","),
+            Err(error) => format!("failed: {error}"),
+        }
+    });
+    let wait = DynamicTool::new("wait", "Waits.", object, move |_, _| {
+        let dropped = Dropped(dropped.clone());
+        async move {
+            let _dropped = dropped;
+            std::future::pending::<String>().await
+        }
+    });
+    let resource = DynamicResource::new("test://r", "r", |uri, _, _| async move {
+        let text = "hello".to_owned();
+        Ok(vec![ResourceContents::Text {
+            uri,
+            mime_type: None,
+            text,
+        }])
+    });
+    Server::new("fleet-test", "1.0.0")
+        .tool(echo)
+        .tool(roots)
+        .tool(wait)
+        .resource(resource)
+}
+
+/// The parts of a session of a client that declared `roots`.
+pub(super) fn parts() -> SessionParts {
+    SessionParts {
+        version: ProtocolVersion::V2025_06_18,
+        client: ClientInfo {
+            name: "elsewhere".into(),
+            version: "1".into(),
+            capabilities: json!({"roots": {}}),
+        },
+        log_level: LogLevel::Info as u8,
+        subscriptions: HashSet::new(),
+        roots_epoch: 0,
+    }
+}
+
+fn text_of(response: &Value) -> &str {
+    response["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no text in {response}"))
+}
+
+#[tokio::test]
+async fn a_resumed_session_serves_without_initialize() {
+    let (dropped, _) = mpsc::unbounded_channel();
+    let core = core(dropped);
+    let mut peer = Peer::resumed(&core, parts());
+    // `notifications/initialized` first is accepted, and answered by nothing.
+    peer.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        .await;
+    assert!(peer.is_quiet());
+    let listed = peer.request(1, "tools/list", json!({})).await;
+    let names: Vec<&str> = listed["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|tool| tool["name"].as_str().unwrap())
+        .collect();
+    // (Tools of the crate's other tests are linked in too.)
+    for name in ["echo", "roots", "wait"] {
+        assert!(names.contains(&name), "{listed}");
+    }
+    let called = peer
+        .request(
+            2,
+            "tools/call",
+            json!({"name": "echo", "arguments": {"text": "hi"}}),
+        )
+        .await;
+    assert_eq!(text_of(&called), "hi");
+    let read = peer
+        .request(3, "resources/read", json!({"uri": "test://r"}))
+        .await;
+    assert_eq!(read["result"]["contents"][0]["text"], "hello");
+    assert_eq!(
+        peer.connection.version(),
+        Some(ProtocolVersion::V2025_06_18)
+    );
+}
+
+#[tokio::test]
+async fn a_resumed_session_refuses_initialize() {
+    let (dropped, _) = mpsc::unbounded_channel();
+    let mut peer = Peer::resumed(&core(dropped), parts());
+    let params = json!({
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "again", "version": "2"}
+    });
+    let refused = peer.request(1, "initialize", params).await;
+    assert_eq!(refused["error"]["code"], -32600, "{refused}");
+    // The session is still the one resumed.
+    let parts = peer.connection.parts().unwrap();
+    assert_eq!(parts.version, ProtocolVersion::V2025_06_18);
+    assert_eq!(parts.client.name, "elsewhere");
+}
+
+#[tokio::test]
+async fn a_resumed_session_keeps_its_stored_parts() {
+    let (dropped, _) = mpsc::unbounded_channel();
+    let stored = SessionParts {
+        log_level: LogLevel::Error as u8,
+        subscriptions: HashSet::from(["test://r".to_owned()]),
+        roots_epoch: 4,
+        ..parts()
+    };
+    let peer = Peer::resumed(&core(dropped), stored);
+    let parts = peer.connection.parts().unwrap();
+    assert_eq!(parts.log_level, LogLevel::Error as u8);
+    assert_eq!(parts.subscriptions, HashSet::from(["test://r".to_owned()]));
+    assert_eq!(parts.roots_epoch, 4);
+    assert_eq!(parts.client.capabilities, json!({"roots": {}}));
+}
+
+#[tokio::test]
+async fn a_resumed_session_hears_the_hub_only_once_registered() {
+    let (dropped, _) = mpsc::unbounded_channel();
+    let mut server = server(dropped);
+    let notifier = server.notifier();
+    let core = Arc::new(server.into_core().unwrap());
+    let mut peer = Peer::resumed(&core, parts());
+    assert_eq!(notifier.tools_changed(), 0);
+    assert!(peer.connection.register_notices());
+    assert!(!peer.connection.register_notices(), "registered twice");
+    assert_eq!(notifier.tools_changed(), 1);
+    let told = peer.next().await;
+    assert_eq!(told["method"], "notifications/tools/list_changed");
+    assert!(peer.is_quiet(), "told twice");
+}
+
+#[tokio::test]
+async fn initialize_still_registers_with_the_hub() {
+    let (dropped, _) = mpsc::unbounded_channel();
+    let mut server = server(dropped);
+    let notifier = server.notifier();
+    let core = Arc::new(server.into_core().unwrap());
+    let mut peer = Peer::new(|out| Connection::new(Arc::clone(&core), out));
+    assert!(peer.connection.parts().is_none());
+    let params = json!({
+        "protocolVersion": "2025-06-18",
+        "capabilities": {"roots": {}},
+        "clientInfo": {"name": "here", "version": "3"}
+    });
+    peer.request(1, "initialize", params).await;
+    assert!(
+        !peer.connection.register_notices(),
+        "initialize registered it"
+    );
+    assert_eq!(notifier.tools_changed(), 1);
+    // What a store would keep of it.
+    let parts = peer.connection.parts().unwrap();
+    assert_eq!(parts.client.name, "here");
+    assert_eq!(parts.log_level, LogLevel::Info as u8);
+    assert_eq!(parts.client.capabilities, json!({"roots": {}}));
+}
+
+#[tokio::test]
+async fn a_resumed_session_sees_the_registry_as_it_is() {
+    let (dropped, _) = mpsc::unbounded_channel();
+    let mut server = server(dropped);
+    let handle = server.handle();
+    let core = Arc::new(server.into_core().unwrap());
+    let added = |name: &'static str| {
+        DynamicTool::new(name, "Added.", json!({"type": "object"}), |_, _| async {
+            "added".to_owned()
+        })
+    };
+    handle.add_tool(added("before")).unwrap();
+    let mut peer = Peer::resumed(&core, parts());
+    let names = |listed: &Value| -> Vec<String> {
+        let tools = listed["result"]["tools"].as_array().unwrap();
+        tools
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let listed = peer.request(1, "tools/list", json!({})).await;
+    assert!(names(&listed).contains(&"before".to_owned()), "{listed}");
+    handle.add_tool(added("after")).unwrap();
+    let listed = peer.request(2, "tools/list", json!({})).await;
+    assert!(names(&listed).contains(&"after".to_owned()), "{listed}");
+    let called = peer
+        .request(3, "tools/call", json!({"name": "after", "arguments": {}}))
+        .await;
+    assert_eq!(text_of(&called), "added");
+}
