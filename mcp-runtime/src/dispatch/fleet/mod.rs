@@ -8,7 +8,9 @@
 //! - `resume`: a connection that starts initialized, from a session's
 //!   [`SessionParts`] (no `initialize` is replayed: a second one would be
 //!   refused), a cached one refreshed from newer parts, and the hook that
-//!   reports each change the client makes.
+//!   reports each change the client makes
+//!   ([`SessionChange`](crate::context::SessionChange): the change is
+//!   made locally, then the hook writes it through to the store).
 //!
 //! This room takes and gives plain values only: it imports neither the
 //! transport nor the session store (sibling rooms). In memory mode (one

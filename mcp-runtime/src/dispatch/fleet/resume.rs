@@ -1,14 +1,16 @@
 //! A legacy session served from what a fleet's store keeps of it: a
 //! [`Connection`] that starts initialized ([`Connection::resume`]), the
-//! parts to store once `initialize` is done ([`Connection::parts`]), and a
-//! cached connection brought up to date with parts changed through
-//! another instance ([`Connection::refresh`]).
+//! parts to store once `initialize` is done ([`Connection::parts`]), the
+//! changes to store as the client makes them
+//! ([`Connection::watch_changes`]), and a cached connection brought up to
+//! date with changes made through another instance
+//! ([`Connection::refresh`]).
 
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use crate::context::{ClientInfo, SessionShared};
+use crate::context::{ChangeHook, ClientInfo, SessionShared};
 use crate::dispatch::core::ServerCore;
 use crate::dispatch::state::Connection;
 use crate::outbox::Outbox;
@@ -78,6 +80,31 @@ impl Connection {
     pub(crate) fn parts(&self) -> Option<SessionParts> {
         self.session.as_deref().map(SessionShared::parts)
     }
+
+    /// Tells `hook` of each change the client makes to this connection's
+    /// session from now on (`logging/setLevel`, `resources/subscribe` and
+    /// `unsubscribe` once they succeed, `notifications/roots/list_changed`),
+    /// so that a fleet's store keeps them. Set it right after
+    /// [`Connection::resume`], or after `initialize`, before the next
+    /// message. `false` when there is no session yet, or it has a hook
+    /// already (which stays).
+    pub(crate) fn watch_changes(&self, hook: ChangeHook) -> bool {
+        self.session
+            .as_ref()
+            .is_some_and(|session| session.on_change.set(hook).is_ok())
+    }
+
+    /// Brings this connection's session (cached by an instance of a
+    /// fleet) up to date with `parts` stored since, changed through
+    /// another instance: see [`SessionShared::refresh`]. `false` when
+    /// there is no session.
+    pub(crate) fn refresh(&self, parts: SessionParts) -> bool {
+        let Some(session) = &self.session else {
+            return false;
+        };
+        session.refresh(parts);
+        true
+    }
 }
 
 impl SessionShared {
@@ -93,6 +120,25 @@ impl SessionShared {
                 .map(|subscribed| subscribed.clone())
                 .unwrap_or_default(),
             roots_epoch: self.roots_epoch.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Takes the log level and the subscriptions of `parts`, in place (the
+    /// [`Notifier`](crate::Notifier) reads them at once), and forgets the
+    /// roots it kept when the client said they changed since (the roots
+    /// epoch moved). The version and the client are those `initialize`
+    /// agreed on, which never change: `parts`' are ignored. The hook is
+    /// not told: these changes are the store's already.
+    pub(crate) fn refresh(&self, parts: SessionParts) {
+        self.log_level.store(parts.log_level, Ordering::Relaxed);
+        if let Ok(mut subscribed) = self.subscriptions.lock() {
+            *subscribed = parts.subscriptions;
+        }
+        let epoch = self.roots_epoch.swap(parts.roots_epoch, Ordering::AcqRel);
+        if epoch != parts.roots_epoch
+            && let Ok(mut roots) = self.roots.lock()
+        {
+            *roots = None;
         }
     }
 }

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
 use super::SessionParts;
-use crate::context::ClientInfo;
+use crate::context::{ClientInfo, SessionChange};
 use crate::dispatch::{Connection, Incoming, ServerCore};
 use crate::outbox::{DirectWrite, Outbox};
 use crate::protocol::version::ProtocolVersion;
@@ -331,4 +331,158 @@ async fn a_resumed_session_sees_the_registry_as_it_is() {
         .request(3, "tools/call", json!({"name": "after", "arguments": {}}))
         .await;
     assert_eq!(text_of(&called), "added");
+}
+
+/// Records the changes a session's hook is told of.
+fn recorder() -> (
+    crate::context::ChangeHook,
+    Arc<std::sync::Mutex<Vec<SessionChange>>>,
+) {
+    let told = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let record = Arc::clone(&told);
+    let hook: crate::context::ChangeHook =
+        Arc::new(move |change| record.lock().unwrap().push(change));
+    (hook, told)
+}
+
+#[tokio::test]
+async fn the_hook_is_told_of_each_change_once_made() {
+    let (dropped, _) = mpsc::unbounded_channel();
+    let mut peer = Peer::resumed(&core(dropped), parts());
+    let (hook, told) = recorder();
+    assert!(peer.connection.watch_changes(hook));
+    let (other, _) = recorder();
+    assert!(!peer.connection.watch_changes(other), "a second hook");
+    let take = || std::mem::take(&mut *told.lock().unwrap());
+
+    let set = peer
+        .request(1, "logging/setLevel", json!({"level": "debug"}))
+        .await;
+    assert!(set.get("result").is_some(), "{set}");
+    assert_eq!(take(), [SessionChange::LogLevel(LogLevel::Debug as u8)]);
+    let subscribed = peer
+        .request(2, "resources/subscribe", json!({"uri": "test://r"}))
+        .await;
+    assert!(subscribed.get("result").is_some(), "{subscribed}");
+    assert_eq!(take(), [SessionChange::Subscribe("test://r".into())]);
+    peer.request(3, "resources/unsubscribe", json!({"uri": "test://r"}))
+        .await;
+    assert_eq!(take(), [SessionChange::Unsubscribe("test://r".into())]);
+    let changed = json!({"jsonrpc": "2.0", "method": "notifications/roots/list_changed"});
+    peer.send(changed).await;
+    assert_eq!(take(), [SessionChange::RootsChanged]);
+
+    // Refused changes are not told.
+    let refused = peer
+        .request(4, "logging/setLevel", json!({"level": "loud"}))
+        .await;
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    let refused = peer
+        .request(5, "resources/subscribe", json!({"uri": "test://nowhere"}))
+        .await;
+    assert!(refused.get("error").is_some(), "{refused}");
+    assert_eq!(take(), []);
+    // Nor what changes nothing in the session.
+    peer.request(6, "tools/list", json!({})).await;
+    assert_eq!(take(), []);
+}
+
+#[tokio::test]
+async fn a_session_without_a_hook_changes_as_before() {
+    let (dropped, _) = mpsc::unbounded_channel();
+    let mut peer = Peer::resumed(&core(dropped), parts());
+    peer.request(1, "logging/setLevel", json!({"level": "error"}))
+        .await;
+    peer.request(2, "resources/subscribe", json!({"uri": "test://r"}))
+        .await;
+    let parts = peer.connection.parts().unwrap();
+    assert_eq!(parts.log_level, LogLevel::Error as u8);
+    assert!(parts.subscriptions.contains("test://r"));
+}
+
+#[tokio::test]
+async fn a_refresh_changes_what_the_notifier_delivers() {
+    let (dropped, _) = mpsc::unbounded_channel();
+    let mut server = server(dropped);
+    let notifier = server.notifier();
+    let core = Arc::new(server.into_core().unwrap());
+    let mut peer = Peer::resumed(&core, parts());
+    peer.connection.register_notices();
+    let (hook, told) = recorder();
+    peer.connection.watch_changes(hook);
+
+    // Info until another instance sets debug.
+    assert_eq!(notifier.log(LogLevel::Debug, None, json!("quiet")), 0);
+    let debug = SessionParts {
+        log_level: LogLevel::Debug as u8,
+        ..parts()
+    };
+    assert!(peer.connection.refresh(debug.clone()));
+    assert_eq!(notifier.log(LogLevel::Debug, None, json!("heard")), 1);
+    assert_eq!(peer.next().await["params"]["data"], "heard");
+
+    // Subscribed through another instance, then unsubscribed.
+    assert_eq!(notifier.resource_updated("test://r"), 0);
+    let subscribed = SessionParts {
+        subscriptions: HashSet::from(["test://r".to_owned()]),
+        ..debug.clone()
+    };
+    peer.connection.refresh(subscribed);
+    assert_eq!(notifier.resource_updated("test://r"), 1);
+    let updated = peer.next().await;
+    assert_eq!(updated["method"], "notifications/resources/updated");
+    assert_eq!(updated["params"]["uri"], "test://r");
+    peer.connection.refresh(debug);
+    assert_eq!(notifier.resource_updated("test://r"), 0);
+    assert!(peer.is_quiet());
+    // What came from the store is not told back to it.
+    assert!(told.lock().unwrap().is_empty());
+}
+
+/// Calls the tool that asks for the roots: answers its question with
+/// `root` if it asks one (`None`: it must not ask), and returns its text.
+async fn call_roots(peer: &mut Peer, id: i64, root: Option<&str>) -> String {
+    let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {"name": "roots", "arguments": {}}});
+    peer.send(call).await;
+    let first = peer.next().await;
+    let answered = match (first.get("method"), root) {
+        (Some(method), Some(root)) => {
+            assert_eq!(method, "roots/list");
+            let answer = json!({"jsonrpc": "2.0", "id": first["id"],
+                "result": {"roots": [{"uri": root}]}});
+            peer.send(answer).await;
+            peer.next().await
+        }
+        (None, None) => first,
+        _ => panic!("asked or not, unexpectedly: {first}"),
+    };
+    assert_eq!(answered["id"], id, "{answered}");
+    text_of(&answered).to_owned()
+}
+
+#[tokio::test]
+async fn a_refresh_forgets_the_roots_when_their_epoch_moved() {
+    let (dropped, _) = mpsc::unbounded_channel();
+    let mut peer = Peer::resumed(&core(dropped), parts());
+    assert_eq!(
+        call_roots(&mut peer, 1, Some("file:///a")).await,
+        "file:///a"
+    );
+    // Kept while the epoch stays.
+    assert_eq!(call_roots(&mut peer, 2, None).await, "file:///a");
+    peer.connection.refresh(parts());
+    assert_eq!(call_roots(&mut peer, 3, None).await, "file:///a");
+    // The client said they changed, through another instance.
+    let moved = SessionParts {
+        roots_epoch: 1,
+        ..parts()
+    };
+    peer.connection.refresh(moved.clone());
+    assert_eq!(
+        call_roots(&mut peer, 4, Some("file:///b")).await,
+        "file:///b"
+    );
+    peer.connection.refresh(moved);
+    assert_eq!(call_roots(&mut peer, 5, None).await, "file:///b");
 }
