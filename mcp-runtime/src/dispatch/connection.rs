@@ -123,10 +123,7 @@ impl Connection {
                 .cloned()
                 .unwrap_or_else(|| json!({})),
         };
-        let session = Arc::new(
-            SessionShared::new(Arc::clone(&self.core.state), version, client)
-                .with_ask_timeout(self.core.limits.client_request_timeout),
-        );
+        let session = Arc::new(self.core.new_session(version, client));
         let mut result = json!({
             "protocolVersion": version.as_str(),
             "capabilities": self.core.served.capabilities(version, self.identity.is_some()),

@@ -55,8 +55,7 @@ impl Connection {
             subscriptions,
             roots_epoch,
         } = parts;
-        let session = SessionShared::new(Arc::clone(&core.state), version, client)
-            .with_ask_timeout(core.limits.client_request_timeout);
+        let session = core.new_session(version, client);
         session.log_level.store(log_level, Ordering::Relaxed);
         session.roots_epoch.store(roots_epoch, Ordering::Relaxed);
         if let Ok(mut subscribed) = session.subscriptions.lock() {

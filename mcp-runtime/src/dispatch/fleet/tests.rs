@@ -12,6 +12,7 @@ use tokio::sync::mpsc;
 use super::SessionParts;
 use crate::context::{ClientInfo, SessionChange};
 use crate::dispatch::{Connection, Incoming, ServerCore};
+use crate::jsonrpc::{InstanceTag, RequestId};
 use crate::outbox::{DirectWrite, Outbox};
 use crate::protocol::version::ProtocolVersion;
 use crate::{DynamicResource, DynamicTool, LogLevel, ResourceContents, Server};
@@ -485,4 +486,73 @@ async fn a_refresh_forgets_the_roots_when_their_epoch_moved() {
     );
     peer.connection.refresh(moved);
     assert_eq!(call_roots(&mut peer, 5, None).await, "file:///b");
+}
+
+/// The id of the question the tool that asks for the roots asks first,
+/// called as `id` (the question is left unanswered).
+async fn first_question(peer: &mut Peer, id: i64) -> Value {
+    let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {"name": "roots", "arguments": {}}});
+    peer.send(call).await;
+    let question = peer.next().await;
+    assert_eq!(question["method"], "roots/list", "{question}");
+    question["id"].clone()
+}
+
+#[tokio::test]
+async fn a_fleet_instance_asks_with_ids_that_name_it() {
+    let (dropped, _) = mpsc::unbounded_channel();
+    let core = core(dropped);
+    let tag = InstanceTag::parse("ab12cd34").unwrap();
+    assert!(core.set_instance(tag));
+    assert!(!core.set_instance(InstanceTag::parse("00000000").unwrap()));
+    assert_eq!(core.instance(), Some(tag));
+
+    let mut resumed = Peer::resumed(&core, parts());
+    let mut initialized = Peer::new(|out| Connection::new(Arc::clone(&core), out));
+    let params = json!({
+        "protocolVersion": "2025-06-18",
+        "capabilities": {"roots": {}},
+        "clientInfo": {"name": "here", "version": "3"}
+    });
+    initialized.request(1, "initialize", params).await;
+    let mut numbers = Vec::new();
+    for which in [0, 1, 0] {
+        let peer = if which == 0 {
+            &mut resumed
+        } else {
+            &mut initialized
+        };
+        let id = first_question(peer, numbers.len() as i64 + 10).await;
+        let id = id.as_str().unwrap().to_owned();
+        let n = id
+            .strip_prefix("mcp-rs-ab12cd34-")
+            .unwrap_or_else(|| panic!("{id}"));
+        numbers.push(n.parse::<u64>().unwrap());
+        let parsed = RequestId::parse(&serde_json::value::to_raw_value(&id).unwrap()).unwrap();
+        assert_eq!(parsed.instance(), Some(tag));
+    }
+    // Counted by the process, not by the session: never the same twice.
+    assert!(
+        numbers[0] < numbers[1] && numbers[1] < numbers[2],
+        "{numbers:?}"
+    );
+    // The client's answer still reaches the question, on this instance.
+    let question = json!(format!("mcp-rs-ab12cd34-{}", numbers[1]));
+    let answer = json!({"jsonrpc": "2.0", "id": question,
+        "result": {"roots": [{"uri": "file:///c"}]}});
+    initialized.send(answer).await;
+    assert_eq!(text_of(&initialized.next().await), "file:///c");
+}
+
+#[tokio::test]
+async fn without_a_fleet_ids_are_counted_per_session() {
+    let (dropped, _) = mpsc::unbounded_channel();
+    let core = core(dropped);
+    assert_eq!(core.instance(), None);
+    let mut one = Peer::resumed(&core, parts());
+    let mut other = Peer::resumed(&core, parts());
+    assert_eq!(first_question(&mut one, 1).await, "mcp-rs-1");
+    assert_eq!(first_question(&mut other, 1).await, "mcp-rs-1");
+    assert_eq!(first_question(&mut one, 2).await, "mcp-rs-2");
 }
