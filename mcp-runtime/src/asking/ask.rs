@@ -123,6 +123,13 @@ impl Asks {
         (id, receiver)
     }
 
+    /// Whether a question with `id` waits for its answer.
+    // For the transport of a fleet (issue 29), not built yet.
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub(crate) fn is_waiting(&self, id: &RequestId) -> bool {
+        self.lock().contains_key(&id.key())
+    }
+
     /// Forgets `id`: its answer, if it comes, is ignored.
     pub(crate) fn forget(&self, id: &RequestId) {
         self.lock().remove(&id.key());

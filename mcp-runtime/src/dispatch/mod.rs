@@ -51,7 +51,7 @@ mod tasks;
 
 pub(crate) use self::core::{Limits, ServerCore};
 #[allow(unused_imports)] // For the transport of a fleet (issue 29), not built yet.
-pub(crate) use self::fleet::SessionParts;
+pub(crate) use self::fleet::{Routed, SessionParts};
 pub(crate) use self::incoming::{Incoming, for_each_line, lines_of};
 pub(crate) use self::live::Live;
 #[cfg(feature = "auth")]

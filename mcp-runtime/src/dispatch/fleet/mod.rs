@@ -11,14 +11,19 @@
 //!   reports each change the client makes
 //!   ([`SessionChange`](crate::context::SessionChange): the change is
 //!   made locally, then the hook writes it through to the store).
+//! - `routed`: the client's answers and cancellations that reached
+//!   another instance, delivered to the questions and calls of this one
+//!   ([`Routed`], usable without the connection's lock).
 //!
 //! This room takes and gives plain values only: it imports neither the
 //! transport nor the session store (sibling rooms). In memory mode (one
 //! instance, the default) none of it is used.
 
 mod resume;
+mod routed;
 
 pub(crate) use self::resume::SessionParts;
+pub(crate) use self::routed::Routed;
 
 #[cfg(test)]
 mod tests;

@@ -556,3 +556,86 @@ async fn without_a_fleet_ids_are_counted_per_session() {
     assert_eq!(first_question(&mut other, 1).await, "mcp-rs-1");
     assert_eq!(first_question(&mut one, 2).await, "mcp-rs-2");
 }
+
+/// The request id `value` (a JSON string or integer) spells.
+fn id_of(value: &Value) -> RequestId {
+    RequestId::parse(&serde_json::value::to_raw_value(value).unwrap()).unwrap()
+}
+
+fn raw(value: Value) -> Box<serde_json::value::RawValue> {
+    serde_json::value::to_raw_value(&value).unwrap()
+}
+
+#[tokio::test]
+async fn an_answer_routed_from_another_instance_completes_the_call() {
+    let (dropped, _) = mpsc::unbounded_channel();
+    let core = core(dropped);
+    core.set_instance(InstanceTag::parse("0badcafe").unwrap());
+    let mut peer = Peer::resumed(&core, parts());
+    let question = id_of(&first_question(&mut peer, 1).await);
+    assert!(peer.connection.is_waiting_for(&question));
+    assert!(
+        !peer
+            .connection
+            .is_waiting_for(&id_of(&json!("mcp-rs-0badcafe-0")))
+    );
+    // Routed without the connection, from another task.
+    let routed = peer.connection.routed();
+    let asked = question.clone();
+    let answered = tokio::spawn(async move {
+        let result = raw(json!({"roots": [{"uri": "file:///routed"}]}));
+        routed.answer(&asked, Some(&result), None)
+    });
+    assert!(answered.await.unwrap());
+    let response = peer.next().await;
+    assert_eq!(response["id"], 1);
+    assert_eq!(text_of(&response), "file:///routed");
+    assert!(!peer.connection.is_waiting_for(&question));
+
+    // An error answer fails the question; a second answer finds nothing.
+    let changed = json!({"jsonrpc": "2.0", "method": "notifications/roots/list_changed"});
+    peer.send(changed).await;
+    let question = id_of(&first_question(&mut peer, 2).await);
+    let error = raw(json!({"code": -32001, "message": "no roots today"}));
+    assert!(peer.connection.answer(&question, None, Some(&error)));
+    let response = peer.next().await;
+    assert_eq!(
+        text_of(&response),
+        "failed: the client answered error -32001: no roots today"
+    );
+    assert!(!peer.connection.answer(&question, None, Some(&error)));
+    assert!(peer.is_quiet());
+}
+
+#[tokio::test]
+async fn a_cancellation_routed_from_another_instance_stops_the_call() {
+    let (dropped, mut drops) = mpsc::unbounded_channel();
+    let mut peer = Peer::resumed(&core(dropped), parts());
+    let call = json!({"jsonrpc": "2.0", "id": "w-1", "method": "tools/call",
+        "params": {"name": "wait", "arguments": {}}});
+    peer.send(call).await;
+    let id = id_of(&json!("w-1"));
+    assert!(peer.connection.is_running(&id));
+    assert!(!peer.connection.is_running(&id_of(&json!("w-2"))));
+    assert!(!peer.connection.cancel(&id_of(&json!("w-2")), None));
+    let routed = peer.connection.routed();
+    assert!(routed.is_running(&id));
+    assert!(routed.cancel(&id, Some("the user gave up")));
+    tokio::time::timeout(PATIENCE, drops.recv())
+        .await
+        .expect("the call was not dropped")
+        .unwrap();
+    assert!(!peer.connection.is_running(&id));
+    assert!(!peer.connection.cancel(&id, None));
+    // Never answered; the connection serves on.
+    assert!(peer.is_quiet());
+    let called = peer
+        .request(
+            3,
+            "tools/call",
+            json!({"name": "echo", "arguments": {"text": "on"}}),
+        )
+        .await;
+    assert_eq!(text_of(&called), "on");
+    assert!(peer.is_quiet());
+}
