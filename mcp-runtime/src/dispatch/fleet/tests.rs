@@ -639,3 +639,40 @@ async fn a_cancellation_routed_from_another_instance_stops_the_call() {
     assert_eq!(text_of(&called), "on");
     assert!(peer.is_quiet());
 }
+
+#[tokio::test]
+async fn a_resumed_session_serves_through_the_layers_too() {
+    let (dropped, _) = mpsc::unbounded_channel();
+    let layered = server(dropped).layer(tower::layer::util::Identity::new());
+    let core = Arc::new(layered.into_core().unwrap());
+    assert!(core.service.is_some());
+    let mut peer = Peer::resumed(&core, parts());
+    let (hook, told) = recorder();
+    peer.connection.watch_changes(hook);
+    let called = peer
+        .request(
+            1,
+            "tools/call",
+            json!({"name": "echo", "arguments": {"text": "layered"}}),
+        )
+        .await;
+    assert_eq!(text_of(&called), "layered");
+    peer.request(2, "logging/setLevel", json!({"level": "warning"}))
+        .await;
+    peer.request(3, "resources/subscribe", json!({"uri": "test://r"}))
+        .await;
+    assert_eq!(
+        *told.lock().unwrap(),
+        [
+            SessionChange::LogLevel(LogLevel::Warning as u8),
+            SessionChange::Subscribe("test://r".into())
+        ]
+    );
+    let params = json!({
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "again", "version": "2"}
+    });
+    let refused = peer.request(4, "initialize", params).await;
+    assert_eq!(refused["error"]["code"], -32600, "{refused}");
+}
