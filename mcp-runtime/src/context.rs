@@ -4,7 +4,7 @@ use std::any::{Any, TypeId};
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::ops::Deref;
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -116,7 +116,34 @@ pub(crate) struct SessionShared {
     /// answer to a question would come in a request of its own, which
     /// nothing routes back here, so the client cannot be asked.
     pub(crate) one_way: bool,
+    /// How many times the client said its roots changed, as last known
+    /// here: a session served by a fleet forgets the roots it kept when
+    /// the stored count moves (see `dispatch::fleet`).
+    pub(crate) roots_epoch: AtomicU64,
+    /// Told of each change the client makes to the session, once made:
+    /// the transport of a fleet writes them to its store. Unset (memory
+    /// mode, stdio), nobody is told.
+    pub(crate) on_change: std::sync::OnceLock<ChangeHook>,
 }
+
+/// A change the client made to its session, which a fleet's store keeps
+/// (see [`SessionShared::on_change`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum SessionChange {
+    /// `logging/setLevel`: the new level ([`LogLevel`] as `u8`).
+    LogLevel(u8),
+    /// `resources/subscribe` of this URI.
+    Subscribe(String),
+    /// `resources/unsubscribe` of this URI.
+    Unsubscribe(String),
+    /// `notifications/roots/list_changed`.
+    RootsChanged,
+}
+
+/// What is told of a session's changes: called on the task that made
+/// the change, before the client is answered, so it must not block (it
+/// queues the write).
+pub(crate) type ChangeHook = Arc<dyn Fn(SessionChange) + Send + Sync>;
 
 impl SessionShared {
     pub(crate) fn new(
@@ -136,6 +163,15 @@ impl SessionShared {
             notices: std::sync::OnceLock::new(),
             round: None,
             one_way: false,
+            roots_epoch: AtomicU64::new(0),
+            on_change: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// Tells the session's hook, if it has one, of `change`.
+    pub(crate) fn changed(&self, change: SessionChange) {
+        if let Some(hook) = self.on_change.get() {
+            hook(change);
         }
     }
 

@@ -4,9 +4,11 @@
 //!
 //! Our ids are strings (`"mcp-rs-1"`, `"mcp-rs-2"`…), counted per
 //! session: they never look like the integers most clients number their
-//! own requests with, and each direction has its own ids anyway. An
-//! answer that matches no question waiting (answered already, given up,
-//! or never asked) is ignored and logged.
+//! own requests with, and each direction has its own ids anyway. In a
+//! fleet they name the instance that asks (`"mcp-rs-ab12cd34-1"`),
+//! counted per process: the client may POST the answer to any instance,
+//! which routes it by the tag. An answer that matches no question waiting
+//! (answered already, given up, or never asked) is ignored and logged.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -18,7 +20,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 use tokio::sync::oneshot;
 
-use crate::jsonrpc::{Failed, RequestId};
+use crate::jsonrpc::{Failed, InstanceTag, RequestId};
 
 /// How long a question waits for the client's answer unless
 /// [`Server::client_request_timeout`](crate::Server::client_request_timeout)
@@ -86,17 +88,46 @@ type Answer = Result<Value, ClientRequestError>;
 #[derive(Default)]
 pub(crate) struct Asks {
     next: AtomicU64,
+    /// The instance of the fleet this process is, which the ids name.
+    instance: Option<InstanceTag>,
     waiting: Mutex<HashMap<String, oneshot::Sender<Answer>>>,
 }
 
+/// The number of the last question asked with a tagged id, by any session
+/// of the process: one session's questions are asked by several instances
+/// of a fleet, so their ids are unique only with the instance's tag and a
+/// count that is not the session's.
+static ASKED_IN_FLEET: AtomicU64 = AtomicU64::new(0);
+
 impl Asks {
+    /// The questions of a session of the fleet's instance `instance`
+    /// (`None`: no fleet, ids as the default gives them).
+    pub(crate) fn tagged(instance: Option<InstanceTag>) -> Asks {
+        Asks {
+            instance,
+            ..Asks::default()
+        }
+    }
+
     /// A new id, and where its answer will arrive.
     pub(crate) fn open(&self) -> (RequestId, oneshot::Receiver<Answer>) {
-        let n = self.next.fetch_add(1, Ordering::Relaxed) + 1;
-        let id = RequestId::server(n);
+        let id = match self.instance {
+            Some(instance) => {
+                let n = ASKED_IN_FLEET.fetch_add(1, Ordering::Relaxed) + 1;
+                RequestId::server_of(instance, n)
+            }
+            None => RequestId::server(self.next.fetch_add(1, Ordering::Relaxed) + 1),
+        };
         let (sender, receiver) = oneshot::channel();
         self.lock().insert(id.key(), sender);
         (id, receiver)
+    }
+
+    /// Whether a question with `id` waits for its answer.
+    // For the transport of a fleet (issue 29), not built yet.
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub(crate) fn is_waiting(&self, id: &RequestId) -> bool {
+        self.lock().contains_key(&id.key())
     }
 
     /// Forgets `id`: its answer, if it comes, is ignored.

@@ -99,6 +99,32 @@ enum Start {
     Waiting(Ticket, Arc<Semaphore>),
 }
 
+/// The calls of one connection running or waiting as tasks, by the
+/// canonical key of their request ids. Cheap to clone.
+#[derive(Clone)]
+pub(crate) struct Running(Arc<Mutex<HashMap<String, InFlight>>>);
+
+impl Running {
+    /// Whether the call with this id (its canonical key) runs or waits.
+    // For the transport of a fleet (issue 29), not built yet.
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub(crate) fn contains(&self, key: &str) -> bool {
+        self.0.lock().is_ok_and(|map| map.contains_key(key))
+    }
+
+    /// Cancels the call with this id (its canonical key), running or
+    /// waiting: it is dropped and never answered.
+    pub(crate) fn cancel(&self, key: &str) -> bool {
+        let entry = self.0.lock().ok().and_then(|mut map| map.remove(key));
+        let Some(entry) = entry else {
+            return false;
+        };
+        entry.ctx.cancel();
+        entry.abort.abort();
+        true
+    }
+}
+
 pub(crate) struct Calls {
     /// One permit per call that may run. Tokio's semaphore is fair: a
     /// freed permit goes to the longest-waiting call, and `try_acquire`
@@ -347,13 +373,14 @@ impl Calls {
     /// Cancels the call with this id (its canonical key), running or
     /// waiting: it is dropped and never answered.
     pub(crate) fn cancel(&self, key: &str) -> bool {
-        let entry = self.in_flight.lock().ok().and_then(|mut m| m.remove(key));
-        let Some(entry) = entry else {
-            return false;
-        };
-        entry.ctx.cancel();
-        entry.abort.abort();
-        true
+        self.running().cancel(key)
+    }
+
+    /// The calls running or waiting as tasks, for what cancels them
+    /// without the connection (a cancellation routed from another
+    /// instance of a fleet).
+    pub(crate) fn running(&self) -> Running {
+        Running(Arc::clone(&self.in_flight))
     }
 
     /// Runs `task` beside the calls (a batch waiting for its calls'

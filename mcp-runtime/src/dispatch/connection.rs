@@ -123,10 +123,7 @@ impl Connection {
                 .cloned()
                 .unwrap_or_else(|| json!({})),
         };
-        let session = Arc::new(
-            SessionShared::new(Arc::clone(&self.core.state), version, client)
-                .with_ask_timeout(self.core.limits.client_request_timeout),
-        );
+        let session = Arc::new(self.core.new_session(version, client));
         let mut result = json!({
             "protocolVersion": version.as_str(),
             "capabilities": self.core.served.capabilities(version, self.identity.is_some()),
@@ -154,10 +151,31 @@ impl Connection {
             negotiated = %session.version,
             "client initialized"
         );
-        self.core.hub.register(&session, self.out.downgrade());
+        self.start(session);
+        self.register_notices();
+    }
+
+    /// Serves `session` from now on: what belongs to no call goes to this
+    /// connection's output, and the session has its span. (Whether the
+    /// hub tells it about changes is [`Connection::register_notices`].)
+    pub(super) fn start(&mut self, session: Arc<SessionShared>) {
         let _ = session.notices.set(self.out.downgrade());
         self.session_span = telemetry::session_span(session.version, self.http);
         self.session = Some(session);
+    }
+
+    /// Has the server's hub tell this connection's session about changes
+    /// (resources it subscribed to, list changes, log messages), on this
+    /// connection's output. `initialize` does it; a resumed session does
+    /// it only on the instance that holds its GET stream. `false` when
+    /// there is no session yet, or it was registered already.
+    pub(crate) fn register_notices(&mut self) -> bool {
+        let Some(session) = self.session.as_ref().filter(|_| !self.registered) else {
+            return false;
+        };
+        self.core.hub.register(session, self.out.downgrade());
+        self.registered = true;
+        true
     }
 }
 

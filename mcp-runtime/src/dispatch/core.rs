@@ -6,13 +6,16 @@ use std::time::Duration;
 
 use super::live::Live;
 use super::tails::Tails;
+use crate::asking::ask::Asks;
 use crate::asking::request_state::StateKeys;
-use crate::context::{SessionShared, StateMap};
+use crate::context::{ClientInfo, SessionShared, StateMap};
+use crate::jsonrpc::InstanceTag;
 use crate::middleware::McpService;
 use crate::notify::{Hub, Notifier};
 use crate::protocol::cache::CacheHints;
 use crate::protocol::capabilities::Served;
 use crate::protocol::info::ServerInfo;
+use crate::protocol::version::ProtocolVersion;
 use crate::registry::Registry;
 
 /// Tunables of a server, set on the builder.
@@ -79,6 +82,9 @@ pub(crate) struct ServerCore {
     tails: std::sync::OnceLock<Tails>,
     /// The tasks of this instance, when tools may run as tasks.
     pub(crate) tasks: Option<Arc<crate::tasks::runner::TaskRunner>>,
+    /// This process's tag in a fleet that shares legacy sessions, which
+    /// the ids of its requests to clients carry; unset without a fleet.
+    instance: std::sync::OnceLock<InstanceTag>,
 }
 
 impl ServerCore {
@@ -106,6 +112,7 @@ impl ServerCore {
             mounts: Default::default(),
             tails: std::sync::OnceLock::new(),
             tasks: None,
+            instance: std::sync::OnceLock::new(),
         }
     }
 
@@ -124,6 +131,35 @@ impl ServerCore {
             .version
             .is_modern()
             .then(|| Arc::clone(self.tails().of(method, false)))
+    }
+
+    /// Makes this process the fleet's instance `tag`: the legacy
+    /// sessions started from now on ask their clients with ids that name
+    /// it (set by the HTTP transport of a fleet before it serves).
+    /// `false` when a tag was set already (which stays).
+    // For the transport of a fleet (issue 29), not built yet.
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub(crate) fn set_instance(&self, tag: InstanceTag) -> bool {
+        self.instance.set(tag).is_ok()
+    }
+
+    /// This process's tag in a fleet, once set.
+    pub(crate) fn instance(&self) -> Option<InstanceTag> {
+        self.instance.get().copied()
+    }
+
+    /// A new legacy session of this server, of `version` with `client`:
+    /// its requests to the client wait as configured, with ids that name
+    /// this instance in a fleet.
+    pub(crate) fn new_session(
+        &self,
+        version: ProtocolVersion,
+        client: ClientInfo,
+    ) -> SessionShared {
+        let mut session = SessionShared::new(Arc::clone(&self.state), version, client)
+            .with_ask_timeout(self.limits.client_request_timeout);
+        session.asks = Asks::tagged(self.instance());
+        session
     }
 
     /// The same core, running tasks with `runner` (and declaring them).

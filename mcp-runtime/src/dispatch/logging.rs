@@ -5,7 +5,7 @@ use std::sync::atomic::Ordering;
 
 use serde_json::{Map, Value};
 
-use crate::context::{LogLevel, SessionShared};
+use crate::context::{LogLevel, SessionChange, SessionShared};
 use crate::jsonrpc::{ErrorObject, INVALID_PARAMS};
 
 /// `logging/setLevel` of `session`.
@@ -24,5 +24,6 @@ pub(super) fn set_level(
         )
     })?;
     session.log_level.store(level as u8, Ordering::Relaxed);
+    session.changed(SessionChange::LogLevel(level as u8));
     Ok(())
 }

@@ -19,11 +19,17 @@
 //!   `core`, what every connection of a server shares; `live`, what it
 //!   serves right now, paged by `pages`; `incoming`, what a transport hands
 //!   a connection.
+//! - `fleet`: what a fleet's HTTP transport calls to serve a legacy
+//!   session from what its store keeps (`Connection::resume`).
 
 mod batch;
 mod calls;
 mod connection;
 mod core;
+// Called by the fleet's session glue in `transport/http` (issue 29),
+// which is not built yet: only the tests use it for now.
+#[cfg_attr(not(test), allow(dead_code))]
+mod fleet;
 mod frame;
 mod incoming;
 mod job;
@@ -44,6 +50,8 @@ mod task_calls;
 mod tasks;
 
 pub(crate) use self::core::{Limits, ServerCore};
+#[allow(unused_imports)] // For the transport of a fleet (issue 29), not built yet.
+pub(crate) use self::fleet::{Routed, SessionParts};
 pub(crate) use self::incoming::{Incoming, for_each_line, lines_of};
 pub(crate) use self::live::Live;
 #[cfg(feature = "auth")]

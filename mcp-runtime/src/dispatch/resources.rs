@@ -11,7 +11,7 @@ use super::job::{Job, request_context};
 use super::reply::{Answer, JsonAnswer, json_result};
 use super::state::Connection;
 use crate::content::ResourceContents;
-use crate::context::{Context, SessionShared};
+use crate::context::{Context, SessionChange, SessionShared};
 use crate::jsonrpc::{ErrorObject, INTERNAL_ERROR, INVALID_PARAMS, RESOURCE_NOT_FOUND};
 use crate::protocol::version::ProtocolVersion;
 use crate::registry::Registry;
@@ -132,6 +132,13 @@ pub(super) fn subscribe(
     if changed && let Some(hook) = found.and_then(|(resource, _)| resource.on_subscribe.as_ref()) {
         hook(uri, subscribe);
     }
+    // Told even when this copy of the session had it already: a fleet's
+    // store is the one to keep.
+    session.changed(if subscribe {
+        SessionChange::Subscribe(uri.to_owned())
+    } else {
+        SessionChange::Unsubscribe(uri.to_owned())
+    });
     Ok(())
 }
 

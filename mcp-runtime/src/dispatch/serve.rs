@@ -14,6 +14,7 @@ use super::incoming::{Incoming, lines_of, without_cr};
 use super::modern::{claims_modern, meta_of};
 use super::reply::{Answer, Replies};
 use super::state::Connection;
+use crate::context::SessionChange;
 use crate::jsonrpc::{self, ErrorObject, INVALID_REQUEST, Line, Message, PARSE_ERROR, RequestId};
 use crate::outbox::Outbox;
 use crate::telemetry;
@@ -262,10 +263,11 @@ impl Connection {
             "notifications/initialized" => tracing::debug!("client sent notifications/initialized"),
             "notifications/roots/list_changed" => {
                 // Asked again the next time a tool wants them.
-                if let Some(session) = &self.session
-                    && let Ok(mut roots) = session.roots.lock()
-                {
-                    *roots = None;
+                if let Some(session) = &self.session {
+                    if let Ok(mut roots) = session.roots.lock() {
+                        *roots = None;
+                    }
+                    session.changed(SessionChange::RootsChanged);
                 }
             }
             other => tracing::trace!(method = other, "notification ignored"),

@@ -48,8 +48,12 @@ pub(crate) struct Connection {
     /// The 2026-07-28 subscriptions this connection's listen requests
     /// opened: they last as long as it does.
     pub(super) listens: Vec<Arc<Subscription>>,
-    /// The session's span, from `initialize` until the connection is dropped.
+    /// The session's span, from `initialize` (or its resumption) until the
+    /// connection is dropped.
     pub(super) session_span: tracing::Span,
+    /// Whether the server's hub tells this connection's session about
+    /// changes (see [`Connection::register_notices`]).
+    pub(super) registered: bool,
 }
 
 impl Connection {
@@ -68,6 +72,7 @@ impl Connection {
             modern_only: false,
             listens: Vec::new(),
             session_span: tracing::Span::none(),
+            registered: false,
         }
     }
 

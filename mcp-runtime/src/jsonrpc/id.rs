@@ -1,4 +1,6 @@
-//! Request ids, kept as the raw JSON text the client sent.
+//! Request ids, kept as the raw JSON text the client sent; the ids of the
+//! server's own requests to its client, which in a fleet name the
+//! instance that asked ([`InstanceTag`]).
 
 use std::fmt;
 use std::sync::Arc;
@@ -36,6 +38,25 @@ impl RequestId {
     /// The id of the server's `n`th request to its client: `"mcp-rs-N"`.
     pub(crate) fn server(n: u64) -> RequestId {
         RequestId::from_json(&format!("\"mcp-rs-{n}\""))
+    }
+
+    /// The id of the `n`th request to a client of the fleet's instance
+    /// `instance`: `"mcp-rs-{instance}-{n}"`, so that an answer POSTed to
+    /// another instance can be routed to the one that waits for it.
+    pub(crate) fn server_of(instance: InstanceTag, n: u64) -> RequestId {
+        RequestId::from_json(&format!("\"mcp-rs-{instance}-{n}\""))
+    }
+
+    /// The instance of a fleet whose request this id names
+    /// (`"mcp-rs-ab12cd34-7"` gives `ab12cd34`); `None` for any other id,
+    /// an untagged `"mcp-rs-7"` among them.
+    // For the transport of a fleet (issue 29), not built yet.
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub(crate) fn instance(&self) -> Option<InstanceTag> {
+        let key = self.key();
+        let (tag, n) = key.strip_prefix("s:mcp-rs-")?.split_once('-')?;
+        let counted = !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit());
+        counted.then(|| InstanceTag::parse(tag)).flatten()
     }
 
     /// An integer id, as the client numbers its requests.
@@ -122,5 +143,109 @@ impl fmt::Display for RequestId {
 impl fmt::Debug for RequestId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_json())
+    }
+}
+
+/// One instance of a fleet, as the ids of its requests to clients name
+/// it: 8 lowercase hex digits, drawn at random when the process starts.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct InstanceTag([u8; 8]);
+
+impl InstanceTag {
+    /// The tag spelled `text`: exactly 8 lowercase hex digits.
+    pub(crate) fn parse(text: &str) -> Option<InstanceTag> {
+        let bytes: [u8; 8] = text.as_bytes().try_into().ok()?;
+        let hex = |b: &u8| b.is_ascii_digit() || (b'a'..=b'f').contains(b);
+        bytes.iter().all(hex).then_some(InstanceTag(bytes))
+    }
+
+    /// A new tag, from 32 random bits; `None` when the system has no
+    /// randomness to give.
+    // For the transport of a fleet (issue 29), not built yet.
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub(crate) fn random() -> Option<InstanceTag> {
+        let mut random = [0u8; 4];
+        getrandom::fill(&mut random).ok()?;
+        let mut tag = [0u8; 8];
+        for (i, byte) in random.iter().enumerate() {
+            tag[2 * i] = HEX[usize::from(byte >> 4)];
+            tag[2 * i + 1] = HEX[usize::from(byte & 0xf)];
+        }
+        Some(InstanceTag(tag))
+    }
+
+    /// Its 8 hex digits.
+    pub(crate) fn as_str(&self) -> &str {
+        // Only ever filled with ASCII hex digits.
+        std::str::from_utf8(&self.0).unwrap_or_default()
+    }
+}
+
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
+impl fmt::Display for InstanceTag {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl fmt::Debug for InstanceTag {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "InstanceTag({})", self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tag_is_eight_lowercase_hex_digits() {
+        assert_eq!(
+            InstanceTag::parse("ab12cd34").map(|t| t.to_string()),
+            Some("ab12cd34".to_owned())
+        );
+        for wrong in [
+            "AB12CD34",
+            "ab12cd3",
+            "ab12cd345",
+            "ab12cd3g",
+            "",
+            "ab12-d34",
+        ] {
+            assert_eq!(InstanceTag::parse(wrong), None, "{wrong}");
+        }
+        let random = InstanceTag::random().unwrap();
+        assert_eq!(InstanceTag::parse(random.as_str()), Some(random));
+    }
+
+    #[test]
+    fn a_tagged_id_names_its_instance() {
+        let tag = InstanceTag::parse("ab12cd34").unwrap();
+        let id = RequestId::server_of(tag, 7);
+        assert_eq!(id.as_json(), r#""mcp-rs-ab12cd34-7""#);
+        assert_eq!(id.instance(), Some(tag));
+        // However the client spells it.
+        let escaped = RequestId::from_json(r#""mcp-rs-\u0061b12cd34-7""#);
+        assert_eq!(escaped.instance(), Some(tag));
+        let long = RequestId::server_of(tag, u64::MAX);
+        assert_eq!(long.instance(), Some(tag));
+    }
+
+    #[test]
+    fn other_ids_name_no_instance() {
+        for json in [
+            r#""mcp-rs-7""#,
+            r#""mcp-rs-ab12cd34-""#,
+            r#""mcp-rs-ab12cd34-7x""#,
+            r#""mcp-rs-AB12CD34-7""#,
+            r#""mcp-rs-ab12cd3-7""#,
+            r#""xmcp-rs-ab12cd34-7""#,
+            r#""ab12cd34""#,
+            "7",
+        ] {
+            assert_eq!(RequestId::from_json(json).instance(), None, "{json}");
+        }
+        assert_eq!(RequestId::server(7).instance(), None);
     }
 }

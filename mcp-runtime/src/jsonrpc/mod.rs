@@ -20,7 +20,7 @@ pub(crate) use self::error::{
     RESOURCE_NOT_FOUND, UNSUPPORTED_PROTOCOL_VERSION,
 };
 pub use self::id::RequestId;
-pub(crate) use self::id::canonical_id;
+pub(crate) use self::id::{InstanceTag, canonical_id};
 pub(crate) use self::parse::{Failed, Line, Message, classify, outcome, parse_line};
 #[cfg(feature = "client")]
 pub(crate) use self::parse::{MAX_DEPTH, nesting_exceeds};
