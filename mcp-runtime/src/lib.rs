@@ -121,6 +121,8 @@ mod notify;
 mod outbox;
 mod prompts;
 mod protocol;
+#[cfg(any(feature = "tasks-redis", feature = "sessions-redis"))]
+mod redis;
 mod registry;
 mod resources;
 mod schema;
