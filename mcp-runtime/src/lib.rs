@@ -127,6 +127,7 @@ mod registry;
 mod resources;
 mod schema;
 mod server;
+pub mod sessions;
 mod startup;
 pub mod tasks;
 mod telemetry;

@@ -9,9 +9,6 @@
 //! keys, its scripts and its error type, and turns the sentences made here
 //! into its own errors.
 
-// Until `sessions` uses it, a build with `sessions-redis` alone uses none.
-#![cfg_attr(not(feature = "tasks-redis"), allow(dead_code, unused_imports))]
-
 use std::future::Future;
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
