@@ -635,7 +635,14 @@ async fn the_holder_hears_its_sessions_and_loses_them_to_a_takeover() {
             .unwrap()
     );
     let held = probe::hold(&a, &id, "aaaaaaaa").await.unwrap().unwrap();
-    assert_eq!((held.previous, held.delivered), (None, Some(entry)));
+    assert_eq!((held.previous, held.delivered), (None, Some(entry.clone())));
+    // The lease tick notes the cursor of the streams still held, only.
+    let cursors = [(id.clone(), "9-9".to_owned())];
+    assert_eq!(probe::delivered(&b, "bbbbbbbb", &cursors).await.unwrap(), 0);
+    assert_eq!(probe::delivered(&a, "aaaaaaaa", &cursors).await.unwrap(), 1);
+    assert!(probe::release(&a, &id, "aaaaaaaa", None).await.unwrap());
+    let held = probe::hold(&a, &id, "aaaaaaaa").await.unwrap().unwrap();
+    assert_eq!(held.delivered.as_deref(), Some("9-9"));
 
     // Routed to one instance, broadcast to all.
     assert_eq!(probe::route(&b, "aaaaaaaa", "answer 7").await.unwrap(), 1);

@@ -95,6 +95,14 @@ pub async fn release(
     store.release(id, instance, delivered).await
 }
 
+pub async fn delivered(
+    store: &RedisSessions,
+    instance: &str,
+    cursors: &[(String, String)],
+) -> Outcome<u64> {
+    store.delivered(instance, cursors).await
+}
+
 pub async fn route(store: &RedisSessions, instance: &str, payload: &str) -> Outcome<u64> {
     store.route(instance, payload).await
 }

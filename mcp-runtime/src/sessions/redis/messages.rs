@@ -147,6 +147,29 @@ impl RedisSessions {
         Ok(decode::number(&answer) == Some(1))
     }
 
+    /// Notes how far `instance` delivered the GET streams it holds, as
+    /// (session id, entry id) pairs (its lease tick does, so that a GET
+    /// without `Last-Event-ID` after the instance is gone starts near
+    /// there): how many it still held.
+    pub(crate) async fn delivered(
+        &self,
+        instance: &str,
+        cursors: &[(String, String)],
+    ) -> Result<u64, SessionStoreError> {
+        if cursors.is_empty() {
+            return Ok(0);
+        }
+        let mut args = vec![instance];
+        for (id, entry) in cursors {
+            args.extend([id.as_str(), entry.as_str()]);
+        }
+        let doing = "noting how far GET streams were delivered";
+        let answer = self
+            .invoke(&self.inner.scripts.delivered, &args, true, doing)
+            .await?;
+        decode::number(&answer).ok_or_else(|| self.unexpected(doing, "no count"))
+    }
+
     /// Sends `payload` to `instance` (heard there as [`Inbound::Routed`]):
     /// how many heard it (0: the instance is gone, or not listening).
     pub(crate) async fn route(

@@ -289,6 +289,23 @@ if ARGV[4] ~= '' then redis.call('HSET', h, 'gd', ARGV[4]) end
 return 1
 ";
 
+/// Notes how far the GET streams an instance holds were delivered (for a
+/// GET without `Last-Event-ID` after the instance is gone), where it still
+/// holds them. Returns how many were noted.
+///
+/// ARGV: prefix, instance, then pairs of session id and entry id.
+const DELIVERED: &str = r"
+local n = 0
+for i = 3, #ARGV - 1, 2 do
+  local h = skey(ARGV[i])
+  if redis.call('HGET', h, 'hold') == ARGV[2] then
+    redis.call('HSET', h, 'gd', ARGV[i + 1])
+    n = n + 1
+  end
+end
+return n
+";
+
 /// The scripts, each with the prelude.
 pub(super) struct Scripts {
     pub(super) create: redis::Script,
@@ -301,6 +318,7 @@ pub(super) struct Scripts {
     pub(super) notify_uri: redis::Script,
     pub(super) hold: redis::Script,
     pub(super) release: redis::Script,
+    pub(super) delivered: redis::Script,
 }
 
 impl Scripts {
@@ -317,11 +335,12 @@ impl Scripts {
             notify_uri: script(NOTIFY_URI),
             hold: script(HOLD),
             release: script(RELEASE),
+            delivered: script(DELIVERED),
         }
     }
 
     /// Every script, for loading them at start-up.
-    pub(super) fn all(&self) -> [&redis::Script; 10] {
+    pub(super) fn all(&self) -> [&redis::Script; 11] {
         [
             &self.create,
             &self.load,
@@ -333,6 +352,7 @@ impl Scripts {
             &self.notify_uri,
             &self.hold,
             &self.release,
+            &self.delivered,
         ]
     }
 }
