@@ -10,7 +10,7 @@
 //! into its own errors.
 
 use std::future::Future;
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use ::redis::aio::{ConnectionManager, ConnectionManagerConfig};
@@ -53,13 +53,18 @@ pub(crate) fn open(url: &str) -> Result<(Client, String), String> {
 
 /// One store's way to Redis: the client, the server's `host:port` for the
 /// errors, the timeout, and the connection every call shares (made on
-/// first use, inside the runtime).
+/// first use, inside the runtime). Clones share the connection: two stores
+/// on the same server can share one ([`Link::same`]).
+#[derive(Clone)]
 pub(crate) struct Link {
     client: Client,
+    /// The URL, only to tell whether two links go to the same server as
+    /// the same user: never shown (it may hold a password).
+    url: Arc<str>,
     /// `host:port` of the server (never the URL: it may hold a password).
     addr: String,
     timeout: Duration,
-    connection: OnceLock<ConnectionManager>,
+    connection: Arc<OnceLock<ConnectionManager>>,
 }
 
 impl Link {
@@ -68,9 +73,10 @@ impl Link {
         let (client, addr) = open(url)?;
         Ok(Link {
             client,
+            url: url.into(),
             addr,
             timeout: DEFAULT_TIMEOUT,
-            connection: OnceLock::new(),
+            connection: Arc::default(),
         })
     }
 
@@ -78,10 +84,25 @@ impl Link {
     pub(crate) fn with_timeout(&self, timeout: Duration) -> Link {
         Link {
             client: self.client.clone(),
+            url: Arc::clone(&self.url),
             addr: self.addr.clone(),
             timeout,
-            connection: OnceLock::new(),
+            connection: Arc::default(),
         }
+    }
+
+    /// Whether `other` goes to the same server, database and user with
+    /// the same timeout: then one connection can serve both stores.
+    #[cfg(all(feature = "tasks-redis", feature = "sessions-redis"))]
+    #[allow(dead_code)] // The command line, wired later, shares links.
+    pub(crate) fn same(&self, other: &Link) -> bool {
+        self.url == other.url && self.timeout == other.timeout
+    }
+
+    /// Whether `other` shares this link's connection.
+    #[cfg(all(test, feature = "tasks-redis", feature = "sessions-redis"))]
+    pub(crate) fn shares_connection(&self, other: &Link) -> bool {
+        Arc::ptr_eq(&self.connection, &other.connection)
     }
 
     pub(crate) fn client(&self) -> &Client {

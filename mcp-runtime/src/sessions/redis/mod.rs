@@ -129,6 +129,22 @@ impl RedisSessions {
         }
     }
 
+    /// This store on the connection of `tasks` when both go to the same
+    /// server, database and user with the same timeout (`--sessions-redis`
+    /// and `--tasks-redis` naming one Redis): one connection per process
+    /// for both (D12). Otherwise this store as it is. The subscriptions
+    /// stay one per store.
+    #[cfg(feature = "tasks-redis")]
+    #[allow(dead_code)] // The command line, wired later, uses it.
+    pub(crate) fn share_connection(self, tasks: &crate::tasks::RedisTasks) -> RedisSessions {
+        if !self.inner.link.same(tasks.link()) {
+            return self;
+        }
+        RedisSessions {
+            inner: Arc::new(Inner::new(tasks.link().clone(), self.inner.prefix.clone())),
+        }
+    }
+
     fn key(&self, rest: &str) -> String {
         format!("{}:{rest}", self.inner.prefix)
     }
@@ -414,6 +430,74 @@ impl fmt::Debug for RedisSessions {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn sendable<T: Send>(_: &T) {}
+
+    /// The operations run inside axum handlers and spawned tasks: their
+    /// futures must be `Send`, the store `Send + Sync`.
+    #[test]
+    fn the_store_and_its_futures_are_send() {
+        fn shared<T: Send + Sync + Clone + 'static>() {}
+        shared::<RedisSessions>();
+        let store = RedisSessions::new("redis://127.0.0.1:1/").unwrap();
+        let data = SessionData {
+            version: String::new(),
+            client: serde_json::Value::Null,
+            owner: None,
+            client_key: None,
+            log_level: 0,
+            subscriptions: std::collections::BTreeSet::new(),
+            roots: 0,
+        };
+        let limits = Limits {
+            idle_timeout: Duration::from_secs(1),
+            max: 1,
+            per_client: 1,
+        };
+        let ids = [String::new()];
+        let cursors = [(String::new(), String::new())];
+        sendable(&store.check());
+        sendable(&store.create("s", &data, &limits));
+        sendable(&store.load("s", None));
+        sendable(&store.change("s", SessionChange::RootsChanged));
+        sendable(&store.end("s"));
+        sendable(&store.busy(&ids));
+        sendable(&store.not_busy(&ids));
+        sendable(&store.reap(Duration::from_secs(1)));
+        sendable(&store.append("s", "0", "{}", 1));
+        sendable(&store.replay("s", "0", None, 1));
+        sendable(&store.hold("s", "i"));
+        sendable(&store.release("s", "i", None));
+        sendable(&store.delivered("i", &cursors));
+        sendable(&store.route("i", "x"));
+        sendable(&store.broadcast("x"));
+        sendable(&store.notify_uri("u", "x", 1));
+        sendable(&store.listen("i"));
+    }
+
+    #[cfg(feature = "tasks-redis")]
+    #[test]
+    fn a_session_store_shares_the_connection_of_tasks_on_the_same_redis() {
+        use crate::tasks::RedisTasks;
+        let url = "redis://:pw@127.0.0.1:6390/2";
+        let tasks = RedisTasks::new(url).unwrap();
+        let shared = RedisSessions::new(url)
+            .unwrap()
+            .prefix("p")
+            .share_connection(&tasks);
+        assert!(shared.inner.link.shares_connection(tasks.link()));
+        assert_eq!(shared.inner.prefix, "p", "its own prefix kept");
+        for other in [
+            RedisSessions::new("redis://:pw@127.0.0.1:6390/3").unwrap(),
+            RedisSessions::new("redis://:other@127.0.0.1:6390/2").unwrap(),
+            RedisSessions::new(url)
+                .unwrap()
+                .timeout(Duration::from_secs(9)),
+        ] {
+            let alone = other.share_connection(&tasks);
+            assert!(!alone.inner.link.shares_connection(tasks.link()));
+        }
+    }
 
     #[test]
     fn the_fleet_reaps_at_the_single_instance_cadence() {

@@ -196,6 +196,13 @@ impl RedisTasks {
         self.listening.stop();
     }
 
+    /// Its way to Redis, for a session store on the same server to share
+    /// its connection.
+    #[cfg(feature = "sessions-redis")]
+    pub(crate) fn link(&self) -> &Link {
+        &self.link
+    }
+
     fn task_key(&self, id: &str) -> String {
         format!("{}:task:{id}", self.prefix)
     }
