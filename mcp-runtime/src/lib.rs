@@ -121,10 +121,13 @@ mod notify;
 mod outbox;
 mod prompts;
 mod protocol;
+#[cfg(any(feature = "tasks-redis", feature = "sessions-redis"))]
+mod redis;
 mod registry;
 mod resources;
 mod schema;
 mod server;
+pub mod sessions;
 mod startup;
 pub mod tasks;
 mod telemetry;

@@ -14,27 +14,20 @@
 
 use std::fmt;
 use std::future::Future;
-use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
-use redis::aio::{ConnectionManager, ConnectionManagerConfig};
-use redis::{AsyncCommands, Client, RedisError, RedisResult, Script};
-use tokio::sync::{broadcast, watch};
+use redis::aio::ConnectionManager;
+use redis::{AsyncCommands, RedisResult, Script};
+use tokio::sync::broadcast;
 
 use super::id::now_ms;
 use super::record::{Change, TaskRecord};
 use super::store::{StoreError, StoreFuture, TaskEvents, TaskStore, Updated};
+use crate::redis::{DEFAULT_PREFIX, Link, Listening};
 
 mod events;
 
-use events::{Subscriber, Subscription};
-
-/// The key prefix unless [`RedisTasks::prefix`] says otherwise.
-const DEFAULT_PREFIX: &str = "mcp";
-
-/// How long connecting, or one command, may take unless
-/// [`RedisTasks::timeout`] says otherwise.
-const DEFAULT_TIMEOUT: Duration = Duration::from_secs(2);
+use events::Events;
 
 /// How many times a change is tried again when another instance changed
 /// the same task between the read and the write.
@@ -154,22 +147,12 @@ return 2
 /// was not listening (Redis was back, the subscription not yet) is
 /// announced late, not lost, and one may be announced twice.
 pub struct RedisTasks {
-    client: Client,
-    /// `host:port` of the server (never the URL: it may hold a password).
-    addr: String,
+    link: Link,
     prefix: String,
-    timeout: Duration,
-    connection: OnceLock<ConnectionManager>,
     create: Script,
     compare_and_set: Script,
     events: broadcast::Sender<String>,
-    listener: Mutex<Option<Listener>>,
-}
-
-/// The running events subscription.
-struct Listener {
-    task: tokio::task::AbortHandle,
-    state: watch::Receiver<Subscription>,
+    listening: Listening,
 }
 
 impl RedisTasks {
@@ -178,25 +161,13 @@ impl RedisTasks {
     /// Only reads the URL: fails if it is not one, not if the server is
     /// down.
     pub fn new(url: &str) -> Result<RedisTasks, StoreError> {
-        let client = Client::open(url).map_err(|e| {
-            // The error may quote the URL, password and all: say what is
-            // wrong with it without it.
-            StoreError(format!(
-                "not a Redis URL (redis://HOST:PORT/): {}",
-                e.detail().unwrap_or(e.category())
-            ))
-        })?;
-        let addr = client.get_connection_info().addr().to_string();
         Ok(RedisTasks {
-            client,
-            addr,
+            link: Link::new(url).map_err(StoreError)?,
             prefix: DEFAULT_PREFIX.to_owned(),
-            timeout: DEFAULT_TIMEOUT,
-            connection: OnceLock::new(),
             create: Script::new(CREATE),
             compare_and_set: Script::new(COMPARE_AND_SET),
             events: broadcast::channel(1024).0,
-            listener: Mutex::new(None),
+            listening: Listening::default(),
         })
     }
 
@@ -212,7 +183,7 @@ impl RedisTasks {
     /// How long connecting to Redis, and each command, may take before the
     /// call fails (default 2 s).
     pub fn timeout(mut self, timeout: Duration) -> RedisTasks {
-        self.timeout = timeout;
+        self.link = self.link.with_timeout(timeout);
         self.reset();
         self
     }
@@ -221,11 +192,15 @@ impl RedisTasks {
     /// used already: the next call makes them with the settings as they
     /// are now.
     fn reset(&mut self) {
-        self.connection = OnceLock::new();
-        let listener = self.listener.get_mut().unwrap_or_else(|e| e.into_inner());
-        if let Some(listener) = listener.take() {
-            listener.task.abort();
-        }
+        self.link = self.link.with_timeout(self.link.timeout());
+        self.listening.stop();
+    }
+
+    /// Its way to Redis, for a session store on the same server to share
+    /// its connection.
+    #[cfg(feature = "sessions-redis")]
+    pub(crate) fn link(&self) -> &Link {
+        &self.link
     }
 
     fn task_key(&self, id: &str) -> String {
@@ -253,36 +228,12 @@ impl RedisTasks {
     }
 
     /// A failure of `doing` (`reading task X`), for the caller.
-    fn failed(&self, doing: &str, error: &RedisError) -> StoreError {
-        StoreError(format!("redis at {}: {doing}: {error}", self.addr))
-    }
-
     /// A record that does not read back, for the caller.
     fn corrupt(&self, id: &str, error: &serde_json::Error) -> StoreError {
         StoreError(format!(
             "redis at {}: task {id} is not a task record: {error}",
-            self.addr
+            self.link.addr()
         ))
-    }
-
-    /// The shared connection (made on first use, inside the runtime), and
-    /// the events subscription started, its first attempt awaited.
-    async fn connection(&self) -> Result<ConnectionManager, StoreError> {
-        self.listen().await;
-        if let Some(connection) = self.connection.get() {
-            return Ok(connection.clone());
-        }
-        // No retries inside a call: a call while Redis is down fails at
-        // once, and the next call connects again.
-        let config = ConnectionManagerConfig::new()
-            .set_connection_timeout(Some(self.timeout))
-            .set_response_timeout(Some(self.timeout))
-            .set_number_of_retries(0);
-        let made = self
-            .client
-            .get_connection_manager_lazy(config)
-            .map_err(|e| self.failed("setting up the connection", &e))?;
-        Ok(self.connection.get_or_init(|| made).clone())
     }
 
     /// Starts the events subscription if it is not running (only inside a
@@ -290,61 +241,37 @@ impl RedisTasks {
     /// timeout), so that a change made after the first call of a store is
     /// heard by its own receivers.
     async fn listen(&self) {
-        let Some(mut state) = self.start_listener() else {
-            return;
-        };
-        let first = state.wait_for(|state| *state != Subscription::Starting);
-        let _ = tokio::time::timeout(self.timeout, first).await;
+        Listening::first_attempt(self.start_listener(), self.link.timeout()).await;
     }
 
     /// The subscription's state, started now if need be; `None` outside a
     /// tokio runtime.
-    fn start_listener(&self) -> Option<watch::Receiver<Subscription>> {
-        let mut listener = self.listener.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(listener) = &*listener {
-            return Some(listener.state.clone());
-        }
-        let runtime = tokio::runtime::Handle::try_current().ok()?;
-        let (report, state) = watch::channel(Subscription::Starting);
-        let subscriber = Subscriber {
-            client: self.client.clone(),
-            addr: self.addr.clone(),
-            channel: self.channel(),
-            changes: self.changes_key(),
-            timeout: self.timeout,
-            events: self.events.clone(),
-            report,
-        };
-        let task = runtime.spawn(subscriber.run()).abort_handle();
-        *listener = Some(Listener {
-            task,
-            state: state.clone(),
-        });
-        Some(state)
+    fn start_listener(&self) -> Option<tokio::sync::watch::Receiver<crate::redis::Subscription>> {
+        self.listening.start(|report| {
+            Events {
+                client: self.link.client().clone(),
+                addr: self.link.addr().to_owned(),
+                channel: self.channel(),
+                changes: self.changes_key(),
+                timeout: self.link.timeout(),
+                events: self.events.clone(),
+            }
+            .subscriber(report)
+        })
     }
 
-    /// Runs `call` on the shared connection, and once more (on the
-    /// connection made again) when it failed before reaching Redis: the
-    /// connection was refused, as a connection made while Redis was down
-    /// is, or (for a call that may run twice, `idempotent`) it broke, as
-    /// the connection to a Redis that restarted does. A timeout is not
-    /// tried again: the call stays within the timeout.
+    /// Runs `call` on the shared connection with the shared retry rule
+    /// ([`Link::run`]), the events subscription started first.
     async fn run<T, F, Fut>(&self, idempotent: bool, doing: &str, call: F) -> Result<T, StoreError>
     where
         F: Fn(ConnectionManager) -> Fut,
         Fut: Future<Output = RedisResult<T>>,
     {
-        let connection = self.connection().await?;
-        match call(connection.clone()).await {
-            Err(e)
-                if e.is_connection_refusal()
-                    || (idempotent && e.is_unrecoverable_error() && !e.is_timeout()) =>
-            {
-                call(connection).await
-            }
-            outcome => outcome,
-        }
-        .map_err(|e| self.failed(doing, &e))
+        self.listen().await;
+        self.link
+            .run(idempotent, doing, call)
+            .await
+            .map_err(StoreError)
     }
 
     /// The records under `keys`, in order (`None` for those gone).
@@ -456,7 +383,7 @@ impl RedisTasks {
         }
         Err(StoreError(format!(
             "redis at {}: task {id} changed under every one of {MAX_RACES} attempts to update it",
-            self.addr
+            self.link.addr()
         )))
     }
 
@@ -625,19 +552,12 @@ impl TaskStore for RedisTasks {
     }
 }
 
-impl Drop for RedisTasks {
-    fn drop(&mut self) {
-        // The subscription's task would otherwise run on, alone.
-        self.reset();
-    }
-}
-
 impl fmt::Debug for RedisTasks {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("RedisTasks")
-            .field("addr", &self.addr)
+            .field("addr", &self.link.addr())
             .field("prefix", &self.prefix)
-            .field("timeout", &self.timeout)
+            .field("timeout", &self.link.timeout())
             .finish_non_exhaustive()
     }
 }
