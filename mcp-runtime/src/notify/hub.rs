@@ -23,17 +23,38 @@ struct Listener {
     out: WeakOutbox,
 }
 
+impl Listener {
+    fn is(&self, session: &Arc<SessionShared>) -> bool {
+        std::ptr::eq(self.session.as_ptr(), Arc::as_ptr(session))
+    }
+}
+
 impl Hub {
     /// Registers an initialized session and where its server-initiated
-    /// messages go.
+    /// messages go (in place of where they went, if it was registered
+    /// already). It stays registered until it ends or is
+    /// [unregistered](Hub::unregister).
     pub(crate) fn register(&self, session: &Arc<SessionShared>, out: WeakOutbox) {
         if let Ok(mut sessions) = self.sessions.lock() {
-            sessions.retain(|l| l.session.strong_count() > 0);
+            sessions.retain(|l| l.session.strong_count() > 0 && !l.is(session));
             sessions.push(Listener {
                 session: Arc::downgrade(session),
                 out,
             });
         }
+    }
+
+    /// Stops telling `session` about changes (in a fleet: this instance no
+    /// longer holds its GET stream). `false` if it was not registered.
+    pub(crate) fn unregister(&self, session: &Arc<SessionShared>) -> bool {
+        let Ok(mut sessions) = self.sessions.lock() else {
+            return false;
+        };
+        let before = sessions.len();
+        sessions.retain(|l| !l.is(session));
+        let removed = sessions.len() < before;
+        sessions.retain(|l| l.session.strong_count() > 0);
+        removed
     }
 
     /// Opens a subscription on `out` (a listen request's stream) and

@@ -24,6 +24,9 @@ mod subscription;
 
 pub(crate) use self::hub::Hub;
 pub(crate) use self::subscription::{Filter, Subscription};
+
+#[cfg(test)]
+mod tests;
 /// A handle that tells the server's clients about changes, from any task.
 /// Cheap to clone; get one with [`Server::notifier`](crate::Server::notifier)
 /// before serving.
