@@ -2,20 +2,25 @@
 //! [`Notifier`](crate::Notifier) tells about changes.
 
 use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use serde_json::{Value, json};
 
+use super::fleet::{DeliverTo, Delivered, FleetBus, FleetEvent};
 use super::subscription::{Filter, Subscription};
 use crate::context::SessionShared;
 use crate::jsonrpc::{self, RequestId};
 use crate::outbox::{Outbox, WeakOutbox};
 
-/// The sessions to tell, shared by the server and its [`Notifier`]s.
+/// The sessions to tell, shared by the server and its
+/// [`Notifier`](crate::Notifier)s.
 #[derive(Default)]
 pub(crate) struct Hub {
     sessions: Mutex<Vec<Listener>>,
     subscriptions: Mutex<Vec<Weak<Subscription>>>,
+    /// In a fleet, where the notifier's events go instead of straight to
+    /// this hub's outputs.
+    bus: OnceLock<Arc<dyn FleetBus>>,
 }
 
 struct Listener {
@@ -55,6 +60,54 @@ impl Hub {
         let removed = sessions.len() < before;
         sessions.retain(|l| l.session.strong_count() > 0);
         removed
+    }
+
+    /// Makes this hub's [`Notifier`](crate::Notifier)s hand their events
+    /// to `bus` (the fleet) instead of telling this hub's outputs; the
+    /// transport then delivers each event the fleet hears with
+    /// [`Hub::deliver`]. Set once, before serving: `false` if a bus was
+    /// set already (it stays).
+    #[cfg_attr(not(test), allow(dead_code))] // The fleet transport calls it.
+    pub(crate) fn set_bus(&self, bus: Arc<dyn FleetBus>) -> bool {
+        self.bus.set(bus).is_ok()
+    }
+
+    /// The fleet's bus, if one was set.
+    pub(super) fn bus(&self) -> Option<&Arc<dyn FleetBus>> {
+        self.bus.get()
+    }
+
+    /// Tells this hub's outputs of `event`: the legacy sessions registered
+    /// here that it [reaches](FleetEvent) (every one for a list change,
+    /// those whose level lets a log message through, those subscribed to
+    /// an updated resource), unless `to` is [`DeliverTo::Listens`], and
+    /// the listen subscriptions that asked for it. Whether a bus is set
+    /// makes no difference here. Returns how many of each were told.
+    pub(crate) fn deliver(&self, event: &FleetEvent, to: DeliverTo) -> Delivered {
+        match to {
+            DeliverTo::All => self.deliver_where(event, |_| true),
+            DeliverTo::Listens => {
+                let (method, params) = event.notification();
+                Delivered {
+                    sessions: 0,
+                    listens: self.send_to_subscriptions(method, &params),
+                }
+            }
+        }
+    }
+
+    /// [`Hub::deliver`] to everyone, of the legacy sessions only those `to`
+    /// selects.
+    pub(super) fn deliver_where(
+        &self,
+        event: &FleetEvent,
+        to: impl Fn(&SessionShared) -> bool,
+    ) -> Delivered {
+        let (method, params) = event.notification();
+        Delivered {
+            sessions: self.send_to_sessions(method, &params, |s| event.reaches(s) && to(s)),
+            listens: self.send_to_subscriptions(method, &params),
+        }
     }
 
     /// Opens a subscription on `out` (a listen request's stream) and
@@ -104,18 +157,6 @@ impl Hub {
             .filter_map(Weak::upgrade)
             .filter(|s| s.filter.wants(method, params) && s.send(method, params))
             .count()
-    }
-
-    /// Sends `method` with `params` to every live session `to` selects,
-    /// and to every subscription that asked for it; returns how many it
-    /// was sent to.
-    pub(super) fn send(
-        &self,
-        method: &str,
-        params: &Value,
-        to: impl Fn(&SessionShared) -> bool,
-    ) -> usize {
-        self.send_to_sessions(method, params, to) + self.send_to_subscriptions(method, params)
     }
 
     fn send_to_sessions(
