@@ -83,6 +83,18 @@ impl FleetEvent {
         serde_json::from_str(text).ok()
     }
 
+    /// To whom an instance of a fleet delivers it when it hears it from
+    /// the bus: [`DeliverTo::Listens`] for a resource update (the session
+    /// store tells the legacy sessions subscribed to it), else
+    /// [`DeliverTo::All`].
+    #[cfg_attr(not(test), allow(dead_code))] // The fleet transport calls it.
+    pub(crate) fn audience(&self) -> DeliverTo {
+        match self {
+            FleetEvent::ResourceUpdated { .. } => DeliverTo::Listens,
+            FleetEvent::ListChanged { .. } | FleetEvent::Log { .. } => DeliverTo::All,
+        }
+    }
+
     /// The notification it becomes: method and params.
     pub(super) fn notification(&self) -> (&'static str, Value) {
         match self {
@@ -131,7 +143,6 @@ pub(crate) enum DeliverTo {
     /// This hub's listen subscriptions only. For resource updates in a
     /// fleet, which reach legacy sessions through the session store
     /// instead (kept for a session whose GET stream is open nowhere).
-    #[cfg_attr(not(test), allow(dead_code))] // The fleet transport uses it.
     Listens,
 }
 

@@ -175,9 +175,9 @@ impl Recording {
 }
 
 /// A fleet's bus in one process: each event, through its wire form, is
-/// delivered on every hub as a fleet's transport does (resource updates
-/// to listen subscriptions only: the session store tells the legacy
-/// sessions).
+/// delivered on every hub as a fleet's transport does, to its audience
+/// (resource updates to listen subscriptions only: the session store
+/// tells the legacy sessions).
 #[derive(Default)]
 struct Loopback {
     hubs: Mutex<Vec<Weak<Hub>>>,
@@ -187,10 +187,7 @@ struct Loopback {
 impl FleetBus for Loopback {
     fn publish(&self, event: FleetEvent) {
         let event = FleetEvent::decode(&event.encode()).expect("its own wire form");
-        let to = match event {
-            FleetEvent::ResourceUpdated { .. } => DeliverTo::Listens,
-            _ => DeliverTo::All,
-        };
+        let to = event.audience();
         for hub in self.hubs.lock().unwrap().iter() {
             let told = hub.upgrade().expect("a live hub").deliver(&event, to);
             self.told.lock().unwrap().push(told);
@@ -474,6 +471,11 @@ fn events_have_a_compact_wire_form_named_by_kind() {
         ),
     ];
     for (event, wire) in cases {
+        let audience = match event {
+            FleetEvent::ResourceUpdated { .. } => DeliverTo::Listens,
+            _ => DeliverTo::All,
+        };
+        assert_eq!(event.audience(), audience);
         assert_eq!(event.encode(), wire);
         assert_eq!(FleetEvent::decode(wire), Some(event));
     }
