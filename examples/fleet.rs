@@ -181,7 +181,7 @@ struct Slept {
 }
 
 /// Sleeps `secs` seconds (at most 600), then returns: a call to kill an
-/// instance under.
+/// instance under (its log says `sleep started` when it begins).
 #[tool(read_only, idempotent)]
 async fn sleep(
     /// Seconds, 0 to 600.
@@ -192,6 +192,8 @@ async fn sleep(
     if !(0.0..=600.0).contains(&secs) {
         return Err(format!("secs must be between 0 and 600, not {secs}"));
     }
+    // Says where the call runs while it runs (the tests kill that instance).
+    tracing::info!(secs, instance = %fleet.instance, "sleep started");
     tokio::time::sleep(Duration::from_secs_f64(secs)).await;
     Ok(Slept {
         secs,
