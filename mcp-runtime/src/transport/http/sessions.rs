@@ -176,6 +176,68 @@ impl Sessions {
         Ok(())
     }
 
+    /// A session with the given `id` (one a fleet's store keeps), its
+    /// connection made by `connect` with the session's GET stream output,
+    /// not yet findable: [`Sessions::adopt`] it.
+    #[cfg_attr(not(feature = "sessions-redis"), allow(dead_code))] // A fleet's cache.
+    pub(crate) fn resumed(
+        self: &Arc<Self>,
+        id: &str,
+        connect: impl FnOnce(crate::outbox::Outbox) -> Connection,
+    ) -> Arc<Session> {
+        self.start_reaper();
+        let id: Arc<str> = id.into();
+        let standalone = EventStream::new(0, self.replay_events);
+        let mut connection = connect(standalone.outbox(0));
+        connection.set_session_id(Arc::clone(&id));
+        let serial = self.serials.fetch_add(1, Ordering::Relaxed);
+        Arc::new(Session::new(
+            id,
+            connection,
+            standalone,
+            None,
+            self.now(),
+            serial,
+        ))
+    }
+
+    /// Keeps `session` as [`Sessions::insert`] does, unless one with its id
+    /// is kept already (two requests resumed it at once): the one kept.
+    /// When no room can be made, `session` is served without being kept.
+    #[cfg_attr(not(feature = "sessions-redis"), allow(dead_code))] // A fleet's cache.
+    pub(crate) fn adopt(&self, session: Arc<Session>) -> Arc<Session> {
+        let kept = {
+            let map = self.map.read().unwrap_or_else(|e| e.into_inner());
+            map.get(&*session.id).filter(|s| !s.is_ended()).cloned()
+        };
+        if let Some(kept) = kept {
+            return kept;
+        }
+        let now = self.now();
+        let mut order = self.lock_order();
+        let mut map = self.write_map();
+        if let Some(kept) = map.get(&*session.id).filter(|s| !s.is_ended()) {
+            return Arc::clone(kept);
+        }
+        if map.len() >= self.max {
+            let Some(idlest) = order.idlest(None, now) else {
+                return session;
+            };
+            evict(&mut order, &mut map, &idlest, "the cache is at its bound");
+        }
+        session.indexed.store(now, Ordering::Relaxed);
+        order.add(&session);
+        map.insert(Arc::clone(&session.id), Arc::clone(&session));
+        session
+    }
+
+    /// The session with this id, if kept, without marking it used.
+    #[cfg_attr(not(feature = "sessions-redis"), allow(dead_code))] // A fleet's cache.
+    pub(crate) fn peek(&self, id: &str) -> Option<Arc<Session>> {
+        let map = self.map.read().unwrap_or_else(|e| e.into_inner());
+        map.get(id).filter(|s| !s.is_ended()).cloned()
+    }
+
     /// Ends the session with this id; returns whether there was one.
     pub(crate) fn remove(&self, id: &str) -> bool {
         let mut order = self.lock_order();
