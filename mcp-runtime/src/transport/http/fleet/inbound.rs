@@ -14,13 +14,21 @@ use std::time::Duration;
 
 use tokio::sync::broadcast;
 
+use std::sync::Arc;
+
 use super::super::sessions::Sessions;
 use super::routing::{self, Routed};
+use super::stream::{Heard, Holders};
 use crate::sessions::data::Inbound;
 use crate::sessions::{BUSY_EVERY, RedisSessions, reap_every};
 
-/// Hears `heard` for the sessions of `cache`, as long as it lives.
-pub(super) async fn listen(cache: Weak<Sessions>, mut heard: broadcast::Receiver<Inbound>) {
+/// Hears `heard` for the sessions of `cache` and the GET streams of
+/// `holders`, as long as the cache lives.
+pub(super) async fn listen(
+    cache: Weak<Sessions>,
+    holders: Arc<Holders>,
+    mut heard: broadcast::Receiver<Inbound>,
+) {
     loop {
         let inbound = match heard.recv().await {
             Ok(inbound) => inbound,
@@ -41,15 +49,22 @@ pub(super) async fn listen(cache: Weak<Sessions>, mut heard: broadcast::Receiver
                 }
             }
             Inbound::Ended { session } => {
+                holders.tell(&session, Heard::Over);
                 if cache.peek(&session).is_some() {
                     tracing::debug!(%session, "session ended through another instance");
                     cache.remove(&session);
                 }
             }
-            Inbound::Event { .. }
-            | Inbound::Changed { .. }
-            | Inbound::Taken { .. }
-            | Inbound::Resubscribed => {}
+            Inbound::Event {
+                session,
+                stream,
+                entry,
+                line,
+            } if stream == "0" => holders.tell(&session, Heard::Event { entry, line }),
+            Inbound::Taken { session } => holders.tell(&session, Heard::Over),
+            Inbound::Resubscribed => holders.read_again(),
+            // A POST stream's event, or a change (read on the next request).
+            Inbound::Event { .. } | Inbound::Changed { .. } => {}
         }
     }
 }
