@@ -429,3 +429,23 @@ fn a_get_on_another_instance_takes_the_stream_over() {
     log_from_task(&mut at(&client, &c), &["taken"]);
     assert_eq!(texts(&logs_until(&mut on_b, "taken")), ["taken"]);
 }
+
+#[test]
+fn a_get_after_the_holder_lost_its_stream_starts_about_where_it_was_sent() {
+    let redis = Redis::start();
+    let [a, b, c] = fleet(&redis);
+    let client = initialize(&a, json!({}));
+    assert_eq!(initialized(&mut at(&client, &a)), 202);
+    let mut on_c = get(&at(&client, &c), None);
+    log_from_task(&mut at(&client, &b), &["1", "2"]);
+    assert_eq!(texts(&logs_until(&mut on_c, "2")), ["1", "2"]);
+    // The holder notes how far it sent with its busy leases (every 2 s):
+    // two of them.
+    std::thread::sleep(Duration::from_secs(4));
+    // A GET without Last-Event-ID elsewhere (as after the holder died)
+    // does not send again what the holder sent.
+    let mut on_a = get(&at(&client, &a), None);
+    log_from_task(&mut at(&client, &b), &["3"]);
+    assert_eq!(texts(&logs_until(&mut on_a, "3")), ["3"]);
+    drop(on_c);
+}

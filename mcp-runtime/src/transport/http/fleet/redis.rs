@@ -97,7 +97,14 @@ impl RedisFleet {
                 let holders = Arc::clone(&self.holders);
                 tokio::spawn(inbound::listen(cache.clone(), holders, heard));
                 let idle = self.limits.idle_timeout;
-                tokio::spawn(inbound::ticks(cache, self.store.clone(), idle));
+                let ticks = inbound::Ticks {
+                    cache,
+                    holders: Arc::clone(&self.holders),
+                    store: self.store.clone(),
+                    instance: self.tag.as_str().to_owned(),
+                    idle,
+                };
+                tokio::spawn(ticks.run());
             })
             .await;
     }
@@ -168,7 +175,8 @@ impl Fleet for RedisFleet {
             Some(last) => Some(stream::entry_of(last)?.to_owned()),
         };
         Some(Box::pin(async move {
-            let (token, heard) = stream::listen(&self.holders, &session.id);
+            let registered = stream::listen(&self.holders, &session.id);
+            let token = registered.token;
             let held = match self.store.hold(&session.id, self.tag.as_str()).await {
                 Ok(Some(held)) => held,
                 Ok(None) => {
@@ -202,8 +210,7 @@ impl Fleet for RedisFleet {
                     prime,
                     keep: self.keep,
                 },
-                token,
-                heard,
+                registered,
             )
         }))
     }
