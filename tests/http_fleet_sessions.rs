@@ -449,3 +449,55 @@ fn a_get_after_the_holder_lost_its_stream_starts_about_where_it_was_sent() {
     assert_eq!(texts(&logs_until(&mut on_a, "3")), ["3"]);
     drop(on_c);
 }
+
+#[test]
+fn a_session_is_its_owners_on_every_instance() {
+    use mcp_runtime::auth::{Auth, Identity};
+    let redis = Redis::start();
+    let with_auth = || {
+        let store = RedisSessions::new(&redis.url()).unwrap();
+        HttpServer::start(server(Some(store)).auth(Auth::static_tokens([
+            ("alice-token", Identity::new("alice")),
+            ("bob-token", Identity::new("bob")),
+        ])))
+    };
+    let (a, b) = (with_auth(), with_auth());
+    let mut alice = a.client();
+    alice.bearer = Some("alice-token".into());
+    let alice = {
+        let reply = alice.post(&json!({
+            "jsonrpc": "2.0", "id": 0, "method": "initialize",
+            "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                       "clientInfo": {"name": "fleet-test", "version": "0"}}
+        }));
+        assert_eq!(reply.status, 200);
+        alice.session = reply.header("mcp-session-id").map(str::to_owned);
+        alice.version = Some("2025-11-25".into());
+        alice
+    };
+    let mut bob = at(&alice, &b);
+    bob.bearer = Some("bob-token".into());
+    // Answered as an unknown session, on an instance that never saw it.
+    assert_eq!(bob.request("tools/list", json!({})).status, 404);
+    assert_eq!(at(&alice, &b).request("tools/list", json!({})).status, 200);
+    // And on one that cached it since.
+    assert_eq!(bob.request("tools/list", json!({})).status, 404);
+}
+
+#[test]
+fn a_stopped_instance_leaves_its_sessions_to_the_others() {
+    let redis = Redis::start();
+    let [a, b, _c] = fleet(&redis);
+    let client = initialize(&a, json!({}));
+    assert_eq!(initialized(&mut at(&client, &a)), 202);
+    let mut held = get(&at(&client, &a), None);
+    assert!(held.next_event().is_some(), "the priming event");
+    // As on SIGTERM: its GET stream ends, the session does not.
+    a.stop().unwrap();
+    assert_eq!(held.next_event(), None);
+    let mut on_b = at(&client, &b);
+    assert_eq!(on_b.request("tools/list", json!({})).status, 200);
+    let mut taken = get(&on_b, None);
+    log_from_task(&mut at(&client, &b), &["still here"]);
+    assert_eq!(texts(&logs_until(&mut taken, "still here")), ["still here"]);
+}
