@@ -5,8 +5,11 @@
 //! on whichever instance it reaches: what the client changed through one
 //! is seen by the others, a question asked by a call on one is answered
 //! through another, a cancellation reaches the call wherever it runs, and
-//! `DELETE` ends the session everywhere. Without a store (the control) the
-//! second instance knows nothing of the session.
+//! `DELETE` ends the session everywhere. The session's GET stream, held by
+//! one instance, carries what another sends outside any request, once;
+//! `Last-Event-ID` resumes it on any instance, and a GET elsewhere takes
+//! it over. Without a store (the control) the second instance knows
+//! nothing of the session.
 
 mod common;
 
@@ -71,6 +74,16 @@ async fn wait_for_cancel() -> String {
     // Not cancelled: not dropped either.
     std::mem::forget(dropped);
     "not cancelled".into()
+}
+
+/// Logs each of `messages` at `info` from a task (2025-11-25), outside
+/// the request that started it: on the session's GET stream.
+#[tool(task = "optional")]
+async fn log_later(messages: Vec<String>, ctx: Context) -> String {
+    for message in messages {
+        ctx.log(LogLevel::Info, message);
+    }
+    "logged".into()
 }
 
 /// A server of the fleet: keeping its sessions in `store`, if given.
@@ -308,4 +321,183 @@ fn while_redis_is_down_requests_are_answered_503_and_after_it_the_session_goes_o
     }
     assert_eq!(on_b.request("tools/list", json!({})).status, 200);
     let _ = a;
+}
+
+/// Opens the session's GET stream on `client`'s server, resuming after
+/// `last` if given.
+fn get(client: &Client, last: Option<&str>) -> common::http::Reply {
+    let session = client.session.as_deref().unwrap();
+    let mut headers = vec![
+        ("Accept", "text/event-stream"),
+        ("Mcp-Session-Id", session),
+        ("MCP-Protocol-Version", "2025-11-25"),
+    ];
+    if let Some(last) = last {
+        headers.push(("Last-Event-ID", last));
+    }
+    let reply = send(client.addr, "GET", &headers, b"");
+    assert_eq!(reply.status, 200);
+    assert!(reply.content_type().starts_with("text/event-stream"));
+    reply
+}
+
+/// Has a task on `client`'s server log `messages`, outside its request.
+fn log_from_task(client: &mut Client, messages: &[&str]) {
+    let created = client.call(
+        "tools/call",
+        json!({"name": "log_later", "arguments": {"messages": messages}, "task": {}}),
+    );
+    assert!(created["result"]["task"].is_object(), "{created}");
+}
+
+/// The log messages of a GET stream up to `last` (included), with their
+/// event ids; other events are skipped.
+fn logs_until(stream: &mut common::http::Reply, last: &str) -> Vec<(String, String)> {
+    let mut logs = Vec::new();
+    loop {
+        let (id, data) = stream.next_event().expect("the stream goes on");
+        if data.is_empty() {
+            continue;
+        }
+        let message: Value = serde_json::from_str(&data).unwrap();
+        if message["method"] != "notifications/message" {
+            continue;
+        }
+        let text = message["params"]["data"].as_str().unwrap().to_owned();
+        let done = text == last;
+        logs.push((id.expect("an event id"), text));
+        if done {
+            return logs;
+        }
+    }
+}
+
+fn texts(logs: &[(String, String)]) -> Vec<&str> {
+    logs.iter().map(|(_, text)| text.as_str()).collect()
+}
+
+#[test]
+fn the_get_stream_held_by_one_instance_carries_what_another_sends_once() {
+    let redis = Redis::start();
+    let [a, b, c] = fleet(&redis);
+    let client = initialize(&a, json!({}));
+    assert_eq!(initialized(&mut at(&client, &a)), 202);
+    let mut stream = get(&at(&client, &c), None);
+    // The priming event: an id to resume from, no data.
+    let (id, data) = stream.next_event().expect("the priming event");
+    assert_eq!((id.as_deref(), data.as_str()), (Some("0_0-0"), ""));
+
+    log_from_task(&mut at(&client, &b), &["one"]);
+    log_from_task(&mut at(&client, &a), &["two", "end"]);
+    let logs = logs_until(&mut stream, "end");
+    assert_eq!(texts(&logs), ["one", "two", "end"]);
+    for (id, _) in &logs {
+        let entry = id.strip_prefix("0_").expect("a GET stream's id");
+        assert!(entry.split_once('-').is_some(), "a stream entry's id: {id}");
+    }
+}
+
+#[test]
+fn last_event_id_resumes_the_get_stream_on_another_instance() {
+    let redis = Redis::start();
+    let [a, b, c] = fleet(&redis);
+    let client = initialize(&a, json!({}));
+    assert_eq!(initialized(&mut at(&client, &a)), 202);
+    let mut on_c = get(&at(&client, &c), None);
+    log_from_task(&mut at(&client, &b), &["1", "2", "3"]);
+    let first = logs_until(&mut on_c, "1");
+    assert_eq!(texts(&first), ["1"]);
+    drop(on_c);
+
+    let mut on_a = get(&at(&client, &a), Some(&first[0].0));
+    log_from_task(&mut at(&client, &b), &["4"]);
+    let rest = logs_until(&mut on_a, "4");
+    assert_eq!(texts(&rest), ["2", "3", "4"]);
+}
+
+#[test]
+fn a_get_on_another_instance_takes_the_stream_over() {
+    let redis = Redis::start();
+    let [a, b, c] = fleet(&redis);
+    let client = initialize(&a, json!({}));
+    assert_eq!(initialized(&mut at(&client, &a)), 202);
+    let mut on_a = get(&at(&client, &a), None);
+    assert!(on_a.next_event().is_some(), "the priming event");
+    let mut on_b = get(&at(&client, &b), None);
+    // A's response ends (within the read timeout).
+    assert_eq!(on_a.next_event(), None);
+    log_from_task(&mut at(&client, &c), &["taken"]);
+    assert_eq!(texts(&logs_until(&mut on_b, "taken")), ["taken"]);
+}
+
+#[test]
+fn a_get_after_the_holder_lost_its_stream_starts_about_where_it_was_sent() {
+    let redis = Redis::start();
+    let [a, b, c] = fleet(&redis);
+    let client = initialize(&a, json!({}));
+    assert_eq!(initialized(&mut at(&client, &a)), 202);
+    let mut on_c = get(&at(&client, &c), None);
+    log_from_task(&mut at(&client, &b), &["1", "2"]);
+    assert_eq!(texts(&logs_until(&mut on_c, "2")), ["1", "2"]);
+    // The holder notes how far it sent with its busy leases (every 2 s):
+    // two of them.
+    std::thread::sleep(Duration::from_secs(4));
+    // A GET without Last-Event-ID elsewhere (as after the holder died)
+    // does not send again what the holder sent.
+    let mut on_a = get(&at(&client, &a), None);
+    log_from_task(&mut at(&client, &b), &["3"]);
+    assert_eq!(texts(&logs_until(&mut on_a, "3")), ["3"]);
+    drop(on_c);
+}
+
+#[test]
+fn a_session_is_its_owners_on_every_instance() {
+    use mcp_runtime::auth::{Auth, Identity};
+    let redis = Redis::start();
+    let with_auth = || {
+        let store = RedisSessions::new(&redis.url()).unwrap();
+        HttpServer::start(server(Some(store)).auth(Auth::static_tokens([
+            ("alice-token", Identity::new("alice")),
+            ("bob-token", Identity::new("bob")),
+        ])))
+    };
+    let (a, b) = (with_auth(), with_auth());
+    let mut alice = a.client();
+    alice.bearer = Some("alice-token".into());
+    let alice = {
+        let reply = alice.post(&json!({
+            "jsonrpc": "2.0", "id": 0, "method": "initialize",
+            "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                       "clientInfo": {"name": "fleet-test", "version": "0"}}
+        }));
+        assert_eq!(reply.status, 200);
+        alice.session = reply.header("mcp-session-id").map(str::to_owned);
+        alice.version = Some("2025-11-25".into());
+        alice
+    };
+    let mut bob = at(&alice, &b);
+    bob.bearer = Some("bob-token".into());
+    // Answered as an unknown session, on an instance that never saw it.
+    assert_eq!(bob.request("tools/list", json!({})).status, 404);
+    assert_eq!(at(&alice, &b).request("tools/list", json!({})).status, 200);
+    // And on one that cached it since.
+    assert_eq!(bob.request("tools/list", json!({})).status, 404);
+}
+
+#[test]
+fn a_stopped_instance_leaves_its_sessions_to_the_others() {
+    let redis = Redis::start();
+    let [a, b, _c] = fleet(&redis);
+    let client = initialize(&a, json!({}));
+    assert_eq!(initialized(&mut at(&client, &a)), 202);
+    let mut held = get(&at(&client, &a), None);
+    assert!(held.next_event().is_some(), "the priming event");
+    // As on SIGTERM: its GET stream ends, the session does not.
+    a.stop().unwrap();
+    assert_eq!(held.next_event(), None);
+    let mut on_b = at(&client, &b);
+    assert_eq!(on_b.request("tools/list", json!({})).status, 200);
+    let mut taken = get(&on_b, None);
+    log_from_task(&mut at(&client, &b), &["still here"]);
+    assert_eq!(texts(&logs_until(&mut taken, "still here")), ["still here"]);
 }

@@ -107,8 +107,8 @@ impl Server {
     /// listening, and does not start if it does not; while the store
     /// cannot be reached, requests of sessions are answered 503 with
     /// `Retry-After`. Not with [`Server::stateless`], which has no
-    /// sessions: the server then refuses to start. The guide's chapter on
-    /// scaling out (`guide/10-scaling.md`) describes the setup, the keys
+    /// sessions: the server then refuses to start. The guide's chapter
+    /// [Scaling out](crate::_guide::scaling) describes the setup, the keys
     /// and what each failure costs.
     pub fn sessions(mut self, store: impl SessionStore) -> Self {
         self.http.sessions = Some(Store::new(store));

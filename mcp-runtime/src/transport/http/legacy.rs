@@ -161,7 +161,11 @@ impl Legacy {
         sender: Sender,
     ) -> Response<Body> {
         let client = self.clients.of(sender.identity(), sender.peer(), headers);
-        let session = match self.sessions.create(&self.core, client) {
+        let created = match &self.fleet {
+            Some(fleet) => fleet.new_session(client),
+            None => self.sessions.create(&self.core, client),
+        };
+        let session = match created {
             Ok(session) => session,
             Err(NoRandomness) => {
                 tracing::error!("no random bytes from the operating system for a session id");
@@ -330,6 +334,16 @@ impl Legacy {
             Err(response) => return *response,
         };
         let version = session.version.get().copied().unwrap_or(DEFAULT_VERSION);
+        let last = headers
+            .get(&LAST_EVENT_ID)
+            .map(|last| last.to_str().unwrap_or_default());
+        if let Some(fleet) = &self.fleet {
+            // As in memory mode: a resumed stream is not primed again.
+            let prime = last.is_none() && version >= ProtocolVersion::V2025_11_25;
+            if let Some(held) = fleet.get(Arc::clone(&session), last, prime) {
+                return held.await;
+            }
+        }
         if let Some(last) = headers.get(&LAST_EVENT_ID) {
             return resume(&session, last.to_str().unwrap_or_default());
         }

@@ -135,10 +135,23 @@ impl Sessions {
         core: &Arc<ServerCore>,
         client: Option<Client>,
     ) -> Result<Arc<Session>, NoRandomness> {
+        self.create_with(core, client, |_| None)
+    }
+
+    /// [`Sessions::create`], the connection's output (what belongs to no
+    /// request) made by `out` for the new session's id (a fleet's goes to
+    /// its store), or the session's GET stream when it makes none.
+    pub(crate) fn create_with(
+        self: &Arc<Self>,
+        core: &Arc<ServerCore>,
+        client: Option<Client>,
+        out: impl FnOnce(&str) -> Option<crate::outbox::Outbox>,
+    ) -> Result<Arc<Session>, NoRandomness> {
         let id: Arc<str> = new_id().ok_or(NoRandomness)?.into();
         self.start_reaper();
         let standalone = EventStream::new(0, self.replay_events);
-        let mut connection = Connection::new(Arc::clone(core), standalone.outbox(0));
+        let out = out(&id).unwrap_or_else(|| standalone.outbox(0));
+        let mut connection = Connection::new(Arc::clone(core), out);
         connection.set_session_id(Arc::clone(&id));
         let serial = self.serials.fetch_add(1, Ordering::Relaxed);
         Ok(Arc::new(Session::new(
@@ -177,18 +190,18 @@ impl Sessions {
     }
 
     /// A session with the given `id` (one a fleet's store keeps), its
-    /// connection made by `connect` with the session's GET stream output,
-    /// not yet findable: [`Sessions::adopt`] it.
+    /// connection made by `connect` (given the session's GET stream, whose
+    /// output it may take), not yet findable: [`Sessions::adopt`] it.
     #[cfg_attr(not(feature = "sessions-redis"), allow(dead_code))] // A fleet's cache.
     pub(crate) fn resumed(
         self: &Arc<Self>,
         id: &str,
-        connect: impl FnOnce(crate::outbox::Outbox) -> Connection,
+        connect: impl FnOnce(&Arc<EventStream>) -> Connection,
     ) -> Arc<Session> {
         self.start_reaper();
         let id: Arc<str> = id.into();
         let standalone = EventStream::new(0, self.replay_events);
-        let mut connection = connect(standalone.outbox(0));
+        let mut connection = connect(&standalone);
         connection.set_session_id(Arc::clone(&id));
         let serial = self.serials.fetch_add(1, Ordering::Relaxed);
         Arc::new(Session::new(

@@ -21,8 +21,11 @@
 //! - `redis` (feature `sessions-redis`): the same on
 //!   [`RedisSessions`](crate::sessions::RedisSessions), with `parts` (the
 //!   stored record as a connection's parts and back), `routing` (answers
-//!   and cancellations for other instances) and `inbound` (what this
-//!   instance hears, and its lease and reaping ticks).
+//!   and cancellations for other instances), `sink` (what belongs to no
+//!   request, appended to the session's GET stream in the store),
+//!   `stream` (the GET stream, sent by the instance holding it) and
+//!   `inbound` (what this instance hears, and its lease and reaping
+//!   ticks).
 
 use std::any::Any;
 use std::fmt;
@@ -33,8 +36,9 @@ use axum::http::Response;
 use futures_util::future::BoxFuture;
 
 use super::HttpConfig;
+use super::client::Client;
 use super::session::{Active, Session};
-use super::sessions::{Full, Sessions};
+use super::sessions::{Full, NoRandomness, Sessions};
 use crate::dispatch::{Connection, ServerCore};
 use crate::jsonrpc::Line;
 use crate::sessions::SessionStore;
@@ -47,6 +51,10 @@ mod parts;
 mod redis;
 #[cfg(feature = "sessions-redis")]
 mod routing;
+#[cfg(feature = "sessions-redis")]
+mod sink;
+#[cfg(feature = "sessions-redis")]
+mod stream;
 
 /// A refusal, as the response to send (a 503 when the store cannot be
 /// reached).
@@ -70,6 +78,21 @@ pub(crate) trait Shared: fmt::Debug + Send + Sync {
 
 /// What the session eras' endpoint asks of the fleet on a request's way.
 pub(crate) trait Fleet: Send + Sync {
+    /// A new session for `initialize` from `client`, not yet kept (see
+    /// [`Fleet::create`]), whose messages outside requests go to the store.
+    fn new_session(&self, client: Option<Client>) -> Result<Arc<Session>, NoRandomness>;
+
+    /// GET: `session`'s stream, taken over from whichever instance held
+    /// it, from after the entry `last_event_id` names (else from where it
+    /// was delivered). `None` when `last_event_id` names no entry of the
+    /// GET stream (a POST's stream: resumed as in memory mode).
+    fn get<'a>(
+        &'a self,
+        session: Arc<Session>,
+        last_event_id: Option<&'a str>,
+        prime: bool,
+    ) -> Option<BoxFuture<'a, Response<Body>>>;
+
     /// The session `id` names, as the store has it: the cached one (brought
     /// up to date if it changed through another instance), or one resumed
     /// from the record. `Ok(None)` when the store has no such session.

@@ -6,17 +6,19 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use axum::body::Body;
-use axum::http::Response;
+use axum::http::{Response, StatusCode};
 use futures_util::future::BoxFuture;
 
 use super::super::HttpConfig;
+use super::super::client::Client;
+use super::super::reply::error;
 use super::super::reply::{accepted, unavailable};
 use super::super::session::{Active, Session, Stored};
-use super::super::sessions::{Full, Sessions};
-use super::routing;
-use super::{Fleet, Refused, Shared, inbound, parts};
+use super::super::sessions::{Full, NoRandomness, Sessions};
+use super::stream::{self, Get, Holders};
+use super::{Fleet, Refused, Shared, inbound, parts, routing, sink};
 use crate::dispatch::{Connection, ServerCore};
-use crate::jsonrpc::{INTERNAL_ERROR, InstanceTag, Line};
+use crate::jsonrpc::{INTERNAL_ERROR, INVALID_REQUEST, InstanceTag, Line};
 use crate::sessions::data::{self, Limits};
 use crate::sessions::{RedisSessions, SessionStoreError};
 
@@ -61,6 +63,8 @@ impl Shared for RedisShared {
                 max: config.max_sessions,
                 per_client: config.per_client(),
             },
+            keep: config.replay_events,
+            holders: Arc::default(),
             started: tokio::sync::OnceCell::new(),
         })
     }
@@ -74,6 +78,10 @@ struct RedisFleet {
     cache: Arc<Sessions>,
     tag: InstanceTag,
     limits: Limits,
+    /// Entries kept per GET stream in the store.
+    keep: usize,
+    /// The GET streams this instance holds.
+    holders: Arc<Holders>,
     /// Listening and the ticks, started by the first request.
     started: tokio::sync::OnceCell<()>,
 }
@@ -86,9 +94,17 @@ impl RedisFleet {
             .get_or_init(|| async {
                 let heard = self.store.listen(self.tag.as_str()).await;
                 let cache = Arc::downgrade(&self.cache);
-                tokio::spawn(inbound::listen(cache.clone(), heard));
+                let holders = Arc::clone(&self.holders);
+                tokio::spawn(inbound::listen(cache.clone(), holders, heard));
                 let idle = self.limits.idle_timeout;
-                tokio::spawn(inbound::ticks(cache, self.store.clone(), idle));
+                let ticks = inbound::Ticks {
+                    cache,
+                    holders: Arc::clone(&self.holders),
+                    store: self.store.clone(),
+                    instance: self.tag.as_str().to_owned(),
+                    idle,
+                };
+                tokio::spawn(ticks.run());
             })
             .await;
     }
@@ -111,9 +127,10 @@ impl RedisFleet {
         let parts = parts::parts(record)?;
         let version = parts.version;
         let core = Arc::clone(&self.core);
+        let out = sink::outbox(self.store.clone(), id.into(), self.keep);
         let session = self
             .cache
-            .resumed(id, |out| Connection::resume(core, out, parts));
+            .resumed(id, |_| Connection::resume(core, out, parts));
         let _ = session.version.set(version);
         if let Some(owner) = &record.owner {
             let _ = session.owner.set(owner.clone());
@@ -141,6 +158,63 @@ fn watch(session: &Session, connection: &Connection, rev: u64) {
 }
 
 impl Fleet for RedisFleet {
+    fn new_session(&self, client: Option<Client>) -> Result<Arc<Session>, NoRandomness> {
+        self.cache.create_with(&self.core, client, |id| {
+            Some(sink::outbox(self.store.clone(), id.into(), self.keep))
+        })
+    }
+
+    fn get<'a>(
+        &'a self,
+        session: Arc<Session>,
+        last_event_id: Option<&'a str>,
+        prime: bool,
+    ) -> Option<BoxFuture<'a, Response<Body>>> {
+        let after = match last_event_id {
+            None => None,
+            Some(last) => Some(stream::entry_of(last)?.to_owned()),
+        };
+        Some(Box::pin(async move {
+            let registered = stream::listen(&self.holders, &session.id);
+            let token = registered.token;
+            let held = match self.store.hold(&session.id, self.tag.as_str()).await {
+                Ok(Some(held)) => held,
+                Ok(None) => {
+                    stream::forget(&self.holders, &session.id, token);
+                    return error(
+                        StatusCode::NOT_FOUND,
+                        Some(INVALID_REQUEST),
+                        "Not Found: unknown or expired session; send initialize to start a new one",
+                    );
+                }
+                Err(error) => {
+                    stream::forget(&self.holders, &session.id, token);
+                    return *self.unreachable(&error);
+                }
+            };
+            if let Some(previous) = &held.previous
+                && previous != self.tag.as_str()
+            {
+                tracing::debug!(session = %session.id, %previous, "GET stream taken over");
+            }
+            // The holder is the one instance the hub tells of changes.
+            session.connection.lock().await.register_notices();
+            let after = after.or(held.delivered);
+            stream::respond(
+                Get {
+                    store: self.store.clone(),
+                    holders: Arc::clone(&self.holders),
+                    instance: self.tag.as_str().to_owned(),
+                    session,
+                    after,
+                    prime,
+                    keep: self.keep,
+                },
+                registered,
+            )
+        }))
+    }
+
     fn session<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<Active>, Refused>> {
         Box::pin(async move {
             self.start().await;
