@@ -17,6 +17,9 @@ pub(crate) enum Command {
         stateless: bool,
         /// `--auth-issuer` and `--auth-audience`.
         auth: Option<AuthArgs>,
+        /// `--sessions-redis`: the Redis server's URL, as given (checked
+        /// when the store is made, at start-up).
+        sessions: Option<String>,
     },
     /// Print the `tools/list` result and exit.
     ListTools,
@@ -57,11 +60,12 @@ impl std::fmt::Display for UsageError {
 }
 
 /// Every option, for suggestions.
-const OPTIONS: [&str; 11] = [
+const OPTIONS: [&str; 12] = [
     "--http",
     "--auth-issuer",
     "--auth-audience",
     "--stateless",
+    "--sessions-redis",
     "--tasks-redis",
     "--task-lease",
     "--list-tools",
@@ -97,6 +101,7 @@ where
     let mut list_tools = false;
     let mut issuer: Option<String> = None;
     let mut audience: Option<String> = None;
+    let mut sessions: Option<String> = None;
     while let Some(arg) = args.next() {
         let arg = utf8(arg)?;
         let (name, inline) = match arg.split_once('=') {
@@ -105,7 +110,12 @@ where
         };
         let takes_value = matches!(
             name,
-            "--http" | "--auth-issuer" | "--auth-audience" | "--tasks-redis" | "--task-lease"
+            "--http"
+                | "--auth-issuer"
+                | "--auth-audience"
+                | "--tasks-redis"
+                | "--task-lease"
+                | "--sessions-redis"
         );
         if inline.is_some() && !takes_value && OPTIONS.contains(&name) {
             return Err(UsageError(format!("`{name}` takes no value")));
@@ -153,6 +163,35 @@ where
                     if tasks.lease.replace(lease).is_some() {
                         return Err(given_twice());
                     }
+                }
+            }
+            "--sessions-redis" => {
+                let value = match inline {
+                    Some(value) => Some(value),
+                    // Not `--sessions-redis --http 8080`: an option is not
+                    // a value.
+                    None => match args.next().map(utf8).transpose()? {
+                        Some(next) if !next.starts_with('-') => Some(next),
+                        _ => None,
+                    },
+                };
+                let url = value.filter(|v| !v.is_empty()).ok_or_else(|| {
+                    UsageError(
+                        "`--sessions-redis` needs a URL, such as \
+                         `--sessions-redis redis://127.0.0.1:6379/`"
+                            .into(),
+                    )
+                })?;
+                if cfg!(not(feature = "sessions-redis")) {
+                    return Err(UsageError(
+                        "this binary was built without Redis support for sessions: build it \
+                         with the `sessions-redis` feature of mcp-runtime \
+                         (`features = [\"sessions-redis\"]`) to use `--sessions-redis`"
+                            .into(),
+                    ));
+                }
+                if sessions.replace(url).is_some() {
+                    return Err(UsageError("`--sessions-redis` is given twice".into()));
                 }
             }
             "--list-tools" => list_tools = true,
@@ -238,6 +277,20 @@ where
             "`--auth-issuer` and `--auth-audience` apply to HTTP: use them with `--http`".into(),
         ));
     }
+    if sessions.is_some() && http.is_none() {
+        return Err(UsageError(
+            "`--sessions-redis` applies to HTTP sessions: use it with `--http`, as in \
+             `--http 0.0.0.0:8080 --sessions-redis redis://127.0.0.1:6379/`"
+                .into(),
+        ));
+    }
+    if sessions.is_some() && stateless {
+        return Err(UsageError(
+            "`--sessions-redis` and `--stateless` cannot be used together: a stateless server \
+             has no sessions to share"
+                .into(),
+        ));
+    }
     if list_tools && (tasks.redis.is_some() || tasks.lease.is_some()) {
         return Err(UsageError(
             "`--tasks-redis` and `--task-lease` apply to serving: `--list-tools` serves nothing"
@@ -246,7 +299,7 @@ where
     }
     let command = match (http, list_tools) {
         (Some(addr), list_tools) => {
-            let command = http_command(addr, stateless, auth)?;
+            let command = http_command(addr, stateless, auth, sessions)?;
             if list_tools {
                 return Err(UsageError(
                     "`--list-tools` and `--http` cannot be used together".into(),
@@ -272,6 +325,7 @@ fn http_command(
     addr: String,
     stateless: bool,
     auth: Option<AuthArgs>,
+    sessions: Option<String>,
 ) -> Result<Command, UsageError> {
     if auth.is_some() && cfg!(not(feature = "auth")) {
         return Err(UsageError(
@@ -284,11 +338,17 @@ fn http_command(
         addr,
         stateless,
         auth,
+        sessions,
     })
 }
 
 #[cfg(not(feature = "http"))]
-fn http_command(_: String, _: bool, _: Option<AuthArgs>) -> Result<Command, UsageError> {
+fn http_command(
+    _: String,
+    _: bool,
+    _: Option<AuthArgs>,
+    _: Option<String>,
+) -> Result<Command, UsageError> {
     Err(UsageError(
         "this binary was built without HTTP support: build it with the `http` feature of \
          mcp-runtime (on by default; `default-features = false` turns it off)"
@@ -404,6 +464,7 @@ mod tests {
             addr: addr.into(),
             stateless,
             auth: None,
+            sessions: None,
         }
     }
 
@@ -524,6 +585,7 @@ mod tests {
                 issuer: issuer.into(),
                 audience: audience.into(),
             }),
+            sessions: None,
         });
         assert_eq!(
             parsed(&[
@@ -740,6 +802,64 @@ mod tests {
         assert_eq!(
             tasks(&["--task-lease", "5s", "--help"]),
             Ok((Command::Help, TaskArgs::default()))
+        );
+    }
+
+    #[cfg(all(feature = "http", feature = "sessions-redis"))]
+    #[test]
+    fn sessions_redis_is_kept_for_http() {
+        let url = "redis://127.0.0.1:6379/";
+        let expected = Ok(Command::Http {
+            addr: "127.0.0.1:8080".into(),
+            stateless: false,
+            auth: None,
+            sessions: Some(url.into()),
+        });
+        assert_eq!(
+            parsed(&["--http", "8080", "--sessions-redis", url]),
+            expected
+        );
+        let inline = format!("--sessions-redis={url}");
+        assert_eq!(parsed(&[&inline, "--http=8080"]), expected);
+        assert_eq!(
+            error(&["--http", "8080", "--sessions-redis", url, &inline]),
+            "`--sessions-redis` is given twice"
+        );
+        assert!(
+            error(&["--http", "8080", "--stateless", "--sessions-redis", url])
+                .starts_with("`--sessions-redis` and `--stateless` cannot be used together")
+        );
+    }
+
+    #[cfg(not(feature = "sessions-redis"))]
+    #[test]
+    fn sessions_redis_says_the_binary_lacks_it_and_how_to_add_it() {
+        let message = error(&["--http", "8080", "--sessions-redis", "redis://127.0.0.1/"]);
+        assert!(
+            message.starts_with("this binary was built without Redis support for sessions"),
+            "{message}"
+        );
+        assert!(message.contains("`sessions-redis` feature"), "{message}");
+    }
+
+    #[test]
+    fn sessions_redis_needs_a_url_and_http() {
+        for args in [
+            &["--http", "8080", "--sessions-redis"][..],
+            &["--sessions-redis=", "--http", "8080"],
+            &["--sessions-redis", "--http", "8080"],
+        ] {
+            assert_eq!(
+                error(args),
+                "`--sessions-redis` needs a URL, such as \
+                 `--sessions-redis redis://127.0.0.1:6379/`",
+                "{args:?}"
+            );
+        }
+        #[cfg(feature = "sessions-redis")]
+        assert!(
+            error(&["--sessions-redis", "redis://127.0.0.1:6379/"])
+                .starts_with("`--sessions-redis` applies to HTTP sessions: use it with `--http`")
         );
     }
 

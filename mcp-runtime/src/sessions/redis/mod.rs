@@ -135,7 +135,8 @@ impl RedisSessions {
     /// for both (D12). Otherwise this store as it is. The subscriptions
     /// stay one per store.
     #[cfg(feature = "tasks-redis")]
-    #[allow(dead_code)] // The command line, wired later, uses it.
+    // The command line uses it, with HTTP.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn share_connection(self, tasks: &crate::tasks::RedisTasks) -> RedisSessions {
         if !self.inner.link.same(tasks.link()) {
             return self;
