@@ -98,7 +98,9 @@ pub fn before(redis: &Redis) -> Result<Before, Error> {
     })
 }
 
-/// Reads them again after the phase's `calls`: the phase's figures.
+/// Reads them again after the phase's `calls`: the phase's figures. A
+/// phase in which Redis ran nothing fails: the server did not keep its
+/// sessions there, and the figures would say nothing about Redis.
 pub fn after(mut before: Before, calls: u64) -> Result<RedisPhase, Error> {
     let cpu = (cpu_ticks_ns_of(before.pid), cpu_ns_of(before.pid));
     let stats = before.conn.command_stats()?;
@@ -113,6 +115,12 @@ pub fn after(mut before: Before, calls: u64) -> Result<RedisPhase, Error> {
         .filter(|(_, n)| *n > 0)
         .collect();
     let total: u64 = commands.values().sum();
+    if total == 0 {
+        return Err(format!(
+            "Redis ran no command during {calls} calls in sessions: the server does not keep \
+             its sessions in Redis"
+        ));
+    }
     let evalsha: u64 = ["evalsha", "eval", "evalsha_ro", "eval_ro"]
         .iter()
         .filter_map(|c| commands.get(*c))
@@ -197,12 +205,20 @@ pub fn idle_before(redis: &Redis) -> Result<RedisIdle, Error> {
     })
 }
 
-/// Redis with every session open (`one`: a session's id).
+/// Redis with every session open (`one`: a session's id). Fails when
+/// Redis holds no more keys than with the first session.
 pub fn idle_after(redis: &Redis, idle: &mut RedisIdle, one: Option<&str>) -> Result<(), Error> {
     let mut conn = redis.connect()?;
     let (used, keys) = sample(&mut conn)?;
     idle.used_after = Some(used);
     idle.keys_after = Some(keys);
+    if keys <= idle.keys_before {
+        return Err(format!(
+            "Redis holds {keys} keys with every session open, {} with the first: the server \
+             does not keep its sessions in Redis",
+            idle.keys_before
+        ));
+    }
     if let Some(id) = one {
         let key = format!("mcp:session:{id}");
         idle.session_key_bytes = conn
