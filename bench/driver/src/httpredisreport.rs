@@ -44,12 +44,10 @@ const PHASE_METRICS: [RedisMetric; 5] = [
 ];
 
 /// The Redis rows of one workload, mode and client count (`prefix`: the
-/// workload's label and mode), when a run of theirs used Redis.
+/// workload's label and mode), when `ours-redis` ran them (and failed,
+/// perhaps: the rows then say why).
 pub fn phase_rows(of: &[&HttpRun], peers: &[String], prefix: &str, n: usize) -> Vec<Row> {
-    let used = of
-        .iter()
-        .any(|r| r.phases.iter().any(|p| p.clients == n && p.redis.is_some()));
-    if !used {
+    if !of.iter().any(|r| r.peer == REDIS) {
         return Vec::new();
     }
     PHASE_METRICS
@@ -90,7 +88,7 @@ const IDLE_METRICS: [IdleMetric; 3] = [
 
 /// The idle-sessions rows of Redis (`n`: the sessions, as shown).
 pub fn session_rows(of: &[&SessionsRun], peers: &[String], n: &str) -> Vec<Row> {
-    if !of.iter().any(|r| r.redis.is_some()) {
+    if !of.iter().any(|r| r.peer == REDIS) {
         return Vec::new();
     }
     IDLE_METRICS
@@ -103,6 +101,20 @@ pub fn session_rows(of: &[&SessionsRun], peers: &[String], n: &str) -> Vec<Row> 
             derived: false,
         })
         .collect()
+}
+
+/// Why a row has no figure for `peer`: its runs failed, or it did not run.
+fn why_not(rows: &[Row], label: &str, peer: &str) -> String {
+    let failed = rows
+        .iter()
+        .find(|r| r.label.starts_with(label))
+        .and_then(|r| r.samples.get(peer))
+        .is_some_and(|s| s.as_ref().is_err_and(|e| e != "—"));
+    if failed {
+        format!("n/a: {peer}'s runs failed (see below)")
+    } else {
+        format!("n/a: {peer} not run")
+    }
 }
 
 fn met(ok: bool) -> &'static str {
@@ -135,9 +147,16 @@ pub fn targets(
                     met(r <= CPU_BOUND)
                 )
             }
-            _ => format!(
-                "| legacy call in a Redis-backed session, {many} clients: {what} ≤ {CPU_BOUND}× a local session's | n/a: {REDIS} or {LOCAL} not measured | n/a |"
-            ),
+            _ => {
+                let label = at(metric, many);
+                let why = match median_of(rows, &label, LOCAL) {
+                    None => why_not(rows, &label, LOCAL),
+                    Some(_) => why_not(rows, &label, REDIS),
+                };
+                format!(
+                    "| legacy call in a Redis-backed session, {many} clients: {what} ≤ {CPU_BOUND}× a local session's | {why} | n/a |"
+                )
+            }
         };
         let _ = writeln!(out, "{figure}");
     }
@@ -155,8 +174,9 @@ pub fn targets(
                 met(sent <= TRIPS_BOUND)
             ),
             None => format!(
-                "| at most {TRIPS_BOUND:.0} Redis round trip added per request, {n} {} | n/a: {REDIS} not measured | n/a |",
-                plural(n)
+                "| at most {TRIPS_BOUND:.0} Redis round trip added per request, {n} {} | {} | n/a |",
+                plural(n),
+                why_not(rows, &at(PHASE_METRICS[2].0, n), REDIS)
             ),
         };
         let _ = writeln!(out, "{line}");
