@@ -53,7 +53,7 @@
 use std::fmt;
 
 #[cfg(feature = "sessions-redis")]
-mod data;
+pub(crate) mod data;
 #[cfg(feature = "sessions-redis")]
 mod redis;
 
@@ -63,6 +63,8 @@ pub mod probe;
 
 #[cfg(feature = "sessions-redis")]
 pub use redis::RedisSessions;
+#[cfg(all(feature = "sessions-redis", feature = "http"))]
+pub(crate) use redis::{BUSY_EVERY, reap_every};
 
 /// Where the legacy sessions of a server are kept so that every instance
 /// of a fleet serves them: [`RedisSessions`] (feature `sessions-redis`),

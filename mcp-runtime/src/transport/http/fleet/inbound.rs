@@ -1,0 +1,133 @@
+//! What this instance hears from the fleet, and what it does on its own
+//! every so often: answers and cancellations routed to it go to the
+//! cached sessions they are for; a session ended elsewhere (by `DELETE` on
+//! another instance, the fleet's reaper, or to make room) leaves the cache,
+//! which closes its GET stream. Every [`BUSY_EVERY`] it renews the busy
+//! leases of the sessions it serves (a request in flight, a stream being
+//! read), so that no instance ends them meanwhile; every
+//! [`reap_every`]`(idle timeout)` it offers to reap the fleet's idle
+//! sessions (one instance does, each round). Both stop once the cache (the
+//! endpoint) is gone.
+
+use std::sync::Weak;
+use std::time::Duration;
+
+use tokio::sync::broadcast;
+
+use std::sync::Arc;
+
+use super::super::sessions::Sessions;
+use super::routing::{self, Routed};
+use super::stream::{Heard, Holders};
+use crate::sessions::data::Inbound;
+use crate::sessions::{BUSY_EVERY, RedisSessions, reap_every};
+
+/// Hears `heard` for the sessions of `cache` and the GET streams of
+/// `holders`, as long as the cache lives.
+pub(super) async fn listen(
+    cache: Weak<Sessions>,
+    holders: Arc<Holders>,
+    mut heard: broadcast::Receiver<Inbound>,
+) {
+    loop {
+        let inbound = match heard.recv().await {
+            Ok(inbound) => inbound,
+            Err(broadcast::error::RecvError::Lagged(missed)) => {
+                tracing::warn!(missed, "session events came faster than they were handled");
+                continue;
+            }
+            Err(broadcast::error::RecvError::Closed) => return,
+        };
+        let Some(cache) = cache.upgrade() else {
+            return;
+        };
+        match inbound {
+            Inbound::Routed(text) | Inbound::Broadcast(text) => {
+                // The fleet's channel carries other messages too.
+                if let Some(routed) = Routed::from_text(&text) {
+                    deliver(&cache, &routed);
+                }
+            }
+            Inbound::Ended { session } => {
+                holders.tell(&session, Heard::Over);
+                if cache.peek(&session).is_some() {
+                    tracing::debug!(%session, "session ended through another instance");
+                    cache.remove(&session);
+                }
+            }
+            Inbound::Event {
+                session,
+                stream,
+                entry,
+                line,
+            } if stream == "0" => holders.tell(&session, Heard::Event { entry, line }),
+            Inbound::Taken { session } => holders.tell(&session, Heard::Over),
+            Inbound::Resubscribed => holders.read_again(),
+            // A POST stream's event, or a change (read on the next request).
+            Inbound::Event { .. } | Inbound::Changed { .. } => {}
+        }
+    }
+}
+
+/// An answer to one of this instance's questions, or a cancellation of
+/// one of its calls, to the cached session it is for.
+fn deliver(cache: &Sessions, routed: &Routed) {
+    let Some(session) = cache.peek(&routed.s) else {
+        return;
+    };
+    let (Some(state), Some(id)) = (session.fleet.get(), routed.request()) else {
+        return;
+    };
+    let delivered = match routed.k.as_str() {
+        routing::ANSWER => {
+            state
+                .routed
+                .answer(&id, routed.result.as_deref(), routed.error.as_deref())
+        }
+        routing::CANCEL => state.routed.cancel(&id, routed.reason.as_deref()),
+        _ => false,
+    };
+    tracing::debug!(session = %routed.s, kind = %routed.k, delivered, "a message from another instance");
+}
+
+/// The lease and reaping ticks for the sessions of `cache`, as long as it
+/// lives.
+pub(super) async fn ticks(cache: Weak<Sessions>, store: RedisSessions, idle: Duration) {
+    let mut lease = tokio::time::interval(BUSY_EVERY);
+    let mut reap = tokio::time::interval(reap_every(idle));
+    for ticks in [&mut lease, &mut reap] {
+        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    }
+    loop {
+        let leasing = tokio::select! {
+            _ = lease.tick() => true,
+            _ = reap.tick() => false,
+        };
+        if cache.strong_count() == 0 {
+            return;
+        }
+        if leasing {
+            let busy: Vec<String> = (cache.upgrade().map(|cache| cache.all()))
+                .unwrap_or_default()
+                .into_iter()
+                .filter(|session| session.is_busy())
+                .map(|session| session.id.to_string())
+                .collect();
+            if let Err(error) = store.busy(&busy).await {
+                tracing::warn!(%error, "busy leases not renewed");
+            }
+            continue;
+        }
+        match store.reap(idle).await {
+            Ok(ended) => {
+                if let Some(cache) = cache.upgrade() {
+                    for session in ended {
+                        tracing::debug!(%session, "session ended after its idle timeout");
+                        cache.remove(&session);
+                    }
+                }
+            }
+            Err(error) => tracing::warn!(%error, "idle sessions not reaped"),
+        }
+    }
+}
