@@ -100,6 +100,7 @@ fn help_says_what_the_binary_is_and_lists_every_option() {
         for option in [
             "--http ADDR",
             "--stateless",
+            "--sessions-redis URL",
             "--tasks-redis URL",
             "--task-lease DURATION",
             "--list-tools",
@@ -266,6 +267,48 @@ fn a_tasks_redis_that_is_not_a_redis_url_stops_the_server_with_exit_status_1() {
             "{args:?}: {}",
             run.stderr
         );
+        assert!(!run.stderr.contains("secret"), "{}", run.stderr);
+        assert!(!run.stderr.contains("serving MCP"), "{}", run.stderr);
+    }
+}
+
+#[test]
+fn sessions_redis_needs_a_url_and_http() {
+    assert_usage_error(
+        &["--http", "8080", "--sessions-redis"],
+        "`--sessions-redis` needs a URL, such as `--sessions-redis redis://127.0.0.1:6379/`",
+    );
+    assert_usage_error(
+        &["--sessions-redis", "redis://127.0.0.1:6379/"],
+        "`--sessions-redis` applies to HTTP sessions: use it with `--http`, as in \
+         `--http 0.0.0.0:8080 --sessions-redis redis://127.0.0.1:6379/`",
+    );
+}
+
+#[test]
+fn a_sessions_redis_that_does_not_answer_stops_the_server_before_it_listens() {
+    // A port nothing listens on: the connection is refused at once.
+    let port = {
+        let free = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        free.local_addr().unwrap().port()
+    };
+    for (url, said) in [
+        (
+            format!("redis://:secret@127.0.0.1:{port}/"),
+            format!(
+                "error: cannot start the MCP server: --sessions-redis: redis at 127.0.0.1:{port}: "
+            ),
+        ),
+        (
+            "http://user:secret@example.com/".to_owned(),
+            "error: cannot start the MCP server: --sessions-redis: not a Redis URL".to_owned(),
+        ),
+    ] {
+        let run = run(&["--http", "127.0.0.1:0", "--sessions-redis", &url]);
+        assert_eq!(run.status.code(), Some(1), "{url}: {}", run.stderr);
+        assert_eq!(run.stdout, "");
+        let line = run.stderr.lines().last().unwrap_or_default();
+        assert!(line.starts_with(&said), "{url}: {}", run.stderr);
         assert!(!run.stderr.contains("secret"), "{}", run.stderr);
         assert!(!run.stderr.contains("serving MCP"), "{}", run.stderr);
     }

@@ -40,6 +40,7 @@ impl Server {
     /// | none | serves on stdin and stdout ([`Server::serve_stdio`]) |
     /// | `--http ADDR` | serves Streamable HTTP at `http://ADDR/mcp` (`Server::serve_http`); `ADDR` is `HOST:PORT` (`0.0.0.0:8080`, `[::1]:8080`, `localhost:8080`), or a port alone (`8080`, `:8080`) for `127.0.0.1:PORT` |
     /// | `--http ADDR --stateless` | the same, without sessions (`Server::stateless`) |
+    /// | `--sessions-redis URL` | with `--http`: keeps the sessions of protocol 2025-11-25 and earlier in the Redis server at `URL` (`redis://HOST:PORT/`), shared by every instance of a fleet, so that a load balancer needs no stickiness (`Server::sessions(RedisSessions::new(URL)?)`); checked before the server listens; with `--tasks-redis` naming the same Redis, one connection serves both; needs the `sessions-redis` cargo feature |
     /// | `--tasks-redis URL` | keeps tasks in the Redis server at `URL` (`redis://HOST:PORT/`), shared by every instance of a fleet (`Server::tasks(RedisTasks::new(URL)?)`); with stdio or `--http`; needs the `tasks-redis` cargo feature |
     /// | `--task-lease DURATION` | how long this instance's claim on a task it runs lasts unrenewed ([`Server::task_lease`]): `500ms`, `30s`, `2m`, `1h`; once an instance dies, its tasks fail after it |
     /// | `--list-tools` | prints the `tools/list` result, `{"tools": [...]}`, as a client of the newest protocol version gets it (every tool, in one page), and exits |
@@ -48,7 +49,8 @@ impl Server {
     ///
     /// `--http=ADDR` works too. Without the `http` cargo feature (on by
     /// default), `--http` says the binary was built without HTTP support;
-    /// without `tasks-redis`, `--tasks-redis` says so too.
+    /// without `tasks-redis`, `--tasks-redis` says so too, and without
+    /// `sessions-redis`, `--sessions-redis`.
     ///
     /// Instances of a fleet behind one load balancer must share the key
     /// that signs the `requestState` of 2026-07-28 `input_required`
@@ -81,7 +83,8 @@ impl Server {
     ///   [`RegistryError`]; an address that cannot be bound; a key in
     ///   `MCP_STATE_KEY` or `MCP_STATE_KEY_PREVIOUS` that is shorter than
     ///   32 bytes, or `MCP_STATE_KEY_PREVIOUS` alone; a `--tasks-redis`
-    ///   that is not a Redis URL) or fails while
+    ///   that is not a Redis URL; a `--sessions-redis` that is not one, or
+    ///   whose server does not answer) or fails while
     ///   serving: `error: ` and the sentence on stderr; exit status 1.
     ///
     /// Otherwise it returns `Ok(())` once the client has gone (stdio) or
@@ -148,7 +151,7 @@ impl Server {
             }
             Command::Stdio => {
                 let _log = install_log(&mut self);
-                let server = with_tasks(keys_from_env(self), tasks);
+                let server = with_stores(keys_from_env(self), tasks, None);
                 if let Err(error) = server.serve_stdio().await {
                     fail_unless_said(&error);
                 }
@@ -159,9 +162,10 @@ impl Server {
                 addr,
                 stateless,
                 auth,
+                sessions,
             } => {
                 let _log = install_log(&mut self);
-                let server = with_tasks(keys_from_env(self), tasks);
+                let server = with_stores(keys_from_env(self), tasks, sessions);
                 let server = if stateless {
                     server.stateless()
                 } else {
@@ -258,25 +262,55 @@ fn keys_from_env(server: Server) -> Server {
 }
 
 /// The server with the task store and lease of `--tasks-redis` and
-/// `--task-lease`, when given; exits 1 when the URL is not one.
-fn with_tasks(server: Server, tasks: TaskArgs) -> Server {
+/// `--task-lease`, and the session store of `--sessions-redis` (`sessions`,
+/// HTTP only), when given; one connection for both stores when they name
+/// the same Redis. Exits 1 when a URL is not one (whether the sessions'
+/// server answers is checked when serving starts).
+fn with_stores(server: Server, tasks: TaskArgs, sessions: Option<String>) -> Server {
     let server = match tasks.lease {
         Some(lease) => server.task_lease(lease),
         None => server,
     };
     #[cfg(feature = "tasks-redis")]
-    if let Some(url) = tasks.redis {
-        return match crate::tasks::RedisTasks::new(&url) {
-            Ok(store) => {
-                tracing::info!(redis = ?store, "tasks are kept in Redis");
-                server.tasks(store)
-            }
+    let task_store = tasks.redis.map(|url| {
+        crate::tasks::RedisTasks::new(&url).unwrap_or_else(|error| {
             // Never the URL itself: it may hold a password.
-            Err(error) => fail(&format!(
+            fail(&format!(
                 "cannot start the MCP server: --tasks-redis: {}",
                 error.0
-            )),
-        };
+            ))
+        })
+    });
+    #[cfg(not(feature = "tasks-redis"))]
+    let _ = tasks.redis;
+    #[cfg(all(feature = "http", feature = "sessions-redis"))]
+    let server = match sessions {
+        Some(url) => {
+            let store = crate::sessions::RedisSessions::new(&url).unwrap_or_else(|error| {
+                fail(&format!(
+                    "cannot start the MCP server: --sessions-redis: {error}"
+                ))
+            });
+            #[cfg(feature = "tasks-redis")]
+            let store = match &task_store {
+                Some(tasks) => store.share_connection(tasks),
+                None => store,
+            };
+            tracing::info!(redis = ?store, "legacy sessions are kept in Redis");
+            let mut server = server.sessions(store);
+            if let Some(store) = server.http.sessions.as_mut() {
+                store.named_by = "--sessions-redis";
+            }
+            server
+        }
+        None => server,
+    };
+    #[cfg(not(all(feature = "http", feature = "sessions-redis")))]
+    let _ = sessions;
+    #[cfg(feature = "tasks-redis")]
+    if let Some(store) = task_store {
+        tracing::info!(redis = ?store, "tasks are kept in Redis");
+        return server.tasks(store);
     }
     server
 }
@@ -424,6 +458,17 @@ fn usage_text(name: &str, version: &str, program: &str, exe: &str) -> String {
                          tokens must name as their audience",
                     ),
                 ],
+            );
+        }
+        if cfg!(feature = "sessions-redis") {
+            options.insert(
+                2,
+                (
+                    "    --sessions-redis URL",
+                    "With --http: keep sessions in Redis\n\
+                     (redis://HOST:PORT/), shared by every instance\n\
+                     of a fleet, so no balancer stickiness is needed",
+                ),
             );
         }
         examples.splice(

@@ -364,6 +364,7 @@ impl Server {
     #[cfg(feature = "http")]
     pub async fn serve_http(self, addr: impl tokio::net::ToSocketAddrs) -> std::io::Result<()> {
         let (core, config) = self.http_parts()?;
+        crate::transport::http::ready(&config).await?;
         let listener = crate::startup::bind(addr).await?;
         crate::transport::http::serve(
             core,
@@ -384,6 +385,7 @@ impl Server {
         shutdown: impl Future<Output = ()> + Send,
     ) -> std::io::Result<()> {
         let (core, config) = self.http_parts()?;
+        crate::transport::http::ready(&config).await?;
         crate::transport::http::serve(core, config, listener, shutdown).await
     }
 
@@ -460,6 +462,14 @@ impl Server {
     ) -> Result<(ServerCore, crate::transport::http::HttpConfig), RegistryError> {
         #[allow(unused_mut)]
         let mut http = std::mem::take(&mut self.http);
+        if http.stateless && http.sessions.is_some() {
+            return Err(RegistryError::InvalidSessions {
+                reason: "`Server::stateless` has no sessions to share, and `Server::sessions` \
+                         gives a store for them: drop one of the two (a fleet of stateless \
+                         instances needs no session store)"
+                    .into(),
+            });
+        }
         #[cfg(feature = "auth")]
         if let Some(auth) = self.auth.take() {
             let authenticator = crate::auth::Authenticator::new(auth)

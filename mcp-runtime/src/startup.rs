@@ -70,6 +70,10 @@ pub(crate) enum HttpStartError {
          127.0.0.1:8080"
     )]
     Resolve(#[source] io::Error),
+    /// The store of shared sessions (`Server::sessions`) does not answer:
+    /// the sentence names who gave it and its server.
+    #[error("cannot start the MCP server: {0}")]
+    Sessions(String),
     /// No address it resolves to could be bound.
     #[error("cannot serve HTTP at {}: {source}; {}", list(addrs), bind_fix(source.kind()))]
     Bind {

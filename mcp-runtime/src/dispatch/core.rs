@@ -137,8 +137,11 @@ impl ServerCore {
     /// sessions started from now on ask their clients with ids that name
     /// it (set by the HTTP transport of a fleet before it serves).
     /// `false` when a tag was set already (which stays).
-    // For the transport of a fleet (issue 29), not built yet.
-    #[cfg_attr(not(test), allow(dead_code))]
+    // The HTTP transport of a fleet (`sessions-redis`) sets it.
+    #[cfg_attr(
+        not(any(test, all(feature = "http", feature = "sessions-redis"))),
+        allow(dead_code)
+    )]
     pub(crate) fn set_instance(&self, tag: InstanceTag) -> bool {
         self.instance.set(tag).is_ok()
     }

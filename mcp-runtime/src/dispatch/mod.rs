@@ -26,8 +26,9 @@ mod batch;
 mod calls;
 mod connection;
 mod core;
-// Called by the fleet's session glue in `transport/http` (issue 29),
-// which is not built yet: only the tests use it for now.
+// Called by the fleet's session glue in `transport/http` (features `http`
+// and `sessions-redis`), which needs only some of its checks (the tests
+// use the rest).
 #[cfg_attr(not(test), allow(dead_code))]
 mod fleet;
 mod frame;
@@ -50,7 +51,11 @@ mod task_calls;
 mod tasks;
 
 pub(crate) use self::core::{Limits, ServerCore};
-#[allow(unused_imports)] // For the transport of a fleet (issue 29), not built yet.
+// `Routed` is named by the HTTP transport; `SessionParts` by a fleet's.
+#[cfg_attr(
+    not(all(feature = "http", feature = "sessions-redis")),
+    allow(unused_imports)
+)]
 pub(crate) use self::fleet::{Routed, SessionParts};
 pub(crate) use self::incoming::{Incoming, for_each_line, lines_of};
 pub(crate) use self::live::Live;

@@ -50,8 +50,8 @@ impl RequestId {
     /// The instance of a fleet whose request this id names
     /// (`"mcp-rs-ab12cd34-7"` gives `ab12cd34`); `None` for any other id,
     /// an untagged `"mcp-rs-7"` among them.
-    // For the transport of a fleet (issue 29), not built yet.
-    #[cfg_attr(not(test), allow(dead_code))]
+    // The transport of a fleet (`sessions-redis`) routes by it.
+    #[cfg_attr(not(any(test, feature = "sessions-redis")), allow(dead_code))]
     pub(crate) fn instance(&self) -> Option<InstanceTag> {
         let key = self.key();
         let (tag, n) = key.strip_prefix("s:mcp-rs-")?.split_once('-')?;
@@ -161,8 +161,8 @@ impl InstanceTag {
 
     /// A new tag, from 32 random bits; `None` when the system has no
     /// randomness to give.
-    // For the transport of a fleet (issue 29), not built yet.
-    #[cfg_attr(not(test), allow(dead_code))]
+    // The transport of a fleet (`sessions-redis`) tags its instance.
+    #[cfg_attr(not(any(test, feature = "sessions-redis")), allow(dead_code))]
     pub(crate) fn random() -> Option<InstanceTag> {
         let mut random = [0u8; 4];
         getrandom::fill(&mut random).ok()?;

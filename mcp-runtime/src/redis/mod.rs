@@ -94,7 +94,8 @@ impl Link {
     /// Whether `other` goes to the same server, database and user with
     /// the same timeout: then one connection can serve both stores.
     #[cfg(all(feature = "tasks-redis", feature = "sessions-redis"))]
-    #[allow(dead_code)] // The command line, wired later, shares links.
+    // The command line shares links, with HTTP.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn same(&self, other: &Link) -> bool {
         self.url == other.url && self.timeout == other.timeout
     }

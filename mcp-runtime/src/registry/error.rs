@@ -143,6 +143,12 @@ pub enum RegistryError {
         /// What is wrong, and the fix.
         reason: String,
     },
+    /// The HTTP settings around `Server::sessions` cannot work together
+    /// (a store of sessions for a stateless server).
+    InvalidSessions {
+        /// What is wrong, and the fix.
+        reason: String,
+    },
 }
 
 impl std::fmt::Display for RegistryError {
@@ -266,6 +272,9 @@ impl std::fmt::Display for RegistryError {
             ),
             RegistryError::InvalidAuth { reason } => {
                 write!(f, "the authentication settings cannot work: {reason}")
+            }
+            RegistryError::InvalidSessions { reason } => {
+                write!(f, "the session settings cannot work: {reason}")
             }
         }
     }

@@ -15,8 +15,8 @@
 //! stream, so that nothing is delivered twice and nothing is lost while it
 //! is connected, and `Last-Event-ID` works on any instance.
 //!
-//! [`RedisSessions`] (feature `sessions-redis`) keeps them in Redis. Its
-//! keys, with the prefix `mcp` ([`RedisSessions::prefix`]) and a session id
+//! `RedisSessions` (feature `sessions-redis`) keeps them in Redis. Its
+//! keys, with the prefix `mcp` (`RedisSessions::prefix`) and a session id
 //! `S`:
 //!
 //! - `mcp:session:S`: a hash: `v` (protocol version), `ci` (client info and
@@ -45,11 +45,15 @@
 //!   `mcp:sessions:events` (what every instance hears).
 //!
 //! Every time is Redis's (`TIME` in the scripts): one clock for the fleet.
+//!
+//! A server keeps its sessions in a store given to `Server::sessions`
+//! (feature `http`), or with `--sessions-redis URL` on the command line of
+//! [`Server::run`](crate::Server::run).
 
 use std::fmt;
 
 #[cfg(feature = "sessions-redis")]
-mod data;
+pub(crate) mod data;
 #[cfg(feature = "sessions-redis")]
 mod redis;
 
@@ -59,6 +63,25 @@ pub mod probe;
 
 #[cfg(feature = "sessions-redis")]
 pub use redis::RedisSessions;
+#[cfg(all(feature = "sessions-redis", feature = "http"))]
+pub(crate) use redis::{BUSY_EVERY, reap_every};
+
+/// Where the legacy sessions of a server are kept so that every instance
+/// of a fleet serves them: `RedisSessions` (feature `sessions-redis`),
+/// given to `Server::sessions`. Sealed: the transport relies on what the
+/// store it knows does, so no other type implements it.
+pub trait SessionStore: sealed::Sealed + Send + Sync + 'static {}
+
+#[cfg(feature = "sessions-redis")]
+impl SessionStore for RedisSessions {}
+
+mod sealed {
+    /// Keeps [`SessionStore`](super::SessionStore) to this crate's stores.
+    pub trait Sealed {}
+
+    #[cfg(feature = "sessions-redis")]
+    impl Sealed for super::RedisSessions {}
+}
 
 /// A session store could not do what it was asked: Redis could not be
 /// reached, did not answer in time, or answered what is not a session.

@@ -28,7 +28,7 @@ use scripts::Scripts;
 pub(crate) const BUSY_LEASE: Duration = Duration::from_secs(6);
 
 /// How often an instance renews its busy leases.
-#[allow(dead_code)] // The transport's lease tick, wired later, uses it.
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
 pub(crate) const BUSY_EVERY: Duration = Duration::from_secs(2);
 
 /// How much longer than the idle timeout a session's keys live: the
@@ -135,7 +135,8 @@ impl RedisSessions {
     /// for both (D12). Otherwise this store as it is. The subscriptions
     /// stay one per store.
     #[cfg(feature = "tasks-redis")]
-    #[allow(dead_code)] // The command line, wired later, uses it.
+    // The command line uses it, with HTTP.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn share_connection(self, tasks: &crate::tasks::RedisTasks) -> RedisSessions {
         if !self.inner.link.same(tasks.link()) {
             return self;

@@ -1,12 +1,14 @@
 //! The settings of the HTTP transport, and the methods of the
 //! [`Server`](crate::Server) builder that set them (`stateless`, the
 //! bounds on sessions, trusted proxies, `Host` and `Origin` allow-lists,
-//! the header timeout).
+//! the header timeout, the store of sessions shared by a fleet).
 
 use std::time::Duration;
 
 use super::client::Block;
+use super::fleet::Store;
 use crate::Server;
+use crate::sessions::SessionStore;
 
 /// How the HTTP transport serves, with safe defaults.
 #[derive(Clone, Debug)]
@@ -32,6 +34,9 @@ pub(crate) struct HttpConfig {
     pub(crate) header_read_timeout: Duration,
     /// SSE events kept per session for `Last-Event-ID` replay.
     pub(crate) replay_events: usize,
+    /// Where legacy sessions are kept for a fleet ([`Server::sessions`]);
+    /// `None`: in this process only.
+    pub(crate) sessions: Option<Store>,
     /// How bearer tokens are checked ([`Server::auth`](crate::Server::auth)),
     /// made ready when the server starts.
     #[cfg(feature = "auth")]
@@ -60,6 +65,7 @@ impl Default for HttpConfig {
             allowed_origins: Vec::new(),
             header_read_timeout: Duration::from_secs(10),
             replay_events: 256,
+            sessions: None,
             #[cfg(feature = "auth")]
             auth: None,
         }
@@ -74,6 +80,40 @@ impl Server {
     /// plain load balancer needs.
     pub fn stateless(mut self) -> Self {
         self.http.stateless = true;
+        self
+    }
+
+    /// HTTP: keeps the sessions of protocol 2025-11-25 and earlier in
+    /// `store` (`RedisSessions`, feature `sessions-redis`), shared by every
+    /// instance of a fleet that uses the same store, so that a load
+    /// balancer may send any request of any session to any instance, with
+    /// no stickiness. `--sessions-redis URL` on [`Server::run`]'s command
+    /// line does the same.
+    ///
+    /// What is shared: what `initialize` agreed on (protocol version,
+    /// client info and capabilities), the subject that owns the session,
+    /// what the client changed since (log level, resource subscriptions,
+    /// whether its roots changed), the bounds of
+    /// [`Server::max_sessions`] and [`Server::max_sessions_per_client`]
+    /// (counted fleet-wide), the idle timeout, and the messages of the
+    /// session's GET stream (so `Last-Event-ID` works on any instance),
+    /// sent by whichever instance holds that stream; a
+    /// [`Notifier`](crate::Notifier)'s events reach every instance.
+    /// A client's answer to a question asked by another instance, and its
+    /// cancellation of a call running on another, are passed on to that
+    /// instance. Each instance keeps the sessions it served in memory as a
+    /// cache, checked against the store on every request (one round
+    /// trip). The 2026-07-28 era has no sessions and needs no store.
+    ///
+    /// The server checks that the store answers before it starts
+    /// listening, and does not start if it does not; while the store
+    /// cannot be reached, requests of sessions are answered 503 with
+    /// `Retry-After`. Not with [`Server::stateless`], which has no
+    /// sessions: the server then refuses to start. The guide's chapter
+    /// [Scaling out](crate::_guide::scaling) describes the setup, the keys
+    /// and what each failure costs.
+    pub fn sessions(mut self, store: impl SessionStore) -> Self {
+        self.http.sessions = Some(Store::new(store));
         self
     }
 
@@ -207,5 +247,51 @@ impl Server {
     pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
         self.http.header_read_timeout = timeout;
         self
+    }
+}
+
+#[cfg(all(test, feature = "sessions-redis"))]
+mod tests {
+    use crate::Server;
+    use crate::sessions::RedisSessions;
+
+    #[test]
+    fn a_stateless_server_with_a_session_store_refuses_to_start() {
+        let store = RedisSessions::new("redis://127.0.0.1:6379/").unwrap();
+        let error = Server::new("s", "1")
+            .stateless()
+            .sessions(store)
+            .into_router()
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.starts_with(
+                "cannot start the MCP server: the session settings cannot work: \
+                 `Server::stateless` has no sessions to share"
+            ),
+            "{error}"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_store_that_does_not_answer_stops_serve_http_before_it_binds() {
+        let port = {
+            let free = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            free.local_addr().unwrap().port()
+        };
+        let store = RedisSessions::new(&format!("redis://:pw@127.0.0.1:{port}/")).unwrap();
+        let error = Server::new("s", "1")
+            .sessions(store)
+            .serve_http("127.0.0.1:0")
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.starts_with(&format!(
+                "cannot start the MCP server: Server::sessions: redis at 127.0.0.1:{port}: "
+            )),
+            "{error}"
+        );
+        assert!(!error.contains("pw"), "{error}");
     }
 }

@@ -63,8 +63,16 @@ impl Endpoint {
         match *request.method() {
             Method::POST => self.post(request, identity).await,
             Method::GET if era::is_modern_get(request.headers()) => modern::get(),
-            Method::GET => self.legacy.get(request.headers(), identity.as_deref()),
-            Method::DELETE => self.legacy.delete(request.headers(), identity.as_deref()),
+            Method::GET => {
+                self.legacy
+                    .get(request.headers(), identity.as_deref())
+                    .await
+            }
+            Method::DELETE => {
+                self.legacy
+                    .delete(request.headers(), identity.as_deref())
+                    .await
+            }
             _ => {
                 let mut response = error(
                     StatusCode::METHOD_NOT_ALLOWED,

@@ -7,6 +7,13 @@
 //! request with an error, which the event id names
 //! ([`event_id`](super::event_id)): a client that got an empty stream would
 //! resume it again and again.
+//!
+//! With a store of shared sessions (`Server::sessions`), each request's
+//! session is found through the [`Fleet`] (the local sessions are then its
+//! cache), what the client changes is written through before the response,
+//! the client's answers to another instance's questions and its
+//! cancellations of calls running elsewhere are passed on, and `initialize`
+//! and `DELETE` start and end the session fleet-wide.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -17,6 +24,7 @@ use axum::http::{HeaderMap, HeaderValue, Response, StatusCode};
 use super::HttpConfig;
 use super::client::Clients;
 use super::event_id::{self, EventId};
+use super::fleet::Fleet;
 use super::headers::{Accepts, LAST_EVENT_ID, SESSION_ID};
 use super::reply::{error, method_not_allowed, unavailable};
 use super::request::{Posts, REPLY_ROOM, Sender, respond};
@@ -39,21 +47,36 @@ pub(super) struct Legacy {
     sessions: Arc<Sessions>,
     clients: Clients,
     posts: Arc<Posts>,
+    /// The fleet's shared sessions, with `Server::sessions`.
+    fleet: Option<Arc<dyn Fleet>>,
 }
 
 impl Legacy {
     pub(super) fn new(core: Arc<ServerCore>, config: &HttpConfig, posts: Arc<Posts>) -> Legacy {
+        // In a fleet the bounds are the store's, fleet-wide; here they
+        // only bound the cache.
+        let per_client = match &config.sessions {
+            Some(_) => config.max_sessions,
+            None => config.per_client(),
+        };
+        let sessions = Arc::new(Sessions::new(Bounds {
+            idle_timeout: config.session_idle_timeout,
+            max: config.max_sessions,
+            per_client,
+            replay_events: config.replay_events,
+        }));
+        let fleet = config.sessions.as_ref().map(|store| {
+            store
+                .shared
+                .fleet(Arc::clone(&core), Arc::clone(&sessions), config)
+        });
         Legacy {
             core,
             stateless: config.stateless,
-            sessions: Arc::new(Sessions::new(Bounds {
-                idle_timeout: config.session_idle_timeout,
-                max: config.max_sessions,
-                per_client: config.per_client(),
-                replay_events: config.replay_events,
-            })),
+            sessions,
             clients: Clients::new(&config.trusted_proxies),
             posts,
+            fleet,
         }
     }
 
@@ -79,7 +102,7 @@ impl Legacy {
         if initialize && !headers.contains_key(&SESSION_ID) {
             return self.initialize(line, size, headers, accepts, sender).await;
         }
-        let session = match self.session_of(headers, sender.identity()) {
+        let session = match self.session_of(headers, sender.identity()).await {
             Ok(session) => session,
             Err(response) => return *response,
         };
@@ -95,12 +118,26 @@ impl Legacy {
                 ),
             );
         }
+        if let Some(passed) = (self.fleet.as_ref()).and_then(|fleet| fleet.pass_on(&session, &line))
+        {
+            return passed.await;
+        }
         let reader = self.stream_of(&session, &line);
         {
             let out = reader.stream().outbox(REPLY_ROOM);
             let mut connection = session.connection.lock().await;
+            let elsewhere = (self.fleet.as_ref())
+                .and_then(|fleet| fleet.cancel_elsewhere(&session, &connection, &line));
             sender.hand_to(&mut connection);
             connection.handle_parsed(line, size, &out).await;
+            if let Some(fleet) = &self.fleet
+                && let Err(response) = fleet.write_through(&session).await
+            {
+                return *response;
+            }
+            if let Some(elsewhere) = elsewhere {
+                elsewhere.await;
+            }
         }
         let response = respond(
             reader,
@@ -124,7 +161,11 @@ impl Legacy {
         sender: Sender,
     ) -> Response<Body> {
         let client = self.clients.of(sender.identity(), sender.peer(), headers);
-        let session = match self.sessions.create(&self.core, client) {
+        let created = match &self.fleet {
+            Some(fleet) => fleet.new_session(client),
+            None => self.sessions.create(&self.core, client),
+        };
+        let session = match created {
             Ok(session) => session,
             Err(NoRandomness) => {
                 tracing::error!("no random bytes from the operating system for a session id");
@@ -151,7 +192,17 @@ impl Legacy {
             return respond(reader, accepts, None, None, DEFAULT_VERSION).await;
         };
         let _ = session.version.set(version);
-        if let Err(full) = self.sessions.insert(&session) {
+        let kept = match &self.fleet {
+            Some(fleet) => match fleet.create(&session).await {
+                Ok(kept) => kept,
+                Err(response) => {
+                    Arc::clone(&session).end();
+                    return *response;
+                }
+            },
+            None => self.sessions.insert(&session),
+        };
+        if let Err(full) = kept {
             Arc::clone(&session).end();
             return self.refuse(full);
         }
@@ -216,8 +267,9 @@ impl Legacy {
     }
 
     /// The session a request names: 400 without one, 404 if unknown or
-    /// (with auth) created by another subject.
-    fn session_of(
+    /// (with auth) created by another subject; in a fleet, 503 when the
+    /// store cannot be reached.
+    async fn session_of(
         &self,
         headers: &HeaderMap,
         identity: Option<&Identity>,
@@ -230,7 +282,11 @@ impl Legacy {
             )));
         };
         let id = id.to_str().unwrap_or_default();
-        let found = self.sessions.get(id).filter(|session| {
+        let found = match &self.fleet {
+            Some(fleet) => fleet.session(id).await?,
+            None => self.sessions.get(id),
+        };
+        let found = found.filter(|session| {
             let Some(owner) = session.owner.get() else {
                 return true;
             };
@@ -255,7 +311,11 @@ impl Legacy {
     }
 
     /// GET: a session's stream, or the rest of one with `Last-Event-ID`.
-    pub(super) fn get(&self, headers: &HeaderMap, identity: Option<&Identity>) -> Response<Body> {
+    pub(super) async fn get(
+        &self,
+        headers: &HeaderMap,
+        identity: Option<&Identity>,
+    ) -> Response<Body> {
         if self.stateless {
             return method_not_allowed(
                 "Method Not Allowed: this server is stateless and has no stream to GET",
@@ -269,11 +329,21 @@ impl Legacy {
                 "Not Acceptable: GET opens an SSE stream; the Accept header must allow text/event-stream",
             );
         }
-        let session = match self.session_of(headers, identity) {
+        let session = match self.session_of(headers, identity).await {
             Ok(session) => session,
             Err(response) => return *response,
         };
         let version = session.version.get().copied().unwrap_or(DEFAULT_VERSION);
+        let last = headers
+            .get(&LAST_EVENT_ID)
+            .map(|last| last.to_str().unwrap_or_default());
+        if let Some(fleet) = &self.fleet {
+            // As in memory mode: a resumed stream is not primed again.
+            let prime = last.is_none() && version >= ProtocolVersion::V2025_11_25;
+            if let Some(held) = fleet.get(Arc::clone(&session), last, prime) {
+                return held.await;
+            }
+        }
         if let Some(last) = headers.get(&LAST_EVENT_ID) {
             return resume(&session, last.to_str().unwrap_or_default());
         }
@@ -299,8 +369,8 @@ impl Legacy {
         })
     }
 
-    /// DELETE: ends the session.
-    pub(super) fn delete(
+    /// DELETE: ends the session (fleet-wide, in a fleet).
+    pub(super) async fn delete(
         &self,
         headers: &HeaderMap,
         identity: Option<&Identity>,
@@ -311,10 +381,15 @@ impl Legacy {
                 "POST",
             );
         }
-        let session = match self.session_of(headers, identity) {
+        let session = match self.session_of(headers, identity).await {
             Ok(session) => session,
             Err(response) => return *response,
         };
+        if let Some(fleet) = &self.fleet
+            && let Err(response) = fleet.end(&session.id).await
+        {
+            return *response;
+        }
         self.sessions.remove(&session.id);
         Response::builder()
             .status(StatusCode::NO_CONTENT)

@@ -37,6 +37,8 @@
 //! - `guard`: `Host` and `Origin` allow-lists;
 //! - `access`: bearer tokens, scopes and the Protected Resource Metadata;
 //! - `listener`: accepting connections, timeouts, graceful shutdown;
+//! - `fleet`: sessions shared by the instances of a fleet through a
+//!   store (`Server::sessions`);
 //! - `config`: the settings, and the [`Server`](crate::Server) builder's
 //!   methods that set them.
 
@@ -46,6 +48,7 @@ mod config;
 mod endpoint;
 mod era;
 mod event_id;
+mod fleet;
 mod guard;
 mod headers;
 mod legacy;
@@ -74,6 +77,21 @@ pub(crate) async fn serve(
     shutdown: impl Future<Output = ()> + Send,
 ) -> std::io::Result<()> {
     listener::serve(core, config, listener, shutdown).await
+}
+
+/// What must hold before a server of `config` binds its address: the
+/// store of shared sessions answers. Said on stderr and returned as the
+/// start-up error otherwise.
+pub(crate) async fn ready(config: &HttpConfig) -> std::io::Result<()> {
+    if let Some(store) = &config.sessions
+        && let Err(sentence) = store.check().await
+    {
+        return Err(crate::startup::failed(
+            std::io::ErrorKind::ConnectionRefused,
+            crate::startup::HttpStartError::Sessions(sentence),
+        ));
+    }
+    Ok(())
 }
 
 /// The endpoint as an axum `Router` serving `/mcp`.

@@ -8,7 +8,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use super::client::Client;
 use super::stream::EventStream;
-use crate::dispatch::Connection;
+use crate::context::SessionChange;
+use crate::dispatch::{Connection, Routed};
 use crate::protocol::version::ProtocolVersion;
 
 /// Ended streams kept per session for a client that reconnects to read
@@ -50,6 +51,10 @@ pub(crate) struct Session {
     streams: Mutex<HashMap<u64, Arc<EventStream>>>,
     next_stream: AtomicU64,
     ended: AtomicBool,
+    /// In a fleet (`Server::sessions`): what this instance knows of the
+    /// stored session it caches. Unset in memory mode.
+    #[cfg_attr(not(feature = "sessions-redis"), allow(dead_code))] // Only a store reads it.
+    pub(crate) fleet: OnceLock<Arc<Stored>>,
 }
 
 impl Session {
@@ -117,6 +122,7 @@ impl Session {
             streams: Mutex::default(),
             next_stream: AtomicU64::new(1),
             ended: AtomicBool::new(false),
+            fleet: OnceLock::new(),
         }
     }
 
@@ -183,6 +189,19 @@ fn prune(streams: &mut HashMap<u64, Arc<EventStream>>) {
             spent -= bytes.unwrap_or(0);
         }
     }
+}
+
+/// What an instance of a fleet knows of the stored session it caches
+/// (see [`fleet`](super::fleet)).
+#[cfg_attr(not(feature = "sessions-redis"), allow(dead_code))] // Only a store reads it.
+pub(crate) struct Stored {
+    /// The record's revision the cached connection is of.
+    pub(crate) rev: AtomicU64,
+    /// What the client changed, told by the session's hook, until written
+    /// through.
+    pub(crate) changes: Arc<Mutex<Vec<SessionChange>>>,
+    /// Where answers and cancellations routed from other instances go.
+    pub(crate) routed: Routed,
 }
 
 /// A session with a request of it being served: the session counts as

@@ -135,10 +135,23 @@ impl Sessions {
         core: &Arc<ServerCore>,
         client: Option<Client>,
     ) -> Result<Arc<Session>, NoRandomness> {
+        self.create_with(core, client, |_| None)
+    }
+
+    /// [`Sessions::create`], the connection's output (what belongs to no
+    /// request) made by `out` for the new session's id (a fleet's goes to
+    /// its store), or the session's GET stream when it makes none.
+    pub(crate) fn create_with(
+        self: &Arc<Self>,
+        core: &Arc<ServerCore>,
+        client: Option<Client>,
+        out: impl FnOnce(&str) -> Option<crate::outbox::Outbox>,
+    ) -> Result<Arc<Session>, NoRandomness> {
         let id: Arc<str> = new_id().ok_or(NoRandomness)?.into();
         self.start_reaper();
         let standalone = EventStream::new(0, self.replay_events);
-        let mut connection = Connection::new(Arc::clone(core), standalone.outbox(0));
+        let out = out(&id).unwrap_or_else(|| standalone.outbox(0));
+        let mut connection = Connection::new(Arc::clone(core), out);
         connection.set_session_id(Arc::clone(&id));
         let serial = self.serials.fetch_add(1, Ordering::Relaxed);
         Ok(Arc::new(Session::new(
@@ -174,6 +187,68 @@ impl Sessions {
         map.insert(Arc::clone(&session.id), Arc::clone(session));
         tracing::debug!(session = %session.id, "session started");
         Ok(())
+    }
+
+    /// A session with the given `id` (one a fleet's store keeps), its
+    /// connection made by `connect` (given the session's GET stream, whose
+    /// output it may take), not yet findable: [`Sessions::adopt`] it.
+    #[cfg_attr(not(feature = "sessions-redis"), allow(dead_code))] // A fleet's cache.
+    pub(crate) fn resumed(
+        self: &Arc<Self>,
+        id: &str,
+        connect: impl FnOnce(&Arc<EventStream>) -> Connection,
+    ) -> Arc<Session> {
+        self.start_reaper();
+        let id: Arc<str> = id.into();
+        let standalone = EventStream::new(0, self.replay_events);
+        let mut connection = connect(&standalone);
+        connection.set_session_id(Arc::clone(&id));
+        let serial = self.serials.fetch_add(1, Ordering::Relaxed);
+        Arc::new(Session::new(
+            id,
+            connection,
+            standalone,
+            None,
+            self.now(),
+            serial,
+        ))
+    }
+
+    /// Keeps `session` as [`Sessions::insert`] does, unless one with its id
+    /// is kept already (two requests resumed it at once): the one kept.
+    /// When no room can be made, `session` is served without being kept.
+    #[cfg_attr(not(feature = "sessions-redis"), allow(dead_code))] // A fleet's cache.
+    pub(crate) fn adopt(&self, session: Arc<Session>) -> Arc<Session> {
+        let kept = {
+            let map = self.map.read().unwrap_or_else(|e| e.into_inner());
+            map.get(&*session.id).filter(|s| !s.is_ended()).cloned()
+        };
+        if let Some(kept) = kept {
+            return kept;
+        }
+        let now = self.now();
+        let mut order = self.lock_order();
+        let mut map = self.write_map();
+        if let Some(kept) = map.get(&*session.id).filter(|s| !s.is_ended()) {
+            return Arc::clone(kept);
+        }
+        if map.len() >= self.max {
+            let Some(idlest) = order.idlest(None, now) else {
+                return session;
+            };
+            evict(&mut order, &mut map, &idlest, "the cache is at its bound");
+        }
+        session.indexed.store(now, Ordering::Relaxed);
+        order.add(&session);
+        map.insert(Arc::clone(&session.id), Arc::clone(&session));
+        session
+    }
+
+    /// The session with this id, if kept, without marking it used.
+    #[cfg_attr(not(feature = "sessions-redis"), allow(dead_code))] // A fleet's cache.
+    pub(crate) fn peek(&self, id: &str) -> Option<Arc<Session>> {
+        let map = self.map.read().unwrap_or_else(|e| e.into_inner());
+        map.get(id).filter(|s| !s.is_ended()).cloned()
     }
 
     /// Ends the session with this id; returns whether there was one.
