@@ -5,7 +5,7 @@
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
 use crate::dispatch::{Live, ServerCore};
-use crate::notify::Notifier;
+use crate::notify::{ListKind, Notifier};
 use crate::prompts::dynamic::DynamicPrompt;
 use crate::registry::change::{Change, List};
 use crate::registry::error::RegistryError;
@@ -22,6 +22,11 @@ use crate::tools::dynamic::DynamicTool;
 /// handle declares `tools`, `resources`, `prompts` and `completions` with
 /// `listChanged: true`, since any of them may appear. A call, read or get
 /// already in progress finishes with what it started with.
+///
+/// In a fleet (instances sharing their sessions through a Redis session
+/// store), each instance's registry is its own: a change is announced to
+/// the clients of the instance it was made on only, so make it on every
+/// instance.
 ///
 /// Changes made before the server starts are applied when it starts, in
 /// order (a duplicate then stops the server with both locations, as on the
@@ -152,12 +157,15 @@ impl ServerHandle {
         matches!(&*self.lock(), Slot::Serving(live) if live.strong_count() == 0)
     }
 
+    /// Tells this instance's clients that `list` changed. Never the
+    /// fleet's: each instance's registry is its own, and another
+    /// instance's clients would list that instance's.
     fn announce(&self, list: List) {
-        match list {
-            List::Tools => self.notifier.tools_changed(),
-            List::Resources => self.notifier.resources_changed(),
-            List::Prompts => self.notifier.prompts_changed(),
-        };
+        self.notifier.list_changed_here(match list {
+            List::Tools => ListKind::Tools,
+            List::Resources => ListKind::Resources,
+            List::Prompts => ListKind::Prompts,
+        });
     }
 
     fn apply(&self, change: Change) -> Result<bool, RegistryError> {

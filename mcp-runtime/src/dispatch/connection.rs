@@ -177,6 +177,21 @@ impl Connection {
         self.registered = true;
         true
     }
+
+    /// Undoes [`Connection::register_notices`]: the server's hub no longer
+    /// tells this connection's session about changes (in a fleet, the
+    /// instance lost the session's GET stream to another). What belongs
+    /// to a call of its own still reaches it. `false` when it was not
+    /// registered. It may be registered again.
+    #[cfg_attr(not(test), allow(dead_code))] // The fleet transport calls it.
+    pub(crate) fn unregister_notices(&mut self) -> bool {
+        let Some(session) = self.session.as_ref().filter(|_| self.registered) else {
+            return false;
+        };
+        self.core.hub.unregister(session);
+        self.registered = false;
+        true
+    }
 }
 
 /// What `initialize` agreed on, before the session starts.

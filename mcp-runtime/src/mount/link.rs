@@ -206,6 +206,8 @@ impl Link {
     pub(crate) fn forward(&self, notification: Notification) {
         match notification {
             Notification::ResourceUpdated { uri } => {
+                // Fleet-wide: the sessions that subscribed through this
+                // instance may hold their streams on another.
                 self.notifier.resource_updated(&uri);
             }
             Notification::Log {
@@ -213,9 +215,11 @@ impl Link {
                 logger,
                 data,
             } => {
+                // Each instance of a fleet hears its own connection's
+                // messages: passed on to its own sessions only.
                 let logger = self.logger(logger.as_deref());
                 self.notifier
-                    .log(level.unwrap_or(LogLevel::Info), Some(&logger), data);
+                    .log_here(level.unwrap_or(LogLevel::Info), Some(&logger), data);
             }
             _ => {}
         }
@@ -226,7 +230,7 @@ impl Link {
     pub(crate) fn announce(&self, level: LogLevel, message: String) {
         let logger = self.logger(None);
         self.notifier
-            .log(level, Some(&logger), serde_json::Value::String(message));
+            .log_here(level, Some(&logger), serde_json::Value::String(message));
     }
 }
 

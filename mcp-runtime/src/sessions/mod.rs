@@ -15,8 +15,8 @@
 //! stream, so that nothing is delivered twice and nothing is lost while it
 //! is connected, and `Last-Event-ID` works on any instance.
 //!
-//! [`RedisSessions`] (feature `sessions-redis`) keeps them in Redis. Its
-//! keys, with the prefix `mcp` ([`RedisSessions::prefix`]) and a session id
+//! `RedisSessions` (feature `sessions-redis`) keeps them in Redis. Its
+//! keys, with the prefix `mcp` (`RedisSessions::prefix`) and a session id
 //! `S`:
 //!
 //! - `mcp:session:S`: a hash: `v` (protocol version), `ci` (client info and
@@ -67,7 +67,7 @@ pub use redis::RedisSessions;
 pub(crate) use redis::{BUSY_EVERY, reap_every};
 
 /// Where the legacy sessions of a server are kept so that every instance
-/// of a fleet serves them: [`RedisSessions`] (feature `sessions-redis`),
+/// of a fleet serves them: `RedisSessions` (feature `sessions-redis`),
 /// given to `Server::sessions`. Sealed: the transport relies on what the
 /// store it knows does, so no other type implements it.
 pub trait SessionStore: sealed::Sealed + Send + Sync + 'static {}

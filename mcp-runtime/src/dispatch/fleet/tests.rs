@@ -278,6 +278,31 @@ async fn a_resumed_session_hears_the_hub_only_once_registered() {
 }
 
 #[tokio::test]
+async fn an_unregistered_session_no_longer_hears_the_hub() {
+    let (dropped, _) = mpsc::unbounded_channel();
+    let mut server = server(dropped);
+    let notifier = server.notifier();
+    let core = Arc::new(server.into_core().unwrap());
+    let mut peer = Peer::resumed(&core, parts());
+    assert!(!peer.connection.unregister_notices(), "never registered");
+    assert!(peer.connection.register_notices());
+    assert!(peer.connection.unregister_notices());
+    assert!(!peer.connection.unregister_notices(), "unregistered twice");
+    assert_eq!(notifier.tools_changed(), 0);
+    assert_eq!(notifier.log(LogLevel::Error, None, json!("gone")), 0);
+    assert!(peer.is_quiet(), "told after it was unregistered");
+    // The session still answers its own requests.
+    let listed = peer.request(2, "tools/list", json!({})).await;
+    assert!(listed["result"]["tools"].is_array(), "{listed}");
+    // Taken back (the GET stream came back to this instance).
+    assert!(peer.connection.register_notices());
+    assert_eq!(notifier.prompts_changed(), 1);
+    let told = peer.next().await;
+    assert_eq!(told["method"], "notifications/prompts/list_changed");
+    assert!(peer.is_quiet(), "told twice");
+}
+
+#[tokio::test]
 async fn initialize_still_registers_with_the_hub() {
     let (dropped, _) = mpsc::unbounded_channel();
     let mut server = server(dropped);

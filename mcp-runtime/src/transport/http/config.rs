@@ -96,7 +96,9 @@ impl Server {
     /// whether its roots changed), the bounds of
     /// [`Server::max_sessions`] and [`Server::max_sessions_per_client`]
     /// (counted fleet-wide), the idle timeout, and the messages of the
-    /// session's GET stream (so `Last-Event-ID` works on any instance).
+    /// session's GET stream (so `Last-Event-ID` works on any instance),
+    /// sent by whichever instance holds that stream; a
+    /// [`Notifier`](crate::Notifier)'s events reach every instance.
     /// A client's answer to a question asked by another instance, and its
     /// cancellation of a call running on another, are passed on to that
     /// instance. Each instance keeps the sessions it served in memory as a
@@ -107,8 +109,8 @@ impl Server {
     /// listening, and does not start if it does not; while the store
     /// cannot be reached, requests of sessions are answered 503 with
     /// `Retry-After`. Not with [`Server::stateless`], which has no
-    /// sessions: the server then refuses to start. The guide's chapter on
-    /// scaling out (`guide/10-scaling.md`) describes the setup, the keys
+    /// sessions: the server then refuses to start. The guide's chapter
+    /// [Scaling out](crate::_guide::scaling) describes the setup, the keys
     /// and what each failure costs.
     pub fn sessions(mut self, store: impl SessionStore) -> Self {
         self.http.sessions = Some(Store::new(store));

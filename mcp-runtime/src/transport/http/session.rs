@@ -16,6 +16,13 @@ use crate::protocol::version::ProtocolVersion;
 /// their last events (a stream read to its end keeps only its last one).
 const KEPT_STREAMS: usize = 32;
 
+/// The bytes of responses already read to their end that one session keeps
+/// in case their client's connection dropped before they arrived; beyond
+/// it the oldest are forgotten (their resumption answers an error, so the
+/// client sends the request again). Responses not yet read are kept
+/// whatever their size, within [`KEPT_STREAMS`].
+const KEPT_SPENT_BYTES: usize = 1 << 20;
+
 pub(crate) struct Session {
     pub(crate) id: Arc<str>,
     /// Requests of one session are dispatched one at a time, in the order
@@ -65,22 +72,18 @@ impl Session {
     }
 
     /// Keeps `stream` so a client can resume it; forgets the oldest ended
-    /// streams beyond [`KEPT_STREAMS`].
+    /// streams beyond [`KEPT_STREAMS`] (see [`Session::prune_streams`]).
     pub(crate) fn keep_stream(&self, stream: &Arc<EventStream>) {
         let mut streams = self.lock_streams();
         streams.insert(stream.number, Arc::clone(stream));
-        if streams.len() > KEPT_STREAMS {
-            let mut ended: Vec<u64> = streams
-                .values()
-                .filter(|s| s.is_finished() && !s.has_readers())
-                .map(|s| s.number)
-                .collect();
-            ended.sort_unstable();
-            let excess = streams.len() - KEPT_STREAMS;
-            for number in ended.into_iter().take(excess) {
-                streams.remove(&number);
-            }
-        }
+        prune(&mut streams);
+    }
+
+    /// Forgets the oldest ended streams beyond [`KEPT_STREAMS`], and the
+    /// oldest read to their end beyond [`KEPT_SPENT_BYTES`]: called when a
+    /// stream was read to its end.
+    pub(crate) fn prune_streams(&self) {
+        prune(&mut self.lock_streams());
     }
 
     /// Whether this session gave a stream this number (kept or not).
@@ -157,6 +160,37 @@ impl Session {
     }
 }
 
+/// Forgets ended streams nobody reads: one read to its end that alone is
+/// larger than [`KEPT_SPENT_BYTES`], then the oldest while more than
+/// [`KEPT_STREAMS`] streams are kept or the ones read to their end hold
+/// more than [`KEPT_SPENT_BYTES`].
+fn prune(streams: &mut HashMap<u64, Arc<EventStream>>) {
+    let mut ended: Vec<(u64, Option<usize>)> = streams
+        .values()
+        .filter(|s| s.is_finished() && !s.has_readers())
+        .map(|s| (s.number, s.spent_bytes()))
+        .collect();
+    // A response larger than the whole budget goes first, alone.
+    ended.retain(|&(number, bytes)| {
+        let alone = bytes.is_some_and(|bytes| bytes > KEPT_SPENT_BYTES);
+        if alone {
+            streams.remove(&number);
+        }
+        !alone
+    });
+    ended.sort_unstable();
+    let mut spent: usize = ended.iter().filter_map(|(_, bytes)| *bytes).sum();
+    for (number, bytes) in ended {
+        if streams.len() <= KEPT_STREAMS && spent <= KEPT_SPENT_BYTES {
+            break;
+        }
+        if streams.len() > KEPT_STREAMS || bytes.is_some() {
+            streams.remove(&number);
+            spent -= bytes.unwrap_or(0);
+        }
+    }
+}
+
 /// What an instance of a fleet knows of the stored session it caches
 /// (see [`fleet`](super::fleet)).
 #[cfg_attr(not(feature = "sessions-redis"), allow(dead_code))] // Only a store reads it.
@@ -194,4 +228,60 @@ pub(crate) fn new_id() -> Option<String> {
     let mut bytes = [0u8; 16];
     getrandom::fill(&mut bytes).ok()?;
     Some(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dispatch::ServerCore;
+    use crate::jsonrpc::RequestId;
+
+    /// A session's stream number `n`, answered with a response of `size`
+    /// bytes and read to its end.
+    async fn spent(session: &Session, n: u64, size: usize) -> Arc<EventStream> {
+        let stream = EventStream::new(n, 8);
+        let out = stream.outbox(size + 64);
+        let mut line = Vec::new();
+        let result = serde_json::value::to_raw_value(&"x".repeat(size)).unwrap();
+        crate::jsonrpc::write_result(&mut line, &RequestId::server(n), &result);
+        line.push(b'\n');
+        out.send(&line).await;
+        drop(out);
+        session.keep_stream(&stream);
+        let mut cursor = 0;
+        while let super::super::stream::Read::Events(events) = stream.read(cursor).await {
+            cursor = events.last().map_or(cursor, |(number, _)| *number);
+        }
+        stream.keep_last();
+        session.prune_streams();
+        stream
+    }
+
+    fn session() -> Session {
+        let core = Arc::new(crate::Server::new("t", "0").into_core().unwrap());
+        let standalone = EventStream::new(0, 4);
+        let connection = Connection::new(core as Arc<ServerCore>, standalone.outbox(0));
+        Session::new("s".into(), connection, standalone, None, 0, 0)
+    }
+
+    #[tokio::test]
+    async fn responses_read_to_their_end_are_kept_within_a_byte_budget() {
+        let session = session();
+        for n in 1..=3 {
+            spent(&session, n, 400 * 1024).await;
+        }
+        // 1.2 MiB of spent responses: the oldest goes.
+        assert!(session.stream(1).is_none());
+        assert!(session.stream(2).is_some() && session.stream(3).is_some());
+        // One larger than the whole budget is not kept at all.
+        spent(&session, 4, 2 << 20).await;
+        assert!(session.stream(4).is_none());
+        assert!(session.stream(3).is_some(), "smaller ones stay");
+        // Small ones are kept up to the number of streams.
+        for n in 5..40 {
+            spent(&session, n, 10).await;
+        }
+        assert!(session.stream(39).is_some());
+        assert!(session.stream(2).is_none() && session.stream(3).is_none());
+    }
 }

@@ -83,11 +83,14 @@ async fn next(feed: Option<Feed>) -> Option<(Result<Bytes, Infallible>, Option<F
             Err(_) => return Some((Ok(Bytes::from_static(b": keep-alive\n\n")), Some(feed))),
             Ok(Read::Events(events)) => Some(events),
             Ok(Read::End) => {
-                if feed.session.is_some() && feed.stream.number != 0 {
+                if let Some(session) = &feed.session
+                    && feed.stream.number != 0
+                {
                     // Read to the end: the client may still resume it if
                     // its connection dropped before the response reached
                     // it; the rest is not needed.
                     feed.stream.keep_last();
+                    session.prune_streams();
                 }
                 return None;
             }

@@ -48,6 +48,9 @@ struct State {
     ended: bool,
     /// The sink refused bytes: the outbox holds them until a reader pumps it.
     refused: bool,
+    /// Read to its end: only its last event is kept, in case the client's
+    /// connection dropped before it arrived.
+    spent: bool,
     source: WeakOutbox,
 }
 
@@ -77,6 +80,7 @@ impl EventStream {
                 answered: false,
                 ended: false,
                 refused: false,
+                spent: false,
                 source: WeakOutbox::default(),
             }),
             changed: Notify::new(),
@@ -169,6 +173,16 @@ impl EventStream {
         let drop = state.events.len().saturating_sub(1);
         state.events.drain(..drop);
         state.events.shrink_to_fit();
+        state.spent = true;
+    }
+
+    /// The bytes of a stream [read to its end](EventStream::keep_last)
+    /// (its last event), or `None` if it was not.
+    pub(crate) fn spent_bytes(&self) -> Option<usize> {
+        let state = self.lock();
+        state
+            .spent
+            .then(|| state.events.iter().map(|(_, line)| line.len()).sum())
     }
 
     /// The number of the last event handed to a reader, 0 before any.

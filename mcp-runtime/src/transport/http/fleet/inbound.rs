@@ -6,8 +6,9 @@
 //! leases of the sessions it serves (a request in flight, a stream being
 //! read), so that no instance ends them meanwhile; every
 //! [`reap_every`]`(idle timeout)` it offers to reap the fleet's idle
-//! sessions (one instance does, each round). Both stop once the cache (the
-//! endpoint) is gone.
+//! sessions (one instance does, each round), and with the leases it notes
+//! how far the GET streams it holds were sent. Both stop once the cache
+//! (the endpoint) is gone.
 
 use std::sync::Weak;
 use std::time::Duration;
@@ -17,8 +18,10 @@ use tokio::sync::broadcast;
 use std::sync::Arc;
 
 use super::super::sessions::Sessions;
+use super::bus;
 use super::routing::{self, Routed};
 use super::stream::{Heard, Holders};
+use crate::notify::Hub;
 use crate::sessions::data::Inbound;
 use crate::sessions::{BUSY_EVERY, RedisSessions, reap_every};
 
@@ -27,6 +30,7 @@ use crate::sessions::{BUSY_EVERY, RedisSessions, reap_every};
 pub(super) async fn listen(
     cache: Weak<Sessions>,
     holders: Arc<Holders>,
+    hub: Arc<Hub>,
     mut heard: broadcast::Receiver<Inbound>,
 ) {
     loop {
@@ -43,9 +47,11 @@ pub(super) async fn listen(
         };
         match inbound {
             Inbound::Routed(text) | Inbound::Broadcast(text) => {
-                // The fleet's channel carries other messages too.
+                // The fleet's channel carries the notifier's events too.
                 if let Some(routed) = Routed::from_text(&text) {
                     deliver(&cache, &routed);
+                } else {
+                    bus::heard(&hub, &text);
                 }
             }
             Inbound::Ended { session } => {
@@ -90,37 +96,62 @@ fn deliver(cache: &Sessions, routed: &Routed) {
     tracing::debug!(session = %routed.s, kind = %routed.k, delivered, "a message from another instance");
 }
 
-/// The lease and reaping ticks for the sessions of `cache`, as long as it
-/// lives.
-pub(super) async fn ticks(cache: Weak<Sessions>, store: RedisSessions, idle: Duration) {
-    let mut lease = tokio::time::interval(BUSY_EVERY);
-    let mut reap = tokio::time::interval(reap_every(idle));
-    for ticks in [&mut lease, &mut reap] {
-        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    }
-    loop {
-        let leasing = tokio::select! {
-            _ = lease.tick() => true,
-            _ = reap.tick() => false,
-        };
-        if cache.strong_count() == 0 {
-            return;
+/// What the lease and reaping ticks work on.
+pub(super) struct Ticks {
+    /// The sessions cached here; the ticks stop once it is gone.
+    pub(super) cache: Weak<Sessions>,
+    pub(super) holders: Arc<Holders>,
+    pub(super) store: RedisSessions,
+    pub(super) instance: String,
+    pub(super) idle: Duration,
+}
+
+impl Ticks {
+    /// Every [`BUSY_EVERY`]: the busy leases renewed, and how far the GET
+    /// streams held here were sent noted; every `reap_every(idle)`: a
+    /// round of reaping offered. Until the cache is gone.
+    pub(super) async fn run(self) {
+        let mut lease = tokio::time::interval(BUSY_EVERY);
+        let mut reap = tokio::time::interval(reap_every(self.idle));
+        for ticks in [&mut lease, &mut reap] {
+            ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         }
-        if leasing {
-            let busy: Vec<String> = (cache.upgrade().map(|cache| cache.all()))
-                .unwrap_or_default()
-                .into_iter()
-                .filter(|session| session.is_busy())
-                .map(|session| session.id.to_string())
-                .collect();
-            if let Err(error) = store.busy(&busy).await {
-                tracing::warn!(%error, "busy leases not renewed");
+        loop {
+            let leasing = tokio::select! {
+                _ = lease.tick() => true,
+                _ = reap.tick() => false,
+            };
+            if self.cache.strong_count() == 0 {
+                return;
             }
-            continue;
+            if leasing {
+                self.lease().await;
+            } else {
+                self.reap().await;
+            }
         }
-        match store.reap(idle).await {
+    }
+
+    async fn lease(&self) {
+        let busy: Vec<String> = (self.cache.upgrade().map(|cache| cache.all()))
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|session| session.is_busy())
+            .map(|session| session.id.to_string())
+            .collect();
+        if let Err(error) = self.store.busy(&busy).await {
+            tracing::warn!(%error, "busy leases not renewed");
+        }
+        let cursors = self.holders.cursors();
+        if let Err(error) = self.store.delivered(&self.instance, &cursors).await {
+            tracing::debug!(%error, "how far GET streams were sent not noted");
+        }
+    }
+
+    async fn reap(&self) {
+        match self.store.reap(self.idle).await {
             Ok(ended) => {
-                if let Some(cache) = cache.upgrade() {
+                if let Some(cache) = self.cache.upgrade() {
                     for session in ended {
                         tracing::debug!(%session, "session ended after its idle timeout");
                         cache.remove(&session);

@@ -44,47 +44,88 @@ pub(super) enum Heard {
 /// The GET streams this instance holds, by session.
 #[derive(Default)]
 pub(super) struct Holders {
-    held: Mutex<HashMap<String, (u64, mpsc::UnboundedSender<Heard>)>>,
+    held: Mutex<HashMap<String, Holder>>,
     tokens: AtomicU64,
 }
 
+/// One GET stream held here.
+struct Holder {
+    /// Which GET registered it.
+    token: u64,
+    tell: mpsc::UnboundedSender<Heard>,
+    /// The last entry it sent.
+    sent: Arc<Mutex<Option<String>>>,
+}
+
 impl Holders {
-    fn lock(
-        &self,
-    ) -> std::sync::MutexGuard<'_, HashMap<String, (u64, mpsc::UnboundedSender<Heard>)>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Holder>> {
         self.held.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Hears the events of `session` from now on, instead of the GET that
     /// held it here before (whose response ends).
-    fn register(&self, session: &str) -> (u64, mpsc::UnboundedReceiver<Heard>) {
+    fn register(&self, session: &str) -> Registered {
         let token = self.tokens.fetch_add(1, Ordering::Relaxed);
         let (tell, heard) = mpsc::unbounded_channel();
-        self.lock().insert(session.to_owned(), (token, tell));
-        (token, heard)
+        let sent = Arc::new(Mutex::new(None));
+        let holder = Holder {
+            token,
+            tell,
+            sent: Arc::clone(&sent),
+        };
+        self.lock().insert(session.to_owned(), holder);
+        Registered { token, heard, sent }
     }
 
     /// Stops hearing for `session`, unless another GET registered since.
     fn unregister(&self, session: &str, token: u64) {
         let mut held = self.lock();
-        if held.get(session).is_some_and(|(own, _)| *own == token) {
+        if held
+            .get(session)
+            .is_some_and(|holder| holder.token == token)
+        {
             held.remove(session);
         }
     }
 
+    /// Whether a GET holds `session` here.
+    fn holds(&self, session: &str) -> bool {
+        self.lock().contains_key(session)
+    }
+
     /// Tells the GET holding `session` here, if one does.
     pub(super) fn tell(&self, session: &str, heard: Heard) {
-        if let Some((_, tell)) = self.lock().get(session) {
-            let _ = tell.send(heard);
+        if let Some(holder) = self.lock().get(session) {
+            let _ = holder.tell.send(heard);
         }
     }
 
     /// Tells every GET held here to read again.
     pub(super) fn read_again(&self) {
-        for (_, tell) in self.lock().values() {
-            let _ = tell.send(Heard::Again);
+        for holder in self.lock().values() {
+            let _ = holder.tell.send(Heard::Again);
         }
     }
+
+    /// How far each GET held here was sent: (session, entry) pairs, for
+    /// the store to note, so that a GET without `Last-Event-ID` after
+    /// this instance is gone starts about there.
+    pub(super) fn cursors(&self) -> Vec<(String, String)> {
+        self.lock()
+            .iter()
+            .filter_map(|(session, holder)| {
+                let sent = holder.sent.lock().unwrap_or_else(|e| e.into_inner());
+                Some((session.clone(), sent.clone()?))
+            })
+            .collect()
+    }
+}
+
+/// A GET's registration with [`Holders`].
+pub(super) struct Registered {
+    pub(super) token: u64,
+    heard: mpsc::UnboundedReceiver<Heard>,
+    sent: Arc<Mutex<Option<String>>>,
 }
 
 /// The parts of a GET the fleet answers.
@@ -103,7 +144,7 @@ pub(super) struct Get {
 
 /// Registers to hear the session's events: what [`respond`] takes once
 /// the stream is held in the store.
-pub(super) fn listen(holders: &Holders, session: &str) -> (u64, mpsc::UnboundedReceiver<Heard>) {
+pub(super) fn listen(holders: &Holders, session: &str) -> Registered {
     holders.register(session)
 }
 
@@ -113,18 +154,17 @@ pub(super) fn forget(holders: &Holders, session: &str, token: u64) {
 }
 
 /// The SSE response of a GET that holds the stream now.
-pub(super) fn respond(
-    get: Get,
-    token: u64,
-    heard: mpsc::UnboundedReceiver<Heard>,
-) -> Response<Body> {
+pub(super) fn respond(get: Get, registered: Registered) -> Response<Body> {
     let reader = get.session.standalone.attach();
+    let Registered { token, heard, sent } = registered;
+    *sent.lock().unwrap_or_else(|e| e.into_inner()) = get.after.clone();
     let state = Held {
         last: get.after.clone(),
         read: true,
         get,
         token,
         heard,
+        sent,
         _reader: reader,
     };
     let body = futures_util::stream::unfold(Some(state), next);
@@ -144,10 +184,20 @@ struct Held {
     heard: mpsc::UnboundedReceiver<Heard>,
     /// The last entry sent.
     last: Option<String>,
+    /// The same, for the lease tick ([`Holders::cursors`]).
+    sent: Arc<Mutex<Option<String>>>,
     /// Read the kept entries after `last` before going on live.
     read: bool,
     /// The session counts as busy while its GET is read.
     _reader: ReaderGuard,
+}
+
+impl Held {
+    /// Notes that `entry` was sent.
+    fn sent(&mut self, entry: String) {
+        *self.sent.lock().unwrap_or_else(|e| e.into_inner()) = Some(entry.clone());
+        self.last = Some(entry);
+    }
 }
 
 impl Drop for Held {
@@ -155,12 +205,17 @@ impl Drop for Held {
         let get = &self.get;
         get.holders.unregister(&get.session.id, self.token);
         let (store, instance) = (get.store.clone(), get.instance.clone());
+        let (cached, holders) = (Arc::clone(&get.session), Arc::clone(&get.holders));
         let (session, last) = (get.session.id.to_string(), self.last.clone());
-        // TODO(issue 29, fleet-notify): unregister the session's notices
-        // from the hub here once `Hub` can (only the holder is told of
-        // changes); until then the last holder stays registered.
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
             runtime.spawn(async move {
+                // Only the holder is told of changes by its hub; a GET
+                // that holds it here since registered under the same lock.
+                let mut connection = cached.connection.lock().await;
+                if !holders.holds(&session) {
+                    connection.unregister_notices();
+                }
+                drop(connection);
                 if let Err(error) = store.release(&session, &instance, last.as_deref()).await {
                     tracing::debug!(%session, %error, "a GET stream not let go");
                 }
@@ -189,7 +244,7 @@ async fn next(state: Option<Held>) -> Option<(Result<Bytes, Infallible>, Option<
                 held.read = entries.len() >= get.keep;
                 for (entry, line) in entries {
                     write_event(&mut chunk, &entry, &line);
-                    held.last = Some(entry);
+                    held.sent(entry);
                 }
             }
             Err(error) => {
@@ -224,7 +279,7 @@ async fn next(state: Option<Held>) -> Option<(Result<Bytes, Infallible>, Option<
                     continue;
                 }
                 write_event(&mut chunk, &entry, &line);
-                held.last = Some(entry);
+                held.sent(entry);
                 return Some((Ok(chunk.freeze()), Some(held)));
             }
         }
