@@ -16,6 +16,10 @@ const LOCAL: &str = "ours";
 const CPU_BOUND: f64 = 1.5;
 /// And on the Redis round trips it adds to a request.
 const TRIPS_BOUND: f64 = 1.0;
+/// What the commands an instance sends on its own, not for a request (the
+/// lease of its busy sessions every 2 s, the reaper every 30 s), may add
+/// to the commands per call of a monitored window: one per 100 calls.
+const TRIPS_SLACK: f64 = 0.01;
 
 type RedisMetric = (&'static str, &'static str, fn(&HttpPhase) -> Option<f64>);
 
@@ -166,12 +170,11 @@ pub fn targets(
         let ran = median_of(rows, &at(PHASE_METRICS[4].0, n), REDIS);
         let line = match sent {
             Some(sent) => format!(
-                "| at most {TRIPS_BOUND:.0} Redis round trip added per request, {n} {}: commands sent to Redis per call ≤ {TRIPS_BOUND:.0} | {} sent (EVALSHA {}; Redis ran {} with the scripts' own) | {} |",
+                "| at most {TRIPS_BOUND:.0} Redis round trip added per request, {n} {}: commands sent to Redis per call ≤ {TRIPS_BOUND:.0} (+ {TRIPS_SLACK} for the instance's own: leases, reaper) | {sent:.4} sent (EVALSHA {}; Redis ran {} with the scripts' own) | {} |",
                 plural(n),
-                num(sent),
-                evalsha.map_or("n/a".into(), num),
+                evalsha.map_or("n/a".into(), |e| format!("{e:.4}")),
                 ran.map_or("n/a".into(), num),
-                met(sent <= TRIPS_BOUND)
+                met(sent <= TRIPS_BOUND + TRIPS_SLACK)
             ),
             None => format!(
                 "| at most {TRIPS_BOUND:.0} Redis round trip added per request, {n} {} | {} | n/a |",
