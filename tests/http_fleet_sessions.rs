@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use common::http::{Client, HttpServer, TIMEOUT, send};
 use common::redis::Redis;
 use mcp_runtime::sessions::RedisSessions;
-use mcp_runtime::{Context, Elicit, Elicited, LogLevel, Server, tool};
+use mcp_runtime::{Context, Elicit, Elicited, LogLevel, Notifier, Server, State, resource, tool};
 use serde_json::{Value, json};
 
 /// Echo the text back.
@@ -86,9 +86,31 @@ async fn log_later(messages: Vec<String>, ctx: Context) -> String {
     "logged".into()
 }
 
+/// Sends `message` as a log message to every session, outside any call.
+#[tool]
+fn announce(message: String, notifier: State<Notifier>) -> String {
+    notifier.log(LogLevel::Info, None, json!(message));
+    "announced".into()
+}
+
+/// Tells the sessions subscribed to `test://thing` that it changed.
+#[tool]
+fn touch(notifier: State<Notifier>) -> String {
+    notifier.resource_updated("test://thing");
+    "touched".into()
+}
+
+/// A thing to subscribe to.
+#[resource("test://thing", name = "thing")]
+fn thing() -> String {
+    "a thing".into()
+}
+
 /// A server of the fleet: keeping its sessions in `store`, if given.
 fn server(store: Option<RedisSessions>) -> Server {
-    let server = Server::new("fleet-sessions-test", "1.0.0");
+    let mut server = Server::new("fleet-sessions-test", "1.0.0");
+    let notifier = server.notifier();
+    let server = server.state(notifier);
     match store {
         Some(store) => server.sessions(store),
         None => server,
@@ -500,4 +522,60 @@ fn a_stopped_instance_leaves_its_sessions_to_the_others() {
     let mut taken = get(&on_b, None);
     log_from_task(&mut at(&client, &b), &["still here"]);
     assert_eq!(texts(&logs_until(&mut taken, "still here")), ["still here"]);
+}
+
+/// The notifications of a GET stream up to the log message `last`
+/// (included): `message:DATA` or `updated:URI`, other events skipped.
+fn notices_until(stream: &mut common::http::Reply, last: &str) -> Vec<String> {
+    let mut seen = Vec::new();
+    loop {
+        let (_, data) = stream.next_event().expect("the stream goes on");
+        if data.is_empty() {
+            continue;
+        }
+        let message: Value = serde_json::from_str(&data).unwrap();
+        let params = &message["params"];
+        let notice = match message["method"].as_str() {
+            Some("notifications/message") => {
+                format!("message:{}", params["data"].as_str().unwrap())
+            }
+            Some("notifications/resources/updated") => {
+                format!("updated:{}", params["uri"].as_str().unwrap())
+            }
+            _ => continue,
+        };
+        let done = notice == format!("message:{last}") || notice == last;
+        seen.push(notice);
+        if done {
+            return seen;
+        }
+    }
+}
+
+#[test]
+fn what_a_notifier_tells_reaches_the_session_once_through_the_holder_of_its_get_stream() {
+    let redis = Redis::start();
+    let [a, b, c] = fleet(&redis);
+    let client = initialize(&a, json!({}));
+    assert_eq!(initialized(&mut at(&client, &a)), 202);
+    let subscribed = at(&client, &b).call("resources/subscribe", json!({"uri": "test://thing"}));
+    assert!(subscribed["result"].is_object(), "{subscribed}");
+    let mut on_c = get(&at(&client, &c), None);
+
+    let call = |server: &HttpServer, name: &str, arguments: Value| {
+        let called =
+            at(&client, server).call("tools/call", json!({"name": name, "arguments": arguments}));
+        assert!(called["result"]["isError"] != true, "{called}");
+    };
+    // From an instance that neither initialized the session nor holds
+    // its GET stream, and from the one that initialized it.
+    call(&b, "announce", json!({"message": "hello"}));
+    assert_eq!(notices_until(&mut on_c, "hello"), ["message:hello"]);
+    call(&a, "touch", json!({}));
+    assert_eq!(
+        notices_until(&mut on_c, "updated:test://thing"),
+        ["updated:test://thing"]
+    );
+    call(&a, "announce", json!({"message": "end"}));
+    assert_eq!(notices_until(&mut on_c, "end"), ["message:end"]);
 }

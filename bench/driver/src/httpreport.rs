@@ -8,6 +8,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use crate::httpredisreport::{self, REDIS};
 use crate::httpsuite::{self, HttpPhase, HttpRun, SessionsRun};
 use crate::report::{Better, Row, median_of, render};
 use crate::workloads;
@@ -27,7 +28,7 @@ fn mib(kib: u64) -> f64 {
 }
 
 /// Per peer: one sample per ok item from `pick`, or the first error.
-fn collect<T>(
+pub(crate) fn collect<T>(
     items: &[&T],
     peers: &[String],
     peer_of: impl Fn(&T) -> &str,
@@ -69,7 +70,7 @@ fn thousands(n: u64) -> String {
     out
 }
 
-fn plural(n: usize) -> &'static str {
+pub(crate) fn plural(n: usize) -> &'static str {
     if n == 1 { "client" } else { "clients" }
 }
 
@@ -228,6 +229,8 @@ impl Section {
                             derived: false,
                         });
                     }
+                    let prefix = format!("{}, {mode}", workload.label);
+                    rows.extend(httpredisreport::phase_rows(&of, peers, &prefix, n));
                 }
                 rows.push(Row {
                     label: format!("{}, {mode}: server peak RSS", workload.label),
@@ -283,6 +286,7 @@ impl Section {
                     derived: false,
                 });
             }
+            rows.extend(httpredisreport::session_rows(&of, peers, &n));
         }
         // Every run starts a server: its first answer counts, whatever came next.
         let mut first_answers: BTreeMap<String, Vec<f64>> = BTreeMap::new();
@@ -371,10 +375,33 @@ impl Section {
         let mut out = String::from("\n## Streamable HTTP\n\n");
         out.push_str(&render(&rows, &peers));
         // The targets compare ours with other frameworks: not for a run of
-        // ours and its gateway alone (`bench/run --suite forward`).
-        if peers.iter().any(|p| p != "ours" && p != "gateway") || self.sizes.contains_key("weather")
-        {
+        // ours and its gateway alone (`bench/run --suite forward`), nor of
+        // ours in memory and on Redis alone (those have targets of their own).
+        let frameworks = peers
+            .iter()
+            .any(|p| !["ours", "gateway", REDIS].contains(&p.as_str()))
+            || self.sizes.contains_key("weather");
+        let redis = peers.iter().any(|p| p == REDIS);
+        if frameworks || redis {
+            out.push_str(
+                "\n## Targets over HTTP\n\n| target | figure | met |\n| --- | --- | --- |\n",
+            );
+        }
+        if frameworks {
             out.push_str(&self.targets(&rows));
+        }
+        if redis {
+            let echo = workloads::all()
+                .into_iter()
+                .find(|w| w.name == "echo")
+                .map_or("echo", |w| w.label);
+            httpredisreport::targets(
+                &mut out,
+                &rows,
+                &format!("{echo}, stateful"),
+                &self.client_counts(),
+                self.session_label().as_deref(),
+            );
         }
         out.push_str(&self.failures());
         out
@@ -382,9 +409,7 @@ impl Section {
 
     fn targets(&self, rows: &[Row]) -> String {
         let many = *self.client_counts().last().unwrap_or(&64);
-        let mut out = String::from(
-            "\n## Targets over HTTP\n\n| target | figure | met |\n| --- | --- | --- |\n",
-        );
+        let mut out = String::new();
         let why_not = |label: &str, peer: &str| -> String {
             let failed = rows
                 .iter()

@@ -11,6 +11,10 @@
 //!   `initialize` and `notifications/initialized`; the connections closed,
 //!   then the server's RSS; a sample of the sessions is called afterwards to
 //!   check they are still alive.
+//!
+//! `ours-redis` (ours with its sessions in a Redis of the run's own) is
+//! measured the same way, stateful only, with what Redis did beside it
+//! (`httpredis`).
 
 use std::io::Write;
 use std::net::SocketAddr;
@@ -23,6 +27,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use crate::httpclient::{HttpConn, first_connect, first_initialize};
+use crate::httpredis::{self, RedisIdle, RedisPhase};
 use crate::load::{Error, PROTOCOL_VERSION, Template, initialize_template, preview};
 use crate::process::{Server, Watchdog, self_cpu_ns, self_run_delay_ns};
 use crate::workloads::{self, Workload};
@@ -37,6 +42,9 @@ pub struct HttpPeer {
     /// Serves the 2026-07-28 era; the modern workloads are not run against
     /// the others.
     pub modern: bool,
+    /// Keeps its sessions in a Redis the driver starts for each run
+    /// (`--sessions-redis URL`): stateful only.
+    pub redis: bool,
 }
 
 /// The HTTP peers the driver knows, in the report's order. `rmcp` is
@@ -44,16 +52,23 @@ pub struct HttpPeer {
 /// `TcpListener`); `rmcp-nodelay` is the same binary with TCP_NODELAY set
 /// on each connection, which its examples leave out. `gateway` is ours
 /// forwarding: an HTTP front (`ours-gateway`) mounting ours' stdio server,
-/// run only when asked for.
+/// run only when asked for. `ours-redis` is ours with its legacy sessions
+/// in Redis (`ours-sessions-http`, package `bench-ours-sessions`), run only
+/// when asked for.
 pub fn known_peers() -> Vec<HttpPeer> {
     let peer = |name: &str, bin: &str, args: &[&str], modern: bool| HttpPeer {
         name: name.into(),
         bin: bin.into(),
         args: args.iter().map(|a| a.to_string()).collect(),
         modern,
+        redis: false,
     };
     vec![
         peer("ours", "ours-http", &[], true),
+        HttpPeer {
+            redis: true,
+            ..peer("ours-redis", "ours-sessions-http", &[], false)
+        },
         peer("rmcp", "rmcp-http", &[], true),
         peer("rmcp-nodelay", "rmcp-http", &["--nodelay"], true),
         peer("floor", "floor-http", &[], false),
@@ -66,17 +81,18 @@ pub fn known_peers() -> Vec<HttpPeer> {
     ]
 }
 
-/// The peers run when none are named: the frameworks, not the gateway.
+/// The peers run when none are named: the frameworks, not the gateway nor
+/// ours on Redis.
 pub fn default_peers() -> Vec<HttpPeer> {
     known_peers()
         .into_iter()
-        .filter(|p| p.name != "gateway")
+        .filter(|p| p.name != "gateway" && !p.redis)
         .collect()
 }
 
 /// Whether a peer is built with mcp-runtime (its flags are `ours-http`'s).
 fn is_ours(peer: &HttpPeer) -> bool {
-    peer.name == "ours" || peer.name == "gateway"
+    peer.name == "ours" || peer.name == "gateway" || peer.redis
 }
 
 /// Stateful (sessions) or stateless.
@@ -96,6 +112,8 @@ pub struct Options {
     pub quick: bool,
     /// The weather example's release binary, for its size.
     pub weather: Option<PathBuf>,
+    /// `redis-server`, for the peers that keep their sessions in Redis.
+    pub redis_server: PathBuf,
 }
 
 /// One closed-loop phase at a client count.
@@ -129,6 +147,10 @@ pub struct HttpPhase {
     /// The same from per-thread schedstat.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub upstream_cpu_sched_us_per_call: Option<f64>,
+    /// Sessions in Redis: what Redis did, per call (not included in
+    /// `cpu_us_per_call`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub redis: Option<RedisPhase>,
 }
 
 /// One load run: one server process, one mode, one workload.
@@ -173,6 +195,9 @@ pub struct SessionsRun {
     pub clean_exit: Option<bool>,
     pub killed: Option<bool>,
     pub load1: Option<f64>,
+    /// Sessions in Redis: its memory and keys with one session and all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub redis: Option<RedisIdle>,
 }
 
 fn load1() -> Option<f64> {
@@ -208,15 +233,15 @@ fn durations(quick: bool) -> (Duration, Duration, Duration) {
     }
 }
 
-struct Outcome {
-    latencies_ns: Vec<u64>,
+pub(crate) struct Outcome {
+    pub(crate) latencies_ns: Vec<u64>,
     wall: Duration,
     reconnects: u64,
 }
 
 /// Every client calls `template` in a closed loop until `duration` has
 /// passed; returns the clients and every call's round trip.
-async fn closed_loop(
+pub(crate) async fn closed_loop(
     clients: Vec<HttpConn>,
     template: &Arc<Template>,
     duration: Duration,
@@ -319,6 +344,13 @@ fn load_run(
     if !stateful {
         args.push("--stateless".into());
     }
+    let redis = match httpredis::start(&options.redis_server, peer.redis, &mut args) {
+        Ok(redis) => redis,
+        Err(e) => {
+            run.error = Some(e);
+            return run;
+        }
+    };
     let log = log_path(&format!("{}-{mode}-{}", peer.name, workload.name));
     let server = match spawn(options, peer, &args, &log) {
         Ok(server) => server,
@@ -397,15 +429,23 @@ fn load_run(
             let cpu0 = (server.cpu_ticks_ns(), server.cpu_ns(), self_cpu_ns());
             let wait0 = (server.run_delay_ns(), self_run_delay_ns());
             let up0 = upstream_cpu();
+            let redis0 = redis.as_ref().map(httpredis::before).transpose()?;
             let (clients, outcome) =
                 closed_loop(clients, &template, if n == 1 { one } else { many }).await?;
             let up1 = upstream_cpu();
             let cpu1 = (server.cpu_ticks_ns(), server.cpu_ns(), self_cpu_ns());
             let wait1 = (server.run_delay_ns(), self_run_delay_ns());
+            let calls = outcome.latencies_ns.len() as u64;
+            let mut redis_phase = redis0.map(|r| httpredis::after(r, calls)).transpose()?;
+            let clients = match (&redis, &mut redis_phase) {
+                (Some(redis), Some(phase)) => {
+                    httpredis::monitored(redis, clients, &template, warm, phase).await?
+                }
+                _ => clients,
+            };
             idle.splice(0..0, clients);
             let mut sorted = outcome.latencies_ns;
             sorted.sort_unstable();
-            let calls = sorted.len() as u64;
             let per_call = |a: u64, b: u64| b.saturating_sub(a) as f64 / 1e3 / calls as f64;
             let wall = outcome.wall.as_secs_f64();
             run.phases.push(HttpPhase {
@@ -423,6 +463,7 @@ fn load_run(
                 reconnects: outcome.reconnects,
                 upstream_cpu_us_per_call: up0.zip(up1).map(|(a, b)| per_call(a.0, b.0)),
                 upstream_cpu_sched_us_per_call: up0.zip(up1).map(|(a, b)| per_call(a.1, b.1)),
+                redis: redis_phase,
             });
         }
         run.peak_rss_kib = server.vm_hwm_kib();
@@ -438,6 +479,7 @@ fn load_run(
         // Left to us (a subreaper) when the front exited before reaping it.
         crate::process::reap(pid, Duration::from_secs(5));
     }
+    drop(redis);
     if let Err(error) = measured {
         run.error = Some(crate::load::run_failure(error, fired, &log));
     }
@@ -477,6 +519,13 @@ fn sessions_run(
         // Room above the sessions opened (its default cap is 10,000).
         args.extend(["--max-sessions".to_string(), (sessions + 64).to_string()]);
     }
+    let redis = match httpredis::start(&options.redis_server, peer.redis, &mut args) {
+        Ok(redis) => redis,
+        Err(e) => {
+            run.error = Some(e);
+            return run;
+        }
+    };
     let log = log_path(&format!("{}-sessions", peer.name));
     let server = match spawn(options, peer, &args, &log) {
         Ok(server) => server,
@@ -503,6 +552,7 @@ fn sessions_run(
         first.close();
         tokio::time::sleep(Duration::from_millis(200)).await;
         run.rss_before_kib = server.vm_rss_kib();
+        run.redis = redis.as_ref().map(httpredis::idle_before).transpose()?;
 
         // The first session counts as one of them.
         let opened = Arc::new(AtomicU64::new(1));
@@ -550,6 +600,9 @@ fn sessions_run(
         tokio::time::sleep(Duration::from_secs(1)).await;
         run.rss_kib = server.vm_rss_kib();
         run.hwm_kib = server.vm_hwm_kib();
+        if let (Some(redis), Some(idle)) = (&redis, &mut run.redis) {
+            httpredis::idle_after(redis, idle, ids.last().map(String::as_str))?;
+        }
 
         if let Some(echo) = &echo {
             let mut probe = HttpConn::connect(addr).await?;
@@ -574,6 +627,7 @@ fn sessions_run(
     if let Some(pid) = upstream {
         crate::process::reap(pid, Duration::from_secs(5));
     }
+    drop(redis);
     if let Err(error) = measured {
         run.error = Some(crate::load::run_failure(error, fired, &log));
     }
@@ -594,6 +648,9 @@ fn brief(run: &HttpRun) -> String {
         if let Some(cpu) = p.upstream_cpu_us_per_call {
             out.push_str(&format!(" (+ upstream {cpu:.1} µs/call)"));
         }
+        if let Some(r) = &p.redis {
+            out.push_str(&r.brief());
+        }
     }
     out
 }
@@ -610,7 +667,10 @@ fn brief_sessions(run: &SessionsRun) -> String {
         run.rss_before_kib.unwrap_or(0) as f64 / 1024.0,
         run.hwm_kib.unwrap_or(0) as f64 / 1024.0,
         run.alive_checked.unwrap_or(0),
-    )
+    ) + &run
+        .redis
+        .as_ref()
+        .map_or(String::new(), |r| r.brief(run.sessions))
 }
 
 fn append(path: &Path, value: &impl Serialize) -> std::io::Result<()> {
@@ -646,6 +706,7 @@ pub fn run(options: &Options) -> std::io::Result<()> {
                     .peers
                     .iter()
                     .filter(|p| p.modern || !workload.modern())
+                    .filter(|p| !p.redis || mode == "stateful")
                 {
                     let run = load_run(&runtime, options, peer, mode, workload, round);
                     eprintln!(

@@ -6,6 +6,7 @@
 //! driver buildcost --out DIR --bench-dir D [--rounds N] [--tools 1,100] [--no-clean | --clean-all]
 //! driver http      --out DIR --bin-dir D [--peers ours,rmcp,floor] [--modes stateful,stateless]
 //!                  [--workloads echo] [--clients 1,64] [--sessions N] [--rounds N] [--quick] [--weather PATH]
+//!                  [--redis-server PATH]  (for the peer ours-redis: sessions in Redis)
 //! driver tasks     --out DIR --bin-dir D --redis-server PATH [--peers a,b] [--workloads a,b]
 //!                  [--rounds N] [--quick] [--in-flight K]
 //! driver report    DIR
@@ -14,6 +15,8 @@
 mod buildcost;
 mod forward;
 mod httpclient;
+mod httpredis;
+mod httpredisreport;
 mod httpreport;
 mod httpsuite;
 mod load;
@@ -219,6 +222,9 @@ fn run(command: &str, args: &Args) -> Result<(), String> {
                 rounds: args.number("rounds", if quick { 2 } else { 5 })?,
                 quick,
                 weather: args.get("weather").map(PathBuf::from),
+                redis_server: args
+                    .get("redis-server")
+                    .map_or_else(|| PathBuf::from("redis-server"), PathBuf::from),
             };
             httpsuite::run(&options).map_err(|e| e.to_string())
         }

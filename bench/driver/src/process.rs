@@ -169,6 +169,11 @@ pub fn vm_hwm_kib_of(pid: i32) -> Option<u64> {
     status_field(pid, "VmHWM:")
 }
 
+/// The VmRSS of any process of ours (a Redis the driver started).
+pub fn vm_rss_kib_of(pid: i32) -> Option<u64> {
+    status_field(pid, "VmRSS:")
+}
+
 /// The processes whose parent is `pid`.
 pub fn children_of(pid: i32) -> Vec<i32> {
     let Ok(entries) = std::fs::read_dir("/proc") else {

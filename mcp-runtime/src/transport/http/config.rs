@@ -96,7 +96,9 @@ impl Server {
     /// whether its roots changed), the bounds of
     /// [`Server::max_sessions`] and [`Server::max_sessions_per_client`]
     /// (counted fleet-wide), the idle timeout, and the messages of the
-    /// session's GET stream (so `Last-Event-ID` works on any instance).
+    /// session's GET stream (so `Last-Event-ID` works on any instance),
+    /// sent by whichever instance holds that stream; a
+    /// [`Notifier`](crate::Notifier)'s events reach every instance.
     /// A client's answer to a question asked by another instance, and its
     /// cancellation of a call running on another, are passed on to that
     /// instance. Each instance keeps the sessions it served in memory as a

@@ -18,8 +18,10 @@ use tokio::sync::broadcast;
 use std::sync::Arc;
 
 use super::super::sessions::Sessions;
+use super::bus;
 use super::routing::{self, Routed};
 use super::stream::{Heard, Holders};
+use crate::notify::Hub;
 use crate::sessions::data::Inbound;
 use crate::sessions::{BUSY_EVERY, RedisSessions, reap_every};
 
@@ -28,6 +30,7 @@ use crate::sessions::{BUSY_EVERY, RedisSessions, reap_every};
 pub(super) async fn listen(
     cache: Weak<Sessions>,
     holders: Arc<Holders>,
+    hub: Arc<Hub>,
     mut heard: broadcast::Receiver<Inbound>,
 ) {
     loop {
@@ -44,9 +47,11 @@ pub(super) async fn listen(
         };
         match inbound {
             Inbound::Routed(text) | Inbound::Broadcast(text) => {
-                // The fleet's channel carries other messages too.
+                // The fleet's channel carries the notifier's events too.
                 if let Some(routed) = Routed::from_text(&text) {
                     deliver(&cache, &routed);
+                } else {
+                    bus::heard(&hub, &text);
                 }
             }
             Inbound::Ended { session } => {

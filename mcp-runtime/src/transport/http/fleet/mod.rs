@@ -23,9 +23,9 @@
 //!   stored record as a connection's parts and back), `routing` (answers
 //!   and cancellations for other instances), `sink` (what belongs to no
 //!   request, appended to the session's GET stream in the store),
-//!   `stream` (the GET stream, sent by the instance holding it) and
-//!   `inbound` (what this instance hears, and its lease and reaping
-//!   ticks).
+//!   `stream` (the GET stream, sent by the instance holding it), `bus`
+//!   (the notifier's events told to every instance) and `inbound` (what
+//!   this instance hears, and its lease and reaping ticks).
 
 use std::any::Any;
 use std::fmt;
@@ -43,6 +43,8 @@ use crate::dispatch::{Connection, ServerCore};
 use crate::jsonrpc::Line;
 use crate::sessions::SessionStore;
 
+#[cfg(feature = "sessions-redis")]
+mod bus;
 #[cfg(feature = "sessions-redis")]
 mod inbound;
 #[cfg(feature = "sessions-redis")]

@@ -15,6 +15,7 @@ use super::super::reply::error;
 use super::super::reply::{accepted, unavailable};
 use super::super::session::{Active, Session, Stored};
 use super::super::sessions::{Full, NoRandomness, Sessions};
+use super::bus::RedisBus;
 use super::stream::{self, Get, Holders};
 use super::{Fleet, Refused, Shared, inbound, parts, routing, sink};
 use crate::dispatch::{Connection, ServerCore};
@@ -53,6 +54,12 @@ impl Shared for RedisShared {
         }
         let tag = core.instance().unwrap_or(tag);
         tracing::info!(instance = %tag, redis = ?self.store, "legacy sessions are shared through Redis");
+        // The notifier's events go to every instance from now on (or from
+        // the first request, for a router made outside a runtime).
+        if tokio::runtime::Handle::try_current().is_ok() {
+            let bus = RedisBus::new(self.store.clone(), config.replay_events);
+            core.hub.set_bus(Arc::new(bus));
+        }
         Arc::new(RedisFleet {
             store: self.store.clone(),
             core,
@@ -94,8 +101,12 @@ impl RedisFleet {
             .get_or_init(|| async {
                 let heard = self.store.listen(self.tag.as_str()).await;
                 let cache = Arc::downgrade(&self.cache);
+                let bus = RedisBus::new(self.store.clone(), self.keep);
+                // `false` when set already: then this one is dropped.
+                self.core.hub.set_bus(Arc::new(bus));
                 let holders = Arc::clone(&self.holders);
-                tokio::spawn(inbound::listen(cache.clone(), holders, heard));
+                let hub = Arc::clone(&self.core.hub);
+                tokio::spawn(inbound::listen(cache.clone(), holders, hub, heard));
                 let idle = self.limits.idle_timeout;
                 let ticks = inbound::Ticks {
                     cache,
@@ -260,7 +271,7 @@ impl Fleet for RedisFleet {
     ) -> BoxFuture<'a, Result<Result<(), Full>, Refused>> {
         Box::pin(async move {
             self.start().await;
-            let connection = session.connection.lock().await;
+            let mut connection = session.connection.lock().await;
             let Some(parts) = connection.parts() else {
                 return Ok(Err(Full::Server));
             };
@@ -280,6 +291,10 @@ impl Fleet for RedisFleet {
                     }
                     // A new record's revision is 1.
                     watch(session, &connection, 1);
+                    // Only the instance holding the GET stream is told of
+                    // changes by its hub (the notifier's events reach
+                    // every instance).
+                    connection.unregister_notices();
                     drop(connection);
                     self.cache.adopt(Arc::clone(session));
                     Ok(Ok(()))

@@ -88,6 +88,11 @@ impl Holders {
         }
     }
 
+    /// Whether a GET holds `session` here.
+    fn holds(&self, session: &str) -> bool {
+        self.lock().contains_key(session)
+    }
+
     /// Tells the GET holding `session` here, if one does.
     pub(super) fn tell(&self, session: &str, heard: Heard) {
         if let Some(holder) = self.lock().get(session) {
@@ -200,12 +205,17 @@ impl Drop for Held {
         let get = &self.get;
         get.holders.unregister(&get.session.id, self.token);
         let (store, instance) = (get.store.clone(), get.instance.clone());
+        let (cached, holders) = (Arc::clone(&get.session), Arc::clone(&get.holders));
         let (session, last) = (get.session.id.to_string(), self.last.clone());
-        // TODO(issue 29, fleet-notify): unregister the session's notices
-        // from the hub here once `Hub` can (only the holder is told of
-        // changes); until then the last holder stays registered.
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
             runtime.spawn(async move {
+                // Only the holder is told of changes by its hub; a GET
+                // that holds it here since registered under the same lock.
+                let mut connection = cached.connection.lock().await;
+                if !holders.holds(&session) {
+                    connection.unregister_notices();
+                }
+                drop(connection);
                 if let Err(error) = store.release(&session, &instance, last.as_deref()).await {
                     tracing::debug!(%session, %error, "a GET stream not let go");
                 }
