@@ -68,13 +68,11 @@ fn a_call_on_a_killed_instance_fails_and_its_session_lives_on(sdk: Sdk) {
 }
 
 #[test]
-#[ignore = "needs the request path and GET stream through Redis (fleet-core steps 2-3)"]
 fn a_python_sdk_call_on_a_killed_instance_fails_and_its_session_lives_on() {
     a_call_on_a_killed_instance_fails_and_its_session_lives_on(Sdk::Python);
 }
 
 #[test]
-#[ignore = "needs the request path and GET stream through Redis (fleet-core steps 2-3)"]
 fn a_typescript_sdk_call_on_a_killed_instance_fails_and_its_session_lives_on() {
     a_call_on_a_killed_instance_fails_and_its_session_lives_on(Sdk::TypeScript);
 }
@@ -159,13 +157,11 @@ fn while_redis_is_down_requests_fail_clearly_and_the_session_resumes(sdk: Sdk) {
 }
 
 #[test]
-#[ignore = "needs the request path and GET stream through Redis (fleet-core steps 2-3)"]
 fn while_redis_is_down_python_sdk_requests_fail_clearly_and_the_session_resumes() {
     while_redis_is_down_requests_fail_clearly_and_the_session_resumes(Sdk::Python);
 }
 
 #[test]
-#[ignore = "needs the request path and GET stream through Redis (fleet-core steps 2-3)"]
 fn while_redis_is_down_typescript_sdk_requests_fail_clearly_and_the_session_resumes() {
     while_redis_is_down_requests_fail_clearly_and_the_session_resumes(Sdk::TypeScript);
 }
