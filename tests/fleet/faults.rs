@@ -1,7 +1,8 @@
 //! What a fleet sharing its legacy sessions through Redis does when a part
 //! fails, seen by the SDKs' clients (tests/fleet/shared.rs's fleet, each
-//! test with its own): an instance killed (SIGKILL) under a call fails
-//! that call within seconds and the session lives on through the others;
+//! test with its own): an instance killed (SIGKILL) under a call, before
+//! its answer began or in the middle of its progress stream, fails that
+//! call within seconds and the session lives on through the others;
 //! Redis stopped, every request of a session is answered 503 with a
 //! JSON-RPC error that says the session store cannot be reached, at once,
 //! and once Redis is back the same session goes on, its GET stream
@@ -75,6 +76,52 @@ fn a_python_sdk_call_on_a_killed_instance_fails_and_its_session_lives_on() {
 #[test]
 fn a_typescript_sdk_call_on_a_killed_instance_fails_and_its_session_lives_on() {
     a_call_on_a_killed_instance_fails_and_its_session_lives_on(Sdk::TypeScript);
+}
+
+/// A call streaming its progress (`count 100`, about 5 s) whose instance
+/// is killed once it has sent some: the stream is cut mid-way, the SDK
+/// resumes it (`Last-Event-ID`) on another instance or gives up, and
+/// either way the call fails within seconds; the session goes on.
+fn a_streamed_call_cut_by_a_kill_fails_and_its_session_lives_on(sdk: Sdk) {
+    let redis = Redis::start();
+    let mut fleet = LegacyFleet::start(Some(&redis));
+    let mut driver = Driver::start(sdk, &fleet.url());
+    driver.session();
+    driver.ok(&format!("subscribe {COUNTER}"));
+
+    driver.send("count 100");
+    let counter = fleet.wait_logging("count started");
+    // Some progress on its way.
+    std::thread::sleep(Duration::from_millis(500));
+    let killed = Instant::now();
+    fleet.kill(counter);
+    let line = driver.answer("count 100");
+    let elapsed = killed.elapsed();
+    let error = line["error"].as_str().unwrap_or_default();
+    assert!(
+        line["ok"] == false && !error.is_empty() && !error.contains("timed out"),
+        "{sdk:?}: the call on {counter}, killed: {line}"
+    );
+    assert!(
+        elapsed < FAILS_WITHIN,
+        "{sdk:?}: the call failed {elapsed:?} after the kill: {line}"
+    );
+    let whoami = driver.ok("whoami");
+    assert_ne!(whoami["instance"], counter, "{sdk:?}: {whoami}");
+    driver.ok("touch");
+    driver.ok("await_update 10");
+    let quit = driver.ok("quit");
+    assert_eq!(quit["deleted"], 204, "{sdk:?}: {quit}");
+}
+
+#[test]
+fn a_python_sdk_streamed_call_cut_by_a_kill_fails_and_its_session_lives_on() {
+    a_streamed_call_cut_by_a_kill_fails_and_its_session_lives_on(Sdk::Python);
+}
+
+#[test]
+fn a_typescript_sdk_streamed_call_cut_by_a_kill_fails_and_its_session_lives_on() {
+    a_streamed_call_cut_by_a_kill_fails_and_its_session_lives_on(Sdk::TypeScript);
 }
 
 /// `tools/list` in `session`, through nginx (named `step` in its log),
