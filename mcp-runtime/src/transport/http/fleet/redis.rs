@@ -11,11 +11,13 @@ use futures_util::future::BoxFuture;
 
 use super::super::HttpConfig;
 use super::super::client::Client;
+use super::super::event_id;
 use super::super::reply::error;
 use super::super::reply::{accepted, unavailable};
 use super::super::session::{Active, Session, Stored};
 use super::super::sessions::{Full, NoRandomness, Sessions};
 use super::bus::RedisBus;
+use super::export::{self, Exports};
 use super::stream::{self, Get, Holders};
 use super::{Fleet, Refused, Shared, inbound, parts, routing, sink};
 use crate::dispatch::{Connection, ServerCore};
@@ -72,6 +74,7 @@ impl Shared for RedisShared {
             },
             keep: config.replay_events,
             holders: Arc::default(),
+            exports: Arc::new(Exports::new(self.store.clone(), tag, config.replay_events)),
             started: tokio::sync::OnceCell::new(),
         })
     }
@@ -89,6 +92,9 @@ struct RedisFleet {
     keep: usize,
     /// The GET streams this instance holds.
     holders: Arc<Holders>,
+    /// POST streams copied to the store, and resumptions of other
+    /// instances' streams.
+    exports: Arc<Exports>,
     /// Listening and the ticks, started by the first request.
     started: tokio::sync::OnceCell<()>,
 }
@@ -106,7 +112,8 @@ impl RedisFleet {
                 self.core.hub.set_bus(Arc::new(bus));
                 let holders = Arc::clone(&self.holders);
                 let hub = Arc::clone(&self.core.hub);
-                tokio::spawn(inbound::listen(cache.clone(), holders, hub, heard));
+                let exports = Arc::clone(&self.exports);
+                tokio::spawn(inbound::listen(cache.clone(), holders, exports, hub, heard));
                 let idle = self.limits.idle_timeout;
                 let ticks = inbound::Ticks {
                     cache,
@@ -147,15 +154,24 @@ impl RedisFleet {
             let _ = session.owner.set(owner.clone());
         }
         if let Ok(connection) = session.connection.try_lock() {
-            watch(&session, &connection, rev);
+            watch(&session, &connection, rev, &self.exports);
         }
         Some(self.cache.adopt(session).enter())
     }
 }
 
+/// The request's tag in a POST stream's event id (`{inst}~{n}.{rid}_{seq}`),
+/// if it names one.
+fn tag_of(id: &str) -> Option<&str> {
+    let (head, _) = id.trim().rsplit_once('_')?;
+    let (_, tag) = head.split_once('.')?;
+    Some(tag)
+}
+
 /// Watches what the client of `session` changes (queued until written
-/// through), and notes the record's revision its connection is of.
-fn watch(session: &Session, connection: &Connection, rev: u64) {
+/// through), notes the record's revision its connection is of, and has
+/// its POST streams whose readers drop copied through `exports`.
+fn watch(session: &Session, connection: &Connection, rev: u64, exports: &Arc<Exports>) {
     let changes = Arc::new(Mutex::new(Vec::new()));
     let queue = Arc::clone(&changes);
     connection.watch_changes(Arc::new(move |change| {
@@ -165,6 +181,7 @@ fn watch(session: &Session, connection: &Connection, rev: u64) {
         rev: AtomicU64::new(rev),
         changes,
         routed: connection.routed(),
+        export: Exports::on_drop(exports, &session.id),
     }));
 }
 
@@ -181,6 +198,16 @@ impl Fleet for RedisFleet {
         last_event_id: Option<&'a str>,
         prime: bool,
     ) -> Option<BoxFuture<'a, Response<Body>>> {
+        if let Some(id) = last_event_id.and_then(event_id::parse)
+            && let Some(owner) = id.instance
+            && owner != self.tag
+        {
+            let tag = last_event_id.and_then(tag_of).map(str::to_owned);
+            return Some(Box::pin(async move {
+                self.start().await;
+                export::resume(&self.exports, &session.id, owner, id, tag.as_deref()).await
+            }));
+        }
         let after = match last_event_id {
             None => None,
             Some(last) => Some(stream::entry_of(last)?.to_owned()),
@@ -290,7 +317,7 @@ impl Fleet for RedisFleet {
                         self.cache.remove(&id);
                     }
                     // A new record's revision is 1.
-                    watch(session, &connection, 1);
+                    watch(session, &connection, 1, &self.exports);
                     // Only the instance holding the GET stream is told of
                     // changes by its hub (the notifier's events reach
                     // every instance).
