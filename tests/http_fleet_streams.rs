@@ -55,6 +55,15 @@ async fn count_gated(to: u32, gate_after: u32, gate: String, ctx: Context) -> St
     format!("counted to {to}")
 }
 
+/// How many roots the client has (asked of it).
+#[tool]
+async fn count_roots(ctx: Context) -> Result<String, String> {
+    match ctx.roots().await {
+        Ok(roots) => Ok(format!("{} roots", roots.len())),
+        Err(error) => Err(error.to_string()),
+    }
+}
+
 fn server(store: RedisSessions) -> Server {
     Server::new("fleet-streams-test", "1.0.0")
         .shutdown_grace(Duration::from_millis(200))
@@ -291,4 +300,93 @@ fn a_post_stream_resumed_on_its_own_instance_is_read_from_memory() {
     assert_the_rest(&rest(&mut resumed), 2, 6, "home", &seen);
     assert!(!redis.exists(&key), "the store is not used");
     drop(stream);
+}
+
+/// A 2025-03-26 session (batches allowed) declaring roots, initialized.
+fn batch_session(server: &HttpServer) -> Client {
+    let mut client = server.client();
+    let mut reply = client.post(&json!({
+        "jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"protocolVersion": "2025-03-26", "capabilities": {"roots": {}},
+                   "clientInfo": {"name": "fleet-test", "version": "0"}}
+    }));
+    assert_eq!(reply.status, 200);
+    client.session = reply.header("mcp-session-id").map(str::to_owned);
+    client.version = Some("2025-03-26".into());
+    drop(reply.replies());
+    let mut ack = client.post(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let status = ack.status;
+    assert_eq!(status, 202, "{}", ack.text());
+    client
+}
+
+/// `count_roots` called on `client`'s server: its open stream, and the
+/// id of the `roots/list` it asks.
+fn ask_roots(client: &mut Client) -> (Reply, String) {
+    let mut call = client.request(
+        "tools/call",
+        json!({"name": "count_roots", "arguments": {}}),
+    );
+    assert_eq!(call.status, 200);
+    loop {
+        let (_, message) = event(&mut call).expect("the question");
+        if let Some(message) = message {
+            assert_eq!(message["method"], "roots/list", "{message}");
+            let id = message["id"].as_str().expect("a string id").to_owned();
+            return (call, id);
+        }
+    }
+}
+
+#[test]
+fn a_batch_of_answers_reaches_each_instance_that_asked() {
+    let redis = Redis::start();
+    let [a, b, c] = fleet(&redis);
+    let client = batch_session(&a);
+    let (mut on_b, asked_on_b) = ask_roots(&mut at(&client, &b));
+    let (mut on_c, asked_on_c) = ask_roots(&mut at(&client, &c));
+    // Answered together, through C: one answer is C's own, one B's.
+    let mut answered = at(&client, &c).post(&json!([
+        {"jsonrpc": "2.0", "id": asked_on_b, "result": {"roots": [{"uri": "file:///b"}]}},
+        {"jsonrpc": "2.0", "id": asked_on_c,
+         "result": {"roots": [{"uri": "file:///c1"}, {"uri": "file:///c2"}]}},
+    ]));
+    let status = answered.status;
+    assert_eq!(status, 202, "{}", answered.text());
+    let text = |call: &mut Reply| {
+        let result = call.messages().pop().expect("the call's result");
+        result["result"]["content"][0]["text"].clone()
+    };
+    // Each call read its own answer (a session keeps the roots it got,
+    // per instance).
+    assert_eq!(text(&mut on_b), "1 roots");
+    assert_eq!(text(&mut on_c), "2 roots");
+}
+
+#[test]
+fn a_batch_mixing_another_instances_answer_with_requests_is_refused() {
+    let redis = Redis::start();
+    let [a, b, c] = fleet(&redis);
+    let client = batch_session(&a);
+    let (mut on_b, asked) = ask_roots(&mut at(&client, &b));
+    let mut mixed = at(&client, &c).post(&json!([
+        {"jsonrpc": "2.0", "id": asked, "result": {"roots": []}},
+        {"jsonrpc": "2.0", "id": 7, "method": "ping"},
+    ]));
+    assert_eq!(mixed.status, 400);
+    let refusal = mixed.json();
+    assert!(
+        refusal["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("batch of their own"),
+        "{refusal}"
+    );
+    // Alone, the answer goes through.
+    let answered = at(&client, &c).post(&json!([
+        {"jsonrpc": "2.0", "id": asked, "result": {"roots": []}},
+    ]));
+    assert_eq!(answered.status, 202);
+    let result = on_b.messages().pop().expect("the call's result");
+    assert_eq!(result["result"]["content"][0]["text"], "0 roots");
 }

@@ -17,6 +17,7 @@ use tokio::sync::broadcast;
 
 use std::sync::Arc;
 
+use super::super::session::Session;
 use super::super::sessions::Sessions;
 use super::bus;
 use super::export::{Exports, Told};
@@ -85,6 +86,11 @@ fn deliver(cache: &Sessions, routed: &Routed) {
     let Some(session) = cache.peek(&routed.s) else {
         return;
     };
+    deliver_to(&session, routed);
+}
+
+/// An answer or cancellation to `session`, cached here.
+pub(super) fn deliver_to(session: &Session, routed: &Routed) {
     let (Some(state), Some(id)) = (session.fleet.get(), routed.request()) else {
         return;
     };

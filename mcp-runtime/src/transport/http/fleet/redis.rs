@@ -22,6 +22,7 @@ use super::stream::{self, Get, Holders};
 use super::{Fleet, Refused, Shared, inbound, parts, routing, sink};
 use crate::dispatch::{Connection, ServerCore};
 use crate::jsonrpc::{INTERNAL_ERROR, INVALID_REQUEST, InstanceTag, Line};
+use crate::protocol::version::ProtocolVersion;
 use crate::sessions::data::{self, Limits};
 use crate::sessions::{RedisSessions, SessionStoreError};
 
@@ -125,6 +126,46 @@ impl RedisFleet {
                 tokio::spawn(ticks.run());
             })
             .await;
+    }
+
+    /// A batch answering another instance's question: each answer to the
+    /// instance that asked it (202; 503 when one of them is gone), or 400
+    /// when requests or notifications come with them.
+    async fn pass_on_batch(&self, session: &Session, batch: routing::Batch) -> Response<Body> {
+        let answers = match batch {
+            routing::Batch::Answers(answers) => answers,
+            routing::Batch::Mixed => {
+                return error(
+                    StatusCode::BAD_REQUEST,
+                    Some(INVALID_REQUEST),
+                    "Bad Request: this batch answers a question another server instance asked, \
+                     and carries requests or notifications too; send the answers in a batch \
+                     of their own",
+                );
+            }
+        };
+        let mut gone = false;
+        for (asker, routed) in answers {
+            match asker {
+                Some(asker) => match self.store.route(asker.as_str(), &routed.to_text()).await {
+                    Ok(0) => {
+                        tracing::info!(instance = %asker, "an answer for an instance that is gone");
+                        gone = true;
+                    }
+                    Ok(_) => {}
+                    Err(error) => return *self.unreachable(&error),
+                },
+                None => inbound::deliver_to(session, &routed),
+            }
+        }
+        if gone {
+            return unavailable(
+                Some(INTERNAL_ERROR),
+                "Service Unavailable: a server instance that asked a question this batch \
+                 answers is gone, and the call that asked it with it",
+            );
+        }
+        accepted()
     }
 
     /// The 503 for a store that cannot be reached.
@@ -378,6 +419,11 @@ impl Fleet for RedisFleet {
         session: &'a Session,
         line: &'a Line<'a>,
     ) -> Option<BoxFuture<'a, Response<Body>>> {
+        // Batches are of 2025-03-26 sessions only (dispatch refuses others).
+        let batches = session.version.get() == Some(&ProtocolVersion::V2025_03_26);
+        if batches && let Some(batch) = routing::batch_for_another(line, self.tag, &session.id) {
+            return Some(Box::pin(self.pass_on_batch(session, batch)));
+        }
         let (asker, routed) = routing::answer_for_another(line, self.tag, &session.id)?;
         Some(Box::pin(async move {
             match self.store.route(asker.as_str(), &routed.to_text()).await {
