@@ -69,6 +69,10 @@ const GONE: &str = "gone";
 impl Told {
     /// A payload heard, if it is one of these.
     pub(super) fn from_text(text: &str) -> Option<Told> {
+        // The channel mostly carries other messages: skip parsing them.
+        if !text.contains("\"st\"") {
+            return None;
+        }
         let told: Told = serde_json::from_str(text).ok()?;
         [EXPORT, WAKE, GONE]
             .contains(&told.k.as_str())
@@ -508,5 +512,36 @@ impl Resumed {
             }
         }
         chunk.freeze()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_what_instances_tell_of_post_streams_reads_as_told() {
+        // As the store's script writes a wake-up (keys in any order).
+        let wake = Told::from_text(r#"{"st":"ab12cd34.3","s":"S","k":"wake"}"#).unwrap();
+        assert_eq!(
+            (wake.k.as_str(), wake.s.as_str(), wake.st.as_str()),
+            (WAKE, "S", "ab12cd34.3")
+        );
+        let asked = Told {
+            k: EXPORT.into(),
+            s: "S".into(),
+            st: "ab12cd34.3".into(),
+            to: Some("0000000c".into()),
+        };
+        let heard = Told::from_text(&asked.to_text()).unwrap();
+        assert_eq!(heard.to.as_deref(), Some("0000000c"));
+        for other in [
+            r#"{"k":"answer","s":"S","id":1,"result":{}}"#,
+            r#"{"origin":"x","method":"notifications/tools/list_changed"}"#,
+            r#"{"k":"other","s":"S","st":"a.1"}"#,
+            "not json \"st\"",
+        ] {
+            assert!(Told::from_text(other).is_none(), "{other}");
+        }
     }
 }
