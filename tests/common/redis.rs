@@ -221,6 +221,22 @@ impl Redis {
         panic!("no count in Redis's answer to PUBSUB NUMSUB");
     }
 
+    /// Whether `key` exists (`EXISTS`).
+    pub fn exists(&self, key: &str) -> bool {
+        let mut stream = TcpStream::connect_timeout(&self.addr, Duration::from_secs(1))
+            .expect("connect to Redis");
+        stream
+            .set_read_timeout(Some(Duration::from_secs(5)))
+            .expect("set a read timeout");
+        let request = format!("*2\r\n$6\r\nEXISTS\r\n${}\r\n{key}\r\n", key.len());
+        stream.write_all(request.as_bytes()).expect("send to Redis");
+        let mut line = String::new();
+        BufReader::new(stream)
+            .read_line(&mut line)
+            .expect("read from Redis");
+        line.trim_end() == ":1"
+    }
+
     /// The field `field` of the hash at `key` (`HGET`), if there is one.
     pub fn hget(&self, key: &str, field: &str) -> Option<String> {
         let mut stream = TcpStream::connect_timeout(&self.addr, Duration::from_secs(1))

@@ -12,23 +12,10 @@ use super::Subscription;
 use super::{DeliverTo, Delivered, Filter, FleetBus, FleetEvent, Hub, ListKind, Notifier};
 use crate::context::{ClientInfo, LogLevel, SessionShared};
 use crate::jsonrpc::RequestId;
-use crate::outbox::{DirectWrite, Outbox};
+use crate::outbox::Outbox;
 use crate::protocol::version::ProtocolVersion;
+use crate::testing::client::ChannelSink;
 use crate::{DynamicTool, Server};
-
-struct ChannelSink(mpsc::UnboundedSender<Vec<u8>>);
-
-impl DirectWrite for ChannelSink {
-    fn try_write(&self, bytes: &[u8]) -> std::io::Result<usize> {
-        self.write_all(bytes).map(|()| bytes.len())
-    }
-
-    fn write_all(&self, bytes: &[u8]) -> std::io::Result<()> {
-        self.0
-            .send(bytes.to_vec())
-            .map_err(|_| std::io::ErrorKind::BrokenPipe.into())
-    }
-}
 
 /// An output and what was written to it, one message a line.
 pub(super) struct Seen {

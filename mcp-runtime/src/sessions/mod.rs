@@ -28,10 +28,12 @@
 //!   safety net, should every instance be gone; the reaper ends idle
 //!   sessions before.
 //! - `mcp:session:S:subs`: the subscribed URIs (a set);
-//!   `mcp:session:S:ev:NAME`: a stream of events (`0`: the GET stream),
+//!   `mcp:session:S:ev:NAME`: a stream of events (`0`: the GET stream;
+//!   `I.N`: POST stream `N` of instance `I`, copied for a resumption
+//!   elsewhere, its entries `0-{event number}`, expiring after 5 minutes),
 //!   field `m` the JSON-RPC line, trimmed to about the events kept;
 //!   `mcp:session:S:streams`: the names of those streams. All expire with
-//!   the hash.
+//!   the hash (and go when the session ends).
 //! - `mcp:uri:URI`: the sessions subscribed to `URI` (a set, kept without
 //!   expiry; a session ended or found gone leaves it).
 //! - `mcp:sessions:idle` (every session by last use, ms), `mcp:sessions:client:CL`

@@ -342,8 +342,9 @@ impl TestClient {
 }
 
 /// The server's output as the test client receives it: whatever the
-/// connection writes in one go, sent as one chunk of whole lines.
-struct ChannelSink(mpsc::UnboundedSender<Vec<u8>>);
+/// connection writes in one go, sent as one chunk of whole lines. The
+/// crate's own tests use it too.
+pub(crate) struct ChannelSink(pub(crate) mpsc::UnboundedSender<Vec<u8>>);
 
 impl DirectWrite for ChannelSink {
     fn try_write(&self, bytes: &[u8]) -> std::io::Result<usize> {

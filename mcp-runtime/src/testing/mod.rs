@@ -46,7 +46,7 @@
 //! [`Context::auth`](crate::Context::auth) and middleware with
 //! [`McpRequest::identity`](crate::middleware::McpRequest::identity).
 
-mod client;
+pub(crate) mod client;
 mod error;
 mod notifications;
 mod prompts;

@@ -13,26 +13,13 @@ use super::SessionParts;
 use crate::context::{ClientInfo, SessionChange};
 use crate::dispatch::{Connection, Incoming, ServerCore};
 use crate::jsonrpc::{InstanceTag, RequestId};
-use crate::outbox::{DirectWrite, Outbox};
+use crate::outbox::Outbox;
 use crate::protocol::version::ProtocolVersion;
+use crate::testing::client::ChannelSink;
 use crate::{DynamicResource, DynamicTool, LogLevel, ResourceContents, Server};
 
 /// How long a test waits for a message it expects.
 const PATIENCE: Duration = Duration::from_secs(5);
-
-struct ChannelSink(mpsc::UnboundedSender<Vec<u8>>);
-
-impl DirectWrite for ChannelSink {
-    fn try_write(&self, bytes: &[u8]) -> std::io::Result<usize> {
-        self.write_all(bytes).map(|()| bytes.len())
-    }
-
-    fn write_all(&self, bytes: &[u8]) -> std::io::Result<()> {
-        self.0
-            .send(bytes.to_vec())
-            .map_err(|_| std::io::ErrorKind::BrokenPipe.into())
-    }
-}
 
 /// A client's end of one connection: what it sends, what it reads.
 pub(super) struct Peer {

@@ -66,6 +66,42 @@ impl RedisSessions {
         }
     }
 
+    /// Copies `events` (numbered in their stream, in order) into stream
+    /// `stream` of session `id` as the entries `0-{number}`, skipping those
+    /// in already, keeping about `keep` entries; the stream lives `ttl`
+    /// (and ends with the session). Then wakes each of `waiting` (an
+    /// instance, heard there as [`Inbound::Routed`]). The number of the last
+    /// event in, or `None` if the session is gone.
+    pub(crate) async fn export(
+        &self,
+        id: &str,
+        stream: &str,
+        events: &[(u64, &str)],
+        keep: usize,
+        ttl: std::time::Duration,
+        waiting: &[String],
+    ) -> Result<Option<u64>, SessionStoreError> {
+        let doing = format!("copying a stream of session {id}");
+        let keep = keep.max(1).to_string();
+        let ttl = ttl.as_millis().max(1).to_string();
+        let waiting = waiting.join(" ");
+        let numbers: Vec<String> = events.iter().map(|(n, _)| n.to_string()).collect();
+        let mut args: Vec<&str> = vec![id, stream, &keep, &ttl, &waiting];
+        for ((_, line), number) in events.iter().zip(&numbers) {
+            args.extend([number.as_str(), line]);
+        }
+        // Again is harmless: what is in already is skipped.
+        let answer = self
+            .invoke(&self.inner.scripts.export, &args, true, &doing)
+            .await?;
+        match answer {
+            Value::Nil => Ok(None),
+            other => decode::number(&other)
+                .map(Some)
+                .ok_or_else(|| self.unexpected(&doing, "no number")),
+        }
+    }
+
     /// Up to `count` entries of stream `stream` of session `id` after the
     /// entry `after` (from the first kept, if `None`), oldest first: (entry
     /// id, line). Empty when there are none, or the session is gone.

@@ -471,6 +471,7 @@ mod tests {
         sendable(&store.release("s", "i", None));
         sendable(&store.delivered("i", &cursors));
         sendable(&store.route("i", "x"));
+        sendable(&store.export("s", "i.1", &[(1, "{}")], 1, Duration::from_secs(1), &ids));
         sendable(&store.broadcast("x"));
         sendable(&store.notify_uri("u", "x", 1));
         sendable(&store.listen("i"));

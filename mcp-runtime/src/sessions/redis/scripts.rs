@@ -306,6 +306,42 @@ end
 return n
 ";
 
+/// Copies events of a POST stream into the session's stream of that name,
+/// each as the entry `0-{seq}` (its number in the stream), skipping those
+/// in already; the stream lives `ttl` (and goes with the session). Then
+/// wakes each instance waiting for it (`R {"k":"wake","s":id,"st":name}`).
+/// Nil if the session is gone; else the number of the last event in.
+///
+/// ARGV: prefix, id, stream name, maxlen, ttl_ms, waiting instances
+/// (separated by spaces), then the events' numbers and lines.
+const EXPORT: &str = r#"
+local s = ARGV[2]
+local h = skey(s)
+if redis.call('EXISTS', h) == 0 then return false end
+local key = h .. ':ev:' .. ARGV[3]
+local last = 0
+local top = redis.call('XREVRANGE', key, '+', '-', 'COUNT', 1)
+if top[1] then last = tonumber(string.match(top[1][1], '-(%d+)$')) end
+for i = 7, #ARGV, 2 do
+  local seq = tonumber(ARGV[i])
+  if seq > last then
+    redis.call('XADD', key, 'MAXLEN', '~', ARGV[4], '0-' .. seq, 'm', ARGV[i + 1])
+    last = seq
+  end
+end
+if last > 0 then
+  redis.call('SADD', h .. ':streams', ARGV[3])
+  redis.call('PEXPIRE', key, ARGV[5])
+  local left = redis.call('PTTL', h)
+  if left > 0 then redis.call('PEXPIRE', h .. ':streams', left) end
+end
+local wake = 'R ' .. cjson.encode({k = 'wake', s = s, st = ARGV[3]})
+for w in string.gmatch(ARGV[6], '%S+') do
+  redis.call('PUBLISH', P .. ':instance:' .. w, wake)
+end
+return last
+"#;
+
 /// The scripts, each with the prelude.
 pub(super) struct Scripts {
     pub(super) create: redis::Script,
@@ -319,6 +355,7 @@ pub(super) struct Scripts {
     pub(super) hold: redis::Script,
     pub(super) release: redis::Script,
     pub(super) delivered: redis::Script,
+    pub(super) export: redis::Script,
 }
 
 impl Scripts {
@@ -336,11 +373,12 @@ impl Scripts {
             hold: script(HOLD),
             release: script(RELEASE),
             delivered: script(DELIVERED),
+            export: script(EXPORT),
         }
     }
 
     /// Every script, for loading them at start-up.
-    pub(super) fn all(&self) -> [&redis::Script; 11] {
+    pub(super) fn all(&self) -> [&redis::Script; 12] {
         [
             &self.create,
             &self.load,
@@ -353,6 +391,7 @@ impl Scripts {
             &self.hold,
             &self.release,
             &self.delivered,
+            &self.export,
         ]
     }
 }

@@ -1,6 +1,10 @@
 //! The ids of the session eras' SSE events, which a client sends back as
 //! `Last-Event-ID` to resume a stream: `0_{seq}` on a session's GET
 //! stream, `{n}.{rid}_{seq}` on the stream of the session's `n`th POST.
+//! In a fleet (`Server::sessions`) a POST's stream lives on the instance
+//! that served the POST, and its ids name that instance first:
+//! `{inst}~{n}.{rid}_{seq}` (`inst`: its 8 hex digits), so that any
+//! instance a resumption reaches knows whom to ask.
 //!
 //! `rid` names the request the POST carried: the JSON text of its id
 //! (`7`, `"call-7"`), base64url without padding. It is left out (`{n}_{seq}`)
@@ -17,7 +21,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use bytes::{BufMut, BytesMut};
 use serde_json::value::RawValue;
 
-use crate::jsonrpc::RequestId;
+use crate::jsonrpc::{InstanceTag, RequestId};
 
 /// The longest request id (as JSON text, in bytes) an event id names.
 pub(crate) const MAX_NAMED_ID: usize = 200;
@@ -26,6 +30,9 @@ pub(crate) const MAX_NAMED_ID: usize = 200;
 /// the id names it), and the event's number in the stream.
 #[derive(Debug, PartialEq)]
 pub(crate) struct EventId {
+    /// The instance of a fleet that keeps the stream (`None` outside a
+    /// fleet).
+    pub(crate) instance: Option<InstanceTag>,
     pub(crate) stream: u64,
     pub(crate) request: Option<RequestId>,
     pub(crate) seq: u64,
@@ -39,8 +46,18 @@ pub(crate) fn request_tag(id: &RequestId) -> Option<Box<str>> {
 }
 
 /// Appends the id of event `seq` of stream `stream`, whose request's tag
-/// is `tag`.
-pub(crate) fn write(out: &mut BytesMut, stream: u64, tag: Option<&str>, seq: u64) {
+/// is `tag`, kept by `instance` in a fleet.
+pub(crate) fn write(
+    out: &mut BytesMut,
+    instance: Option<InstanceTag>,
+    stream: u64,
+    tag: Option<&str>,
+    seq: u64,
+) {
+    if let Some(instance) = instance {
+        out.put_slice(instance.as_str().as_bytes());
+        out.put_u8(b'~');
+    }
     out.put_slice(stream.to_string().as_bytes());
     if let Some(tag) = tag {
         out.put_u8(b'.');
@@ -54,6 +71,10 @@ pub(crate) fn write(out: &mut BytesMut, stream: u64, tag: Option<&str>, seq: u64
 /// not one this server writes.
 pub(crate) fn parse(text: &str) -> Option<EventId> {
     let (head, seq) = text.trim().rsplit_once('_')?;
+    let (instance, head) = match head.split_once('~') {
+        Some((instance, head)) => (Some(InstanceTag::parse(instance)?), head),
+        None => (None, head),
+    };
     let (stream, tag) = match head.split_once('.') {
         Some((stream, tag)) => (stream, Some(tag)),
         None => (head, None),
@@ -63,6 +84,7 @@ pub(crate) fn parse(text: &str) -> Option<EventId> {
         None => None,
     };
     Some(EventId {
+        instance,
         stream: number(stream)?,
         request,
         seq: number(seq)?,
@@ -98,7 +120,7 @@ mod tests {
 
     fn written(stream: u64, tag: Option<&str>, seq: u64) -> String {
         let mut out = BytesMut::new();
-        write(&mut out, stream, tag, seq);
+        write(&mut out, None, stream, tag, seq);
         String::from_utf8(out.to_vec()).unwrap()
     }
 
@@ -108,6 +130,7 @@ mod tests {
         assert_eq!(
             parse("0_7"),
             Some(EventId {
+                instance: None,
                 stream: 0,
                 request: None,
                 seq: 7
@@ -139,6 +162,31 @@ mod tests {
     }
 
     #[test]
+    fn in_a_fleet_a_post_stream_names_its_instance_first() {
+        let instance = InstanceTag::parse("ab12cd34").unwrap();
+        let tag = request_tag(&id("\"??\"")).unwrap();
+        let mut out = BytesMut::new();
+        write(&mut out, Some(instance), 5, Some(&tag), 9);
+        let text = String::from_utf8(out.to_vec()).unwrap();
+        assert_eq!(text, format!("ab12cd34~5.{tag}_9"));
+        let parsed = parse(&text).unwrap();
+        assert_eq!(parsed.instance, Some(instance));
+        assert_eq!((parsed.stream, parsed.seq), (5, 9));
+        assert_eq!(parsed.request.unwrap().as_json(), "\"??\"");
+        // A batch's stream: no request named.
+        let mut out = BytesMut::new();
+        write(&mut out, Some(instance), 6, None, 1);
+        assert_eq!(&out[..], b"ab12cd34~6_1");
+        let parsed = parse("ab12cd34~6_1").unwrap();
+        assert_eq!(
+            (parsed.instance, parsed.stream, parsed.request),
+            (Some(instance), 6, None)
+        );
+        // Outside a fleet, nothing names an instance.
+        assert_eq!(parse("6_1").unwrap().instance, None);
+    }
+
+    #[test]
     fn a_long_request_id_is_not_named() {
         let long = format!("\"{}\"", "x".repeat(MAX_NAMED_ID));
         assert_eq!(request_tag(&id(&long)), None);
@@ -165,6 +213,11 @@ mod tests {
             "99999999999999999999_1",
             "3.!!_1",
             "3.Ij8-Ig=_1",
+            "~3_1",
+            "ab12cd3~3_1",
+            "AB12CD34~3_1",
+            "ab12cd34~~3_1",
+            "ab12cd34~_1",
         ] {
             assert_eq!(parse(text), None, "{text:?}");
         }

@@ -422,6 +422,7 @@ fn resume(session: &Arc<Session>, last: &str) -> Response<Body> {
         stream: number,
         request,
         seq,
+        ..
     }) = event_id::parse(last)
     else {
         return error(

@@ -122,13 +122,15 @@ impl Posts {
     /// POST is answered, nothing its request reports is dropped (a stream
     /// nobody reads keeps only its newest events).
     pub(super) fn stream(&self, number: u64) -> ReaderGuard {
-        self.stream_for(number, None)
+        EventStream::tagged(number, None, self.replay_events).attach()
     }
 
     /// [`stream`](Self::stream) whose event ids name the request `tag`
-    /// stands for ([`event_id`](super::event_id)).
+    /// stands for ([`event_id`](super::event_id)), and in a fleet this
+    /// instance, which keeps it.
     pub(super) fn stream_for(&self, number: u64, tag: Option<Box<str>>) -> ReaderGuard {
-        EventStream::tagged(number, tag, self.replay_events).attach()
+        let instance = self.core.instance();
+        EventStream::kept_by(instance, number, tag, self.replay_events).attach()
     }
 
     /// A stream and a connection for a POST that stands alone; the

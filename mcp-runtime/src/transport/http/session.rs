@@ -202,7 +202,13 @@ pub(crate) struct Stored {
     pub(crate) changes: Arc<Mutex<Vec<SessionChange>>>,
     /// Where answers and cancellations routed from other instances go.
     pub(crate) routed: Routed,
+    /// Copies a POST stream whose reader dropped before its end to the
+    /// store, where any instance resumes it.
+    pub(crate) export: Export,
 }
+
+/// What copies a POST stream to a fleet's store ([`Stored::export`]).
+pub(crate) type Export = Box<dyn Fn(&Arc<EventStream>) + Send + Sync>;
 
 /// A session with a request of it being served: the session counts as
 /// busy, and is not evicted, while this lives.

@@ -44,6 +44,20 @@ pub(crate) struct Feed {
     pub(crate) connection: Option<Connection>,
 }
 
+impl Drop for Feed {
+    /// A session's POST stream whose reader drops before its end (the
+    /// client's connection broke): in a fleet, copied to the store, where
+    /// any instance resumes it. Nothing for a reader that reads to the end.
+    fn drop(&mut self) {
+        if self.stream.number == 0 || self.stream.is_finished() {
+            return;
+        }
+        if let Some(stored) = self.session.as_ref().and_then(|s| s.fleet.get()) {
+            (stored.export)(&self.stream);
+        }
+    }
+}
+
 pub(crate) fn response(feed: Feed) -> Response<Body> {
     let body = futures_util::stream::unfold(Some(feed), next);
     with_body(Body::from_stream(body))
@@ -114,7 +128,7 @@ fn write_event(chunk: &mut BytesMut, stream: &EventStream, number: u64, data: &[
     let tag = stream.tag.as_deref();
     chunk.reserve(data.len() + 48 + tag.map_or(0, str::len));
     chunk.put_slice(b"id: ");
-    event_id::write(chunk, stream.number, tag, number);
+    event_id::write(chunk, stream.instance, stream.number, tag, number);
     chunk.put_u8(b'\n');
     write_data(chunk, data);
 }

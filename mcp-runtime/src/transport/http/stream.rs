@@ -20,7 +20,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use bytes::Bytes;
 use tokio::sync::Notify;
 
-use crate::jsonrpc::is_response;
+use crate::jsonrpc::{InstanceTag, is_response};
 use crate::outbox::{DirectWrite, Outbox, WeakOutbox};
 
 pub(crate) struct EventStream {
@@ -29,6 +29,9 @@ pub(crate) struct EventStream {
     /// The request its POST carried, as its event ids name it
     /// ([`event_id`](super::event_id)); `None` for the GET stream.
     pub(crate) tag: Option<Box<str>>,
+    /// The instance of a fleet that keeps it, which its event ids name
+    /// (`None` outside a fleet).
+    pub(crate) instance: Option<InstanceTag>,
     state: Mutex<State>,
     changed: Notify,
     /// Readers attached now (HTTP responses streaming it).
@@ -69,9 +72,21 @@ impl EventStream {
 
     /// A stream whose event ids name the request `tag` stands for.
     pub(crate) fn tagged(number: u64, tag: Option<Box<str>>, capacity: usize) -> Arc<EventStream> {
+        EventStream::kept_by(None, number, tag, capacity)
+    }
+
+    /// A stream whose event ids name the request `tag` stands for, and the
+    /// instance of a fleet that keeps it.
+    pub(crate) fn kept_by(
+        instance: Option<InstanceTag>,
+        number: u64,
+        tag: Option<Box<str>>,
+        capacity: usize,
+    ) -> Arc<EventStream> {
         Arc::new(EventStream {
             number,
             tag,
+            instance,
             state: Mutex::new(State {
                 events: VecDeque::new(),
                 next: 1,

@@ -17,8 +17,10 @@ use tokio::sync::broadcast;
 
 use std::sync::Arc;
 
+use super::super::session::Session;
 use super::super::sessions::Sessions;
 use super::bus;
+use super::export::{Exports, Told};
 use super::routing::{self, Routed};
 use super::stream::{Heard, Holders};
 use crate::notify::Hub;
@@ -30,6 +32,7 @@ use crate::sessions::{BUSY_EVERY, RedisSessions, reap_every};
 pub(super) async fn listen(
     cache: Weak<Sessions>,
     holders: Arc<Holders>,
+    exports: Arc<Exports>,
     hub: Arc<Hub>,
     mut heard: broadcast::Receiver<Inbound>,
 ) {
@@ -48,7 +51,9 @@ pub(super) async fn listen(
         match inbound {
             Inbound::Routed(text) | Inbound::Broadcast(text) => {
                 // The fleet's channel carries the notifier's events too.
-                if let Some(routed) = Routed::from_text(&text) {
+                if let Some(told) = Told::from_text(&text) {
+                    exports.heard(&cache, told);
+                } else if let Some(routed) = Routed::from_text(&text) {
                     deliver(&cache, &routed);
                 } else {
                     bus::heard(&hub, &text);
@@ -81,6 +86,11 @@ fn deliver(cache: &Sessions, routed: &Routed) {
     let Some(session) = cache.peek(&routed.s) else {
         return;
     };
+    deliver_to(&session, routed);
+}
+
+/// An answer or cancellation to `session`, cached here.
+pub(super) fn deliver_to(session: &Session, routed: &Routed) {
     let (Some(state), Some(id)) = (session.fleet.get(), routed.request()) else {
         return;
     };

@@ -23,7 +23,8 @@
 //!   stored record as a connection's parts and back), `routing` (answers
 //!   and cancellations for other instances), `sink` (what belongs to no
 //!   request, appended to the session's GET stream in the store),
-//!   `stream` (the GET stream, sent by the instance holding it), `bus`
+//!   `stream` (the GET stream, sent by the instance holding it), `export`
+//!   (a POST's stream resumed on another instance than its own), `bus`
 //!   (the notifier's events told to every instance) and `inbound` (what
 //!   this instance hears, and its lease and reaping ticks).
 
@@ -45,6 +46,8 @@ use crate::sessions::SessionStore;
 
 #[cfg(feature = "sessions-redis")]
 mod bus;
+#[cfg(feature = "sessions-redis")]
+mod export;
 #[cfg(feature = "sessions-redis")]
 mod inbound;
 #[cfg(feature = "sessions-redis")]
@@ -86,8 +89,9 @@ pub(crate) trait Fleet: Send + Sync {
 
     /// GET: `session`'s stream, taken over from whichever instance held
     /// it, from after the entry `last_event_id` names (else from where it
-    /// was delivered). `None` when `last_event_id` names no entry of the
-    /// GET stream (a POST's stream: resumed as in memory mode).
+    /// was delivered); or a POST's stream another instance keeps, which
+    /// `last_event_id` names. `None` for any other id (a POST's stream
+    /// of this instance: resumed as in memory mode).
     fn get<'a>(
         &'a self,
         session: Arc<Session>,

@@ -11,15 +11,18 @@ use futures_util::future::BoxFuture;
 
 use super::super::HttpConfig;
 use super::super::client::Client;
+use super::super::event_id;
 use super::super::reply::error;
 use super::super::reply::{accepted, unavailable};
 use super::super::session::{Active, Session, Stored};
 use super::super::sessions::{Full, NoRandomness, Sessions};
 use super::bus::RedisBus;
+use super::export::{self, Exports};
 use super::stream::{self, Get, Holders};
 use super::{Fleet, Refused, Shared, inbound, parts, routing, sink};
 use crate::dispatch::{Connection, ServerCore};
 use crate::jsonrpc::{INTERNAL_ERROR, INVALID_REQUEST, InstanceTag, Line};
+use crate::protocol::version::ProtocolVersion;
 use crate::sessions::data::{self, Limits};
 use crate::sessions::{RedisSessions, SessionStoreError};
 
@@ -72,6 +75,7 @@ impl Shared for RedisShared {
             },
             keep: config.replay_events,
             holders: Arc::default(),
+            exports: Arc::new(Exports::new(self.store.clone(), tag, config.replay_events)),
             started: tokio::sync::OnceCell::new(),
         })
     }
@@ -89,6 +93,9 @@ struct RedisFleet {
     keep: usize,
     /// The GET streams this instance holds.
     holders: Arc<Holders>,
+    /// POST streams copied to the store, and resumptions of other
+    /// instances' streams.
+    exports: Arc<Exports>,
     /// Listening and the ticks, started by the first request.
     started: tokio::sync::OnceCell<()>,
 }
@@ -106,7 +113,8 @@ impl RedisFleet {
                 self.core.hub.set_bus(Arc::new(bus));
                 let holders = Arc::clone(&self.holders);
                 let hub = Arc::clone(&self.core.hub);
-                tokio::spawn(inbound::listen(cache.clone(), holders, hub, heard));
+                let exports = Arc::clone(&self.exports);
+                tokio::spawn(inbound::listen(cache.clone(), holders, exports, hub, heard));
                 let idle = self.limits.idle_timeout;
                 let ticks = inbound::Ticks {
                     cache,
@@ -118,6 +126,46 @@ impl RedisFleet {
                 tokio::spawn(ticks.run());
             })
             .await;
+    }
+
+    /// A batch answering another instance's question: each answer to the
+    /// instance that asked it (202; 503 when one of them is gone), or 400
+    /// when requests or notifications come with them.
+    async fn pass_on_batch(&self, session: &Session, batch: routing::Batch) -> Response<Body> {
+        let answers = match batch {
+            routing::Batch::Answers(answers) => answers,
+            routing::Batch::Mixed => {
+                return error(
+                    StatusCode::BAD_REQUEST,
+                    Some(INVALID_REQUEST),
+                    "Bad Request: this batch answers a question another server instance asked, \
+                     and carries requests or notifications too; send the answers in a batch \
+                     of their own",
+                );
+            }
+        };
+        let mut gone = false;
+        for (asker, routed) in answers {
+            match asker {
+                Some(asker) => match self.store.route(asker.as_str(), &routed.to_text()).await {
+                    Ok(0) => {
+                        tracing::info!(instance = %asker, "an answer for an instance that is gone");
+                        gone = true;
+                    }
+                    Ok(_) => {}
+                    Err(error) => return *self.unreachable(&error),
+                },
+                None => inbound::deliver_to(session, &routed),
+            }
+        }
+        if gone {
+            return unavailable(
+                Some(INTERNAL_ERROR),
+                "Service Unavailable: a server instance that asked a question this batch \
+                 answers is gone, and the call that asked it with it",
+            );
+        }
+        accepted()
     }
 
     /// The 503 for a store that cannot be reached.
@@ -147,15 +195,24 @@ impl RedisFleet {
             let _ = session.owner.set(owner.clone());
         }
         if let Ok(connection) = session.connection.try_lock() {
-            watch(&session, &connection, rev);
+            watch(&session, &connection, rev, &self.exports);
         }
         Some(self.cache.adopt(session).enter())
     }
 }
 
+/// The request's tag in a POST stream's event id (`{inst}~{n}.{rid}_{seq}`),
+/// if it names one.
+fn tag_of(id: &str) -> Option<&str> {
+    let (head, _) = id.trim().rsplit_once('_')?;
+    let (_, tag) = head.split_once('.')?;
+    Some(tag)
+}
+
 /// Watches what the client of `session` changes (queued until written
-/// through), and notes the record's revision its connection is of.
-fn watch(session: &Session, connection: &Connection, rev: u64) {
+/// through), notes the record's revision its connection is of, and has
+/// its POST streams whose readers drop copied through `exports`.
+fn watch(session: &Session, connection: &Connection, rev: u64, exports: &Arc<Exports>) {
     let changes = Arc::new(Mutex::new(Vec::new()));
     let queue = Arc::clone(&changes);
     connection.watch_changes(Arc::new(move |change| {
@@ -165,6 +222,7 @@ fn watch(session: &Session, connection: &Connection, rev: u64) {
         rev: AtomicU64::new(rev),
         changes,
         routed: connection.routed(),
+        export: Exports::on_drop(exports, &session.id),
     }));
 }
 
@@ -181,6 +239,16 @@ impl Fleet for RedisFleet {
         last_event_id: Option<&'a str>,
         prime: bool,
     ) -> Option<BoxFuture<'a, Response<Body>>> {
+        if let Some(id) = last_event_id.and_then(event_id::parse)
+            && let Some(owner) = id.instance
+            && owner != self.tag
+        {
+            let tag = last_event_id.and_then(tag_of).map(str::to_owned);
+            return Some(Box::pin(async move {
+                self.start().await;
+                export::resume(&self.exports, &session.id, owner, id, tag.as_deref()).await
+            }));
+        }
         let after = match last_event_id {
             None => None,
             Some(last) => Some(stream::entry_of(last)?.to_owned()),
@@ -290,7 +358,7 @@ impl Fleet for RedisFleet {
                         self.cache.remove(&id);
                     }
                     // A new record's revision is 1.
-                    watch(session, &connection, 1);
+                    watch(session, &connection, 1, &self.exports);
                     // Only the instance holding the GET stream is told of
                     // changes by its hub (the notifier's events reach
                     // every instance).
@@ -351,6 +419,11 @@ impl Fleet for RedisFleet {
         session: &'a Session,
         line: &'a Line<'a>,
     ) -> Option<BoxFuture<'a, Response<Body>>> {
+        // Batches are of 2025-03-26 sessions only (dispatch refuses others).
+        let batches = session.version.get() == Some(&ProtocolVersion::V2025_03_26);
+        if batches && let Some(batch) = routing::batch_for_another(line, self.tag, &session.id) {
+            return Some(Box::pin(self.pass_on_batch(session, batch)));
+        }
         let (asker, routed) = routing::answer_for_another(line, self.tag, &session.id)?;
         Some(Box::pin(async move {
             match self.store.route(asker.as_str(), &routed.to_text()).await {

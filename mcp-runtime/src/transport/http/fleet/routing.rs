@@ -8,7 +8,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
-use crate::jsonrpc::{InstanceTag, Line, Message, RequestId};
+use crate::jsonrpc::{InstanceTag, Line, Message, RequestId, parse_line};
 
 /// What one instance tells another about a session.
 #[derive(Serialize, Deserialize)]
@@ -78,6 +78,65 @@ pub(super) fn answer_for_another(
     ))
 }
 
+/// What a batch that answers another instance's question carries: each
+/// answer, with the instance that asked it (`None`: this one).
+pub(super) type BatchAnswers = Vec<(Option<InstanceTag>, Routed)>;
+
+/// A batch that answers a question another instance than `own` asked.
+pub(super) enum Batch {
+    /// Only answers: each goes to the instance that asked (this one's to
+    /// the session here).
+    Answers(BatchAnswers),
+    /// Answers mixed with requests or notifications, which cannot be
+    /// served in one place: refused.
+    Mixed,
+}
+
+/// When `line` is a batch holding an answer to a question of another
+/// instance than `own`: what to do with it. `None` for any other line.
+pub(super) fn batch_for_another(line: &Line<'_>, own: InstanceTag, session: &str) -> Option<Batch> {
+    let Line::Batch(items) = line else {
+        return None;
+    };
+    let mut answers = Vec::with_capacity(items.len());
+    let mut others = false;
+    let mut foreign = false;
+    for item in items {
+        let line = parse_line(item.get().as_bytes());
+        let Line::Single(Message::Response {
+            id: Some(id),
+            result,
+            error,
+        }) = &line
+        else {
+            others = true;
+            continue;
+        };
+        let asker = id.instance().filter(|asker| *asker != own);
+        foreign |= asker.is_some();
+        let Ok(raw) = RawValue::from_string(id.as_json().to_owned()) else {
+            others = true;
+            continue;
+        };
+        answers.push((
+            asker,
+            Routed {
+                k: ANSWER.into(),
+                s: session.to_owned(),
+                id: raw,
+                result: result.map(|raw| raw.to_owned()),
+                error: error.map(|raw| raw.to_owned()),
+                reason: None,
+            },
+        ));
+    }
+    match (foreign, others) {
+        (false, _) => None,
+        (true, true) => Some(Batch::Mixed),
+        (true, false) => Some(Batch::Answers(answers)),
+    }
+}
+
 /// When `line` is `notifications/cancelled`: the request it cancels, and
 /// the message that tells other instances.
 pub(super) fn cancellation(line: &Line<'_>, session: &str) -> Option<(RequestId, Routed)> {
@@ -110,7 +169,6 @@ pub(super) fn cancellation(line: &Line<'_>, session: &str) -> Option<(RequestId,
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::jsonrpc::parse_line;
 
     #[test]
     fn an_answer_to_another_instance_is_routed_there_and_ours_is_not() {
@@ -131,6 +189,38 @@ mod tests {
         ] {
             assert!(answer_for_another(&parse_line(ours), own, "S").is_none());
         }
+    }
+
+    #[test]
+    fn a_batch_of_answers_goes_to_each_asker_and_a_mixed_one_is_refused() {
+        let own = InstanceTag::parse("0000000a").unwrap();
+        let body = br#"[{"jsonrpc":"2.0","id":"mcp-rs-0000000b-3","result":{"roots":[]}},
+                        {"jsonrpc":"2.0","id":"mcp-rs-0000000a-4","error":{"code":1,"message":"no"}}]"#;
+        let Some(Batch::Answers(answers)) = batch_for_another(&parse_line(body), own, "S") else {
+            panic!("answers");
+        };
+        let askers: Vec<_> = answers
+            .iter()
+            .map(|(asker, routed)| (asker.map(|a| a.to_string()), routed.id.get().to_owned()))
+            .collect();
+        assert_eq!(
+            askers,
+            [
+                (Some("0000000b".into()), "\"mcp-rs-0000000b-3\"".into()),
+                (None, "\"mcp-rs-0000000a-4\"".into())
+            ]
+        );
+        assert!(answers[1].1.error.is_some());
+        let mixed = br#"[{"jsonrpc":"2.0","id":"mcp-rs-0000000b-3","result":{}},
+                         {"jsonrpc":"2.0","id":1,"method":"ping"}]"#;
+        assert!(matches!(
+            batch_for_another(&parse_line(mixed), own, "S"),
+            Some(Batch::Mixed)
+        ));
+        // Nothing for another instance: served as any batch.
+        let ours = br#"[{"jsonrpc":"2.0","id":"mcp-rs-0000000a-3","result":{}},
+                        {"jsonrpc":"2.0","id":1,"method":"ping"}]"#;
+        assert!(batch_for_another(&parse_line(ours), own, "S").is_none());
     }
 
     #[test]
