@@ -80,8 +80,9 @@ fn a_typescript_sdk_call_on_a_killed_instance_fails_and_its_session_lives_on() {
 
 /// A call streaming its progress (`count 100`, about 5 s) whose instance
 /// is killed once it has sent some: the stream is cut mid-way, the SDK
-/// resumes it (`Last-Event-ID`) on another instance or gives up, and
-/// either way the call fails within seconds; the session goes on.
+/// resumes it (`Last-Event-ID`) on another instance, which answers with
+/// the call's error (its instance is gone), so the call fails within
+/// seconds; the session goes on.
 fn a_streamed_call_cut_by_a_kill_fails_and_its_session_lives_on(sdk: Sdk) {
     let redis = Redis::start();
     let mut fleet = LegacyFleet::start(Some(&redis));
@@ -106,6 +107,16 @@ fn a_streamed_call_cut_by_a_kill_fails_and_its_session_lives_on(sdk: Sdk) {
         elapsed < FAILS_WITHIN,
         "{sdk:?}: the call failed {elapsed:?} after the kill: {line}"
     );
+    // Its stream resumed on another instance (a POST stream's event id,
+    // not the GET stream's `0_...`), which answered with the error.
+    let resumed = line["http"].as_array().is_some_and(|requests| {
+        requests.iter().filter_map(Value::as_str).any(|request| {
+            request
+                .strip_prefix("GET 200 last-event-id=")
+                .is_some_and(|id| !id.starts_with("0_"))
+        })
+    });
+    assert!(resumed, "{sdk:?}: the call's stream not resumed: {line}");
     let whoami = driver.ok("whoami");
     assert_ne!(whoami["instance"], counter, "{sdk:?}: {whoami}");
     driver.ok("touch");
