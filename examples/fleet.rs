@@ -69,7 +69,8 @@ struct Counted {
     instance: String,
 }
 
-/// Sends `n` progress notifications, about 50 ms apart, then returns `n`.
+/// Sends `n` progress notifications, about 50 ms apart, then returns `n`
+/// (its log says `count started` when it begins).
 #[tool(read_only, idempotent)]
 async fn count_slowly(
     /// How many notifications, 1 to 1000.
@@ -78,6 +79,8 @@ async fn count_slowly(
     fleet: State<Fleet>,
     ctx: Context,
 ) -> Counted {
+    // Says where the call runs while it runs (the tests kill that instance).
+    tracing::info!(n, instance = %fleet.instance, "count started");
     for i in 1..=n {
         tokio::time::sleep(Duration::from_millis(50)).await;
         ctx.progress(f64::from(i), Some(f64::from(n)), Some("counting"));
@@ -181,7 +184,7 @@ struct Slept {
 }
 
 /// Sleeps `secs` seconds (at most 600), then returns: a call to kill an
-/// instance under.
+/// instance under (its log says `sleep started` when it begins).
 #[tool(read_only, idempotent)]
 async fn sleep(
     /// Seconds, 0 to 600.
@@ -192,6 +195,8 @@ async fn sleep(
     if !(0.0..=600.0).contains(&secs) {
         return Err(format!("secs must be between 0 and 600, not {secs}"));
     }
+    // Says where the call runs while it runs (the tests kill that instance).
+    tracing::info!(secs, instance = %fleet.instance, "sleep started");
     tokio::time::sleep(Duration::from_secs_f64(secs)).await;
     Ok(Slept {
         secs,

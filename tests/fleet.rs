@@ -4,17 +4,36 @@
 //! round trip included. What makes it work is the key the instances share
 //! (`MCP_STATE_KEY`): with a key each, the retry is refused. A client of
 //! the initialize-based era, whose session lives in one instance, needs
-//! sticky routing instead.
+//! sticky routing instead, or a session store the instances share (below).
 //!
 //! nginx (tests/common/nginx.rs) runs in the foreground on a free loopback
 //! port; its access log records which instance served each request, named
 //! by an `X-Fleet-Step` header the client adds. Tasks across a fleet, on
-//! Redis, are tests/fleet_tasks.rs. Legacy sessions driven by the Python
-//! and TypeScript SDKs through the fleet example are tests/fleet/legacy.rs.
+//! Redis, are tests/fleet_tasks.rs.
+//!
+//! Legacy sessions, driven by the Python and TypeScript SDKs' clients
+//! through the fleet example (examples/fleet.rs): tests/fleet/legacy.rs
+//! has the drivers and a session against one instance; tests/fleet/shared.rs
+//! proves that a fleet sharing its sessions through Redis
+//! (`--sessions-redis`, one `redis-server` of the test's own) serves a
+//! whole session through round robin, every instance answering part of it,
+//! a change made on one instance heard on the GET stream another holds, an
+//! elicitation asked on one answered through another, and the GET stream
+//! resumed elsewhere when its instance is killed; the same fleet without
+//! the flag loses the session (404), so the store is what makes it work.
+//! tests/fleet/faults.rs kills the instance under a call, stops Redis
+//! mid-session and starts an instance whose Redis does not answer. They
+//! install nginx (tests/fleet/install), redis-server (tests/redis/install)
+//! and the SDKs (tests/interop/python/install, tests/interop/ts/install)
+//! on first use.
 
 mod common;
+#[path = "fleet/faults.rs"]
+mod faults;
 #[path = "fleet/legacy.rs"]
 mod legacy;
+#[path = "fleet/shared.rs"]
+mod shared;
 
 use std::collections::{BTreeSet, HashMap};
 use std::net::SocketAddr;

@@ -237,6 +237,35 @@ impl Redis {
         line.trim_end() == ":1"
     }
 
+    /// The field `field` of the hash at `key` (`HGET`), if there is one.
+    pub fn hget(&self, key: &str, field: &str) -> Option<String> {
+        let mut stream = TcpStream::connect_timeout(&self.addr, Duration::from_secs(1))
+            .expect("connect to Redis");
+        stream
+            .set_read_timeout(Some(Duration::from_secs(5)))
+            .expect("set a read timeout");
+        let mut request = String::from("*3\r\n");
+        for word in ["HGET", key, field] {
+            request.push_str(&format!("${}\r\n{word}\r\n", word.len()));
+        }
+        stream.write_all(request.as_bytes()).expect("send to Redis");
+        // The answer: `$LEN` then the value, or `$-1` (none).
+        let mut reader = BufReader::new(stream);
+        let mut line = String::new();
+        reader.read_line(&mut line).expect("read from Redis");
+        let len: i64 = line
+            .trim_end()
+            .strip_prefix('$')
+            .and_then(|len| len.parse().ok())
+            .unwrap_or_else(|| panic!("not a bulk string from Redis: {line:?}"));
+        if len < 0 {
+            return None;
+        }
+        let mut value = String::new();
+        reader.read_line(&mut value).expect("read from Redis");
+        Some(value.trim_end_matches("\r\n").to_owned())
+    }
+
     /// Its files: the log, and the append-only file when persistent.
     pub fn dir(&self) -> &Path {
         &self.dir

@@ -6,14 +6,11 @@
 //! can do things to the fleet between two steps of a session.
 //!
 //! [`drive_legacy_session`] is what a session does, every step checked:
-//! here against one instance; a fleet sharing its sessions must pass it
-//! through a round-robin balancer too. Without a shared store, round robin
-//! loses the session at its second request (404 from the instances that
-//! did not initialize it): the control, asserted here from what the SDK
-//! reports and from nginx's log. And a call whose instance is killed under
-//! it fails at once for either SDK, rather than hang.
+//! here against one instance; through a fleet sharing its sessions and
+//! round robin in tests/fleet/shared.rs, where the control without a
+//! shared store is too. And a call whose instance is killed under it fails
+//! at once for either SDK, rather than hang.
 
-use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::SocketAddr;
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -24,7 +21,6 @@ use serde_json::{Value, json};
 
 use crate::common::fleet::Instance;
 use crate::common::http::{self, ACCEPT_BOTH, JSON_BODY};
-use crate::common::nginx::{Balance, Logged, Nginx};
 use crate::common::{fleet_binary, python, typescript};
 
 /// The protocol version the drivers speak.
@@ -173,20 +169,33 @@ impl Driver {
         line
     }
 
-    /// How many requests the SDK made that nginx has logged by now (all it
-    /// got an answer to, but a GET stream still open: nginx logs a request
-    /// once its response is over).
+    /// How many requests the SDK made that nginx has logged by now
+    /// ([`finished`] of its transcript).
     pub fn finished_requests(&self) -> usize {
-        self.transcript
+        finished(&self.transcript)
+    }
+
+    /// The session the connection got (its `Mcp-Session-Id`); fails the
+    /// test if the connection failed.
+    pub fn session(&self) -> String {
+        if self.connected["ok"] != true {
+            self.fail(&format!("connect failed: {}", self.connected));
+        }
+        self.connected["session"]
+            .as_str()
+            .unwrap_or_else(|| self.fail(&format!("no session: {}", self.connected)))
+            .to_owned()
+    }
+
+    /// The requests the SDK made from the `from`-th line of the
+    /// transcript on (`"GET 200 last-event-id=ID"`, ...).
+    pub fn http_since(&self, from: usize) -> Vec<String> {
+        self.transcript[from.min(self.transcript.len())..]
             .iter()
             .filter_map(|line| line["http"].as_array())
             .flatten()
-            .filter(|request| {
-                !request
-                    .as_str()
-                    .is_some_and(|request| request.starts_with("GET 200"))
-            })
-            .count()
+            .filter_map(|request| request.as_str().map(str::to_owned))
+            .collect()
     }
 
     /// Fails the test, with what the driver wrote to stderr.
@@ -241,6 +250,22 @@ fn bound(command: &str) -> Duration {
         _ => 0.0,
     };
     Duration::from_secs(30) + MARGIN + Duration::from_secs_f64(secs.clamp(0.0, 3600.0))
+}
+
+/// How many requests of the lines of a session nginx has logged by now:
+/// all the SDK got an answer to, but a GET stream still open (nginx logs
+/// a request once its response is over).
+pub fn finished(lines: &[Value]) -> usize {
+    lines
+        .iter()
+        .filter_map(|line| line["http"].as_array())
+        .flatten()
+        .filter(|request| {
+            !request
+                .as_str()
+                .is_some_and(|request| request.starts_with("GET 200"))
+        })
+        .count()
 }
 
 /// The URL of the MCP endpoint at `addr`.
@@ -362,104 +387,6 @@ fn the_python_sdk_drives_a_legacy_session_of_one_fleet_instance() {
 #[test]
 fn the_typescript_sdk_drives_a_legacy_session_of_one_fleet_instance() {
     one_instance_serves_a_legacy_session(Sdk::TypeScript);
-}
-
-/// Whether a step's line is a request refused because its instance does
-/// not know the session: failed, with a POST answered 404 among its
-/// requests, and an error that says so: the TypeScript SDK names the
-/// status, the Python SDK passes on the server's JSON-RPC error (or says
-/// "Session terminated" when a 404 has no JSON body).
-fn refused_as_unknown(line: &Value) -> bool {
-    let error = line["error"].as_str().unwrap_or_default();
-    let posted_404 = line["http"]
-        .as_array()
-        .is_some_and(|requests| requests.iter().any(|r| r == "POST 404"));
-    let says_so = ["404", "unknown or expired session", "Session terminated"]
-        .iter()
-        .any(|words| error.contains(words));
-    line["ok"] == false && posted_404 && says_so
-}
-
-/// The control: three fleet instances behind nginx round robin, no store
-/// shared. `initialize` succeeds (a session id), and the session's next
-/// requests reach instances that never heard of it: 404, which the SDK
-/// reports. nginx's log shows the session's requests spread over the
-/// instances, answered only where it was initialized.
-fn round_robin_without_a_store_loses_the_session(sdk: Sdk) {
-    let fleet: Vec<Instance> = ["a", "b", "c"].into_iter().map(instance).collect();
-    let addrs: Vec<SocketAddr> = fleet.iter().map(|instance| instance.addr).collect();
-    let nginx = Nginx::start(&addrs, Balance::RoundRobin);
-
-    let mut driver = Driver::start(sdk, &url(nginx.addr));
-    let session = driver.connected["session"]
-        .as_str()
-        .unwrap_or_else(|| {
-            driver.fail(&format!("initialize gave no session: {}", driver.connected))
-        })
-        .to_owned();
-    for _ in 0..6 {
-        driver.step("whoami");
-    }
-    driver.step("quit");
-    let refused: Vec<&Value> = driver
-        .transcript
-        .iter()
-        .filter(|line| refused_as_unknown(line))
-        .collect();
-    assert!(
-        !refused.is_empty(),
-        "{sdk:?}: no step was refused with a 404: {:?}",
-        driver.transcript
-    );
-
-    let logged = nginx.logged(driver.finished_requests());
-    let of_session: Vec<&Logged> = logged
-        .iter()
-        .filter(|request| {
-            request.session.as_deref() == Some(session.as_str())
-                || request.answered_session.as_deref() == Some(session.as_str())
-        })
-        .collect();
-    let initialized = of_session
-        .iter()
-        .find(|request| request.session.is_none())
-        .unwrap_or_else(|| panic!("{sdk:?}: no initialize of {session} in {logged:?}"));
-    assert_eq!(
-        (initialized.method.as_str(), initialized.status),
-        ("POST", 200),
-        "{logged:?}"
-    );
-    let home = initialized.upstream;
-    let later: Vec<&&Logged> = of_session
-        .iter()
-        .filter(|request| request.session.is_some())
-        .collect();
-    assert!(
-        later.iter().any(|request| request.status == 404),
-        "{sdk:?}: {logged:?}"
-    );
-    for request in &later {
-        assert_eq!(
-            request.upstream == home,
-            request.status < 400,
-            "{sdk:?}: a request of the session answered {} by {} (initialized by {home}): \
-             {logged:?}",
-            request.status,
-            request.upstream
-        );
-    }
-    let reached: BTreeSet<SocketAddr> = of_session.iter().map(|request| request.upstream).collect();
-    assert!(reached.len() >= 2, "{sdk:?}: {logged:?}");
-}
-
-#[test]
-fn round_robin_without_a_session_store_loses_a_python_sdk_session() {
-    round_robin_without_a_store_loses_the_session(Sdk::Python);
-}
-
-#[test]
-fn round_robin_without_a_session_store_loses_a_typescript_sdk_session() {
-    round_robin_without_a_store_loses_the_session(Sdk::TypeScript);
 }
 
 /// An instance killed (SIGKILL) under a call: the SDK's client gets an
