@@ -8,8 +8,8 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use redis::Value;
 use redis::aio::ConnectionManager;
+use redis::{ErrorKind, ServerErrorKind, Value};
 use tokio::sync::broadcast;
 
 use super::SessionStoreError;
@@ -160,7 +160,9 @@ impl RedisSessions {
     }
 
     /// A script's answer, on the shared connection with the shared retry
-    /// rule (`idempotent`: it may run twice).
+    /// rule (`idempotent`: it may run twice). One `EVALSHA` built straight
+    /// from the arguments (no copy of them per call), the script loaded
+    /// and run again should Redis not know it (after a restart).
     async fn invoke(
         &self,
         script: &redis::Script,
@@ -168,19 +170,26 @@ impl RedisSessions {
         idempotent: bool,
         doing: &str,
     ) -> Result<Value, SessionStoreError> {
-        let mut invocation = script.prepare_invoke();
-        invocation.arg(&self.inner.prefix);
-        for arg in args {
-            invocation.arg(*arg);
-        }
-        let invocation = &invocation;
+        let mut evalsha = redis::cmd("EVALSHA");
+        evalsha
+            .arg(script.get_hash())
+            .arg(0)
+            .arg(&self.inner.prefix)
+            .arg(args);
+        let evalsha = &evalsha;
         self.inner
             .link
             .run(
                 idempotent,
                 doing,
                 |mut connection: ConnectionManager| async move {
-                    invocation.invoke_async(&mut connection).await
+                    match evalsha.query_async(&mut connection).await {
+                        Err(e) if e.kind() == ErrorKind::Server(ServerErrorKind::NoScript) => {
+                            script.load_async(&mut connection).await?;
+                            evalsha.query_async(&mut connection).await
+                        }
+                        answer => answer,
+                    }
                 },
             )
             .await
