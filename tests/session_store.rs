@@ -38,9 +38,15 @@ const DOWN_CALL: Duration = Duration::from_secs(5);
 
 const MINUTE: Duration = Duration::from_secs(60);
 
+/// The idle timeout of [`limits`], and the grain of a session's recorded
+/// last use under it (a hundredth): a use within it of the last one
+/// recorded does not change the idle order.
+const IDLE: Duration = Duration::from_secs(10);
+const GRAIN: Duration = Duration::from_millis(100);
+
 fn limits(max: usize, per_client: usize) -> Limits {
     Limits {
-        idle_timeout: MINUTE * 10,
+        idle_timeout: IDLE,
         max,
         per_client,
     }
@@ -235,7 +241,8 @@ async fn at_its_bound_a_client_loses_its_idlest_session_not_busy() {
     let a1 = created(&store, &a, &bounds).await;
     let a2 = created(&store, &a, &bounds).await;
     let b1 = created(&store, &data(Some("client-b")), &bounds).await;
-    // a1 used since: a2 is the idlest of client a.
+    // a1 used since (past the grain): a2 is the idlest of client a.
+    tokio::time::sleep(GRAIN + Duration::from_millis(5)).await;
     assert!(exists(&store, &a1).await);
     tokio::time::sleep(Duration::from_millis(3)).await;
 
@@ -277,6 +284,7 @@ async fn at_the_fleet_bound_the_idlest_of_all_not_busy_ends() {
     let s1 = created(&store, &data(Some("one")), &bounds).await;
     let s2 = created(&store, &data(None), &bounds).await;
     let s3 = created(&store, &data(Some("three")), &bounds).await;
+    tokio::time::sleep(GRAIN + Duration::from_millis(5)).await;
     assert!(exists(&store, &s1).await);
     tokio::time::sleep(Duration::from_millis(3)).await;
 
@@ -343,6 +351,37 @@ async fn two_instances_reap_idle_sessions_once_and_spare_busy_ones() {
     assert!(!exists(&a, &s1).await && !exists(&b, &s2).await);
     assert!(exists(&b, &busy).await, "a busy session is not reaped");
     assert!(exists(&a, &fresh).await);
+}
+
+#[tokio::test]
+async fn uses_within_the_grain_keep_a_session_alive_and_it_still_ends_when_idle() {
+    let redis = Redis::start();
+    let store = RedisSessions::new(&redis.url()).unwrap();
+    // A grain of 10 ms; the reaper's lock lasts 250 ms.
+    let idle = Duration::from_secs(1);
+    let bounds = Limits {
+        idle_timeout: idle,
+        max: 100,
+        per_client: 100,
+    };
+    let start = tokio::time::Instant::now();
+    let id = created(&store, &data(Some("c")), &bounds).await;
+    // Used at once (within the grain of its creation), then 600 ms on,
+    // twice in a row (the second within the grain of the first).
+    assert!(exists(&store, &id).await);
+    tokio::time::sleep_until(start + Duration::from_millis(600)).await;
+    assert!(exists(&store, &id).await);
+    assert!(exists(&store, &id).await);
+    // 1.2 s after its creation, 0.6 s after its last use: not idle.
+    tokio::time::sleep_until(start + Duration::from_millis(1200)).await;
+    assert_eq!(
+        probe::reap(&store, idle).await.unwrap(),
+        Vec::<String>::new()
+    );
+    // 1.3 s after its last use: idle, and ended.
+    tokio::time::sleep_until(start + Duration::from_millis(1900)).await;
+    assert_eq!(probe::reap(&store, idle).await.unwrap(), vec![id.clone()]);
+    assert!(!exists(&store, &id).await);
 }
 
 #[tokio::test]

@@ -24,9 +24,13 @@
 //!   `lvl` (log level), `rev` (bumped by every change), `roots` (epoch),
 //!   `ttl` (its expiry, ms), `hold` (the instance holding the GET stream,
 //!   if one does), `gd` (how far that stream was delivered when its holder
-//!   let go). It expires the idle timeout + 60 s after its last use: the
-//!   safety net, should every instance be gone; the reaper ends idle
-//!   sessions before.
+//!   let go), `at` (its last use recorded, ms) and `g` (the grain of that
+//!   record: a use less than `g` after `at` is not recorded, so that a
+//!   busy session costs Redis one read per request; a hundredth of the
+//!   idle timeout, at most 1 s). It expires the idle timeout + 60 s after
+//!   its last use recorded: the safety net, should every instance be gone;
+//!   the reaper ends idle sessions before (the idle timeout + the grain
+//!   after their last use recorded, so that none ends early).
 //! - `mcp:session:S:subs`: the subscribed URIs (a set);
 //!   `mcp:session:S:ev:NAME`: a stream of events (`0`: the GET stream;
 //!   `I.N`: POST stream `N` of instance `I`, copied for a resumption
@@ -36,7 +40,7 @@
 //!   the hash (and go when the session ends).
 //! - `mcp:uri:URI`: the sessions subscribed to `URI` (a set, kept without
 //!   expiry; a session ended or found gone leaves it).
-//! - `mcp:sessions:idle` (every session by last use, ms), `mcp:sessions:client:CL`
+//! - `mcp:sessions:idle` (every session by last use recorded, ms), `mcp:sessions:client:CL`
 //!   (one client's, expiring with its latest), `mcp:sessions:busy` (sessions
 //!   in use, scored by when their lease lapses: an instance renews the
 //!   leases of the sessions it serves every 2 s, for 6 s), and

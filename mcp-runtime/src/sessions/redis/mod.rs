@@ -8,8 +8,8 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use redis::Value;
 use redis::aio::ConnectionManager;
+use redis::{ErrorKind, ServerErrorKind, Value};
 use tokio::sync::broadcast;
 
 use super::SessionStoreError;
@@ -34,6 +34,15 @@ pub(crate) const BUSY_EVERY: Duration = Duration::from_secs(2);
 /// How much longer than the idle timeout a session's keys live: the
 /// safety net, should no instance be left to reap it.
 const EXPIRY_MARGIN: Duration = Duration::from_secs(60);
+
+/// The grain of a session's recorded last use: a use less than this after
+/// the last one recorded does not refresh its idle order and expiry (one
+/// read in Redis, not nine commands, per request of a busy session). A
+/// hundredth of the idle timeout, at most 1 s; the reaper waits this much
+/// past the idle timeout, so that no session ends early.
+pub(crate) fn grain(idle_timeout: Duration) -> Duration {
+    (idle_timeout / 100).min(Duration::from_secs(1))
+}
 
 /// Keeps legacy sessions in Redis, shared by the instances of a fleet
 /// (feature `sessions-redis`).
@@ -151,7 +160,9 @@ impl RedisSessions {
     }
 
     /// A script's answer, on the shared connection with the shared retry
-    /// rule (`idempotent`: it may run twice).
+    /// rule (`idempotent`: it may run twice). One `EVALSHA` built straight
+    /// from the arguments (no copy of them per call), the script loaded
+    /// and run again should Redis not know it (after a restart).
     async fn invoke(
         &self,
         script: &redis::Script,
@@ -159,19 +170,26 @@ impl RedisSessions {
         idempotent: bool,
         doing: &str,
     ) -> Result<Value, SessionStoreError> {
-        let mut invocation = script.prepare_invoke();
-        invocation.arg(&self.inner.prefix);
-        for arg in args {
-            invocation.arg(*arg);
-        }
-        let invocation = &invocation;
+        let mut evalsha = redis::cmd("EVALSHA");
+        evalsha
+            .arg(script.get_hash())
+            .arg(0)
+            .arg(&self.inner.prefix)
+            .arg(args);
+        let evalsha = &evalsha;
         self.inner
             .link
             .run(
                 idempotent,
                 doing,
                 |mut connection: ConnectionManager| async move {
-                    invocation.invoke_async(&mut connection).await
+                    match evalsha.query_async(&mut connection).await {
+                        Err(e) if e.kind() == ErrorKind::Server(ServerErrorKind::NoScript) => {
+                            script.load_async(&mut connection).await?;
+                            evalsha.query_async(&mut connection).await
+                        }
+                        answer => answer,
+                    }
                 },
             )
             .await
@@ -228,6 +246,7 @@ impl RedisSessions {
             .to_string();
         let max = limits.max.max(1).to_string();
         let per_client = limits.per_client.max(1).to_string();
+        let grain = grain(limits.idle_timeout).as_millis().to_string();
         let client = serde_json::to_string(&data.client)
             .map_err(|e| self.unexpected(&doing, &e.to_string()))?;
         let level = data.log_level.to_string();
@@ -255,6 +274,7 @@ impl RedisSessions {
             &max,
             &per_client,
             data.client_key.as_deref().unwrap_or(""),
+            &grain,
             &count,
         ];
         args.extend(fields);
@@ -283,25 +303,28 @@ impl RedisSessions {
         id: &str,
         known_rev: Option<u64>,
     ) -> Result<Option<Loaded>, SessionStoreError> {
-        let doing = format!("loading session {id}");
+        // The hot path: the sentence of a failure is made only for one.
+        let doing = "loading a session";
         let known = known_rev.map(|rev| rev.to_string()).unwrap_or_default();
         let answer = self
-            .invoke(&self.inner.scripts.load, &[id, &known], true, &doing)
-            .await?;
+            .invoke(&self.inner.scripts.load, &[id, &known], true, doing)
+            .await
+            .map_err(|e| SessionStoreError::new(format!("{e} (session {id})")))?;
+        let doing = || format!("loading session {id}");
         let items = match answer {
             Value::Nil => return Ok(None),
             Value::Array(items) => items,
-            _ => return Err(self.unexpected(&doing, "not a list")),
+            _ => return Err(self.unexpected(&doing(), "not a list")),
         };
         let rev = items.first().and_then(decode::number);
         let holder = items.get(1).and_then(decode::text);
         let (Some(rev), Some(holder)) = (rev, holder) else {
-            return Err(self.unexpected(&doing, "no revision"));
+            return Err(self.unexpected(&doing(), "no revision"));
         };
         let data = match (items.get(2), items.get(3)) {
             (Some(hash), Some(subs)) => Some(
                 decode::session(hash, subs)
-                    .map_err(|why| self.unexpected(&doing, &format!("not a session: {why}")))?,
+                    .map_err(|why| self.unexpected(&doing(), &format!("not a session: {why}")))?,
             ),
             _ => None,
         };
@@ -390,14 +413,14 @@ impl RedisSessions {
         Ok(())
     }
 
-    /// Ends the sessions unused for longer than `idle_timeout` and not
-    /// busy, unless another instance reaped within the last
+    /// Ends the sessions unused for longer than `idle_timeout` (and at
+    /// most its [`grain`] more) and not busy, unless another instance reaped within the last
     /// [`reap_every`] (one instance acts per round): the ids ended.
     pub(crate) async fn reap(
         &self,
         idle_timeout: Duration,
     ) -> Result<Vec<String>, SessionStoreError> {
-        let idle = idle_timeout.as_millis().to_string();
+        let idle = (idle_timeout + grain(idle_timeout)).as_millis().to_string();
         let lock = reap_every(idle_timeout).as_millis().to_string();
         let doing = "ending idle sessions";
         let answer = self
@@ -499,6 +522,13 @@ mod tests {
             let alone = other.share_connection(&tasks);
             assert!(!alone.inner.link.shares_connection(tasks.link()));
         }
+    }
+
+    #[test]
+    fn the_grain_of_last_use_is_a_hundredth_of_the_idle_timeout_within_1_s() {
+        assert_eq!(grain(Duration::from_secs(600)), Duration::from_secs(1));
+        assert_eq!(grain(Duration::from_secs(10)), Duration::from_millis(100));
+        assert_eq!(grain(Duration::from_millis(300)), Duration::from_millis(3));
     }
 
     #[test]

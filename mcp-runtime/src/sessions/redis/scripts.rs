@@ -44,6 +44,7 @@ local function keep(s, ttl)
   redis.call('PEXPIRE', h .. ':ev:0', ttl)
 end
 local function touch(s, cl, now, ttl)
+  redis.call('HSET', skey(s), 'at', now)
   redis.call('ZADD', P .. ':sessions:idle', now, s)
   if cl then
     local c = P .. ':sessions:client:' .. cl
@@ -76,8 +77,9 @@ end
 /// dropped, and counts as room). None found: `{'full', 'client'|'server'}`;
 /// else `{'ok', ended ids...}`.
 ///
-/// ARGV: prefix, id, ttl_ms, max, per_client, client key or '', number of
-/// fields, the fields' names and values, then the subscribed URIs.
+/// ARGV: prefix, id, ttl_ms, max, per_client, client key or '', grain_ms
+/// (see `LOAD`), number of fields, the fields' names and values, then the
+/// subscribed URIs.
 const CREATE: &str = r"
 local s = ARGV[2]
 local ttl = tonumber(ARGV[3])
@@ -85,7 +87,8 @@ local max = tonumber(ARGV[4])
 local per = tonumber(ARGV[5])
 local cl = ARGV[6]
 if cl == '' then cl = false end
-local nf = tonumber(ARGV[7])
+local grain = ARGV[7]
+local nf = tonumber(ARGV[8])
 local now = now_ms()
 local ended = {}
 local function make_room(z)
@@ -121,10 +124,10 @@ while count(P .. ':sessions:idle') >= max do
 end
 local h = skey(s)
 redis.call('DEL', h, h .. ':subs')
-local fields = {'rev', 1, 'ttl', ttl}
-for i = 8, 7 + 2 * nf do table.insert(fields, ARGV[i]) end
+local fields = {'rev', 1, 'ttl', ttl, 'g', grain}
+for i = 9, 8 + 2 * nf do table.insert(fields, ARGV[i]) end
 redis.call('HSET', h, unpack(fields))
-for i = 8 + 2 * nf, #ARGV do
+for i = 9 + 2 * nf, #ARGV do
   redis.call('SADD', h .. ':subs', ARGV[i])
   redis.call('SADD', P .. ':uri:' .. ARGV[i], s)
 end
@@ -140,15 +143,24 @@ return out
 /// it is gone; `{rev, holder or ''}` when `rev` is the caller's; else
 /// `{rev, holder or '', HGETALL, SMEMBERS subs}`.
 ///
+/// The refresh has a grain (`g`, ms, set at creation): a use less than
+/// `g` after the last one recorded (`at`) changes nothing, so that a busy
+/// session costs Redis two reads per request, not nine commands. The idle
+/// order and the expiry are then that much behind at most (the reaper
+/// allows for it: see `REAP`). A record without `g` is refreshed always.
+///
 /// ARGV: prefix, id, the caller's rev or ''.
 const LOAD: &str = r"
 local s = ARGV[2]
 local h = skey(s)
-local f = redis.call('HMGET', h, 'rev', 'cl', 'hold', 'ttl')
+local f = redis.call('HMGET', h, 'rev', 'cl', 'hold', 'ttl', 'at', 'g')
 if not f[1] then return false end
-local ttl = tonumber(f[4])
-keep(s, ttl)
-touch(s, f[2], now_ms(), ttl)
+local now = now_ms()
+if not f[5] or now - tonumber(f[5]) >= tonumber(f[6] or 0) then
+  local ttl = tonumber(f[4])
+  keep(s, ttl)
+  touch(s, f[2], now, ttl)
+end
 local hold = f[3] or ''
 if f[1] == ARGV[3] then return {f[1], hold} end
 return {f[1], hold, redis.call('HGETALL', h), redis.call('SMEMBERS', h .. ':subs')}
@@ -215,9 +227,11 @@ return gone
 
 /// Ends the sessions idle for longer than the idle timeout and not busy
 /// (at most 1000 a run), unless another instance reaped within the lock's
-/// time; drops lapsed leases. Returns the ids ended.
+/// time; drops lapsed leases. Returns the ids ended. The caller adds the
+/// grain of `LOAD` to the idle timeout: a session's recorded last use may
+/// be that much older than its real one, and it must never end early.
 ///
-/// ARGV: prefix, idle_ms, lock_ms, lock token.
+/// ARGV: prefix, idle_ms (grain included), lock_ms, lock token.
 const REAP: &str = r"
 if not redis.call('SET', P .. ':sessions:reaper', ARGV[4], 'NX', 'PX', ARGV[3]) then
   return {}

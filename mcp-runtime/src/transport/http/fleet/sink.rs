@@ -5,11 +5,15 @@
 //! holds that stream sends it, and `Last-Event-ID` finds it on any
 //! instance. The outbox hands its bytes to a bounded queue; one task per
 //! session appends them line by line (each line one JSON-RPC message).
+//! The queue and its task are made by the first bytes: most sessions a
+//! fleet's instance caches never send a message outside a request, and
+//! cost it no task.
 //! While the store cannot be reached, lines are dropped (and logged).
 
 use std::io;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
+use tokio::runtime::Handle;
 use tokio::sync::mpsc;
 
 use crate::outbox::{DirectWrite, Outbox};
@@ -20,21 +24,55 @@ use crate::sessions::RedisSessions;
 const QUEUED: usize = 256;
 
 /// An output whose lines go to the GET stream of `session` in `store`,
-/// keeping about `keep` entries.
+/// keeping about `keep` entries. Made within a runtime (whose handle the
+/// pump is started on).
 pub(super) fn outbox(store: RedisSessions, session: Arc<str>, keep: usize) -> Outbox {
-    let (chunks, queued) = mpsc::channel(QUEUED);
-    tokio::spawn(pump(store, session, keep, queued));
-    Outbox::new(Box::new(ToStore { chunks }))
+    Outbox::new(Box::new(ToStore {
+        pump: Pump {
+            store,
+            session,
+            keep,
+            runtime: Handle::current(),
+        },
+        chunks: OnceLock::new(),
+    }))
 }
 
-/// The outbox's sink: the queue of the pump.
+/// The outbox's sink: the queue of the pump, once there is one.
 struct ToStore {
-    chunks: mpsc::Sender<Vec<u8>>,
+    pump: Pump,
+    chunks: OnceLock<mpsc::Sender<Vec<u8>>>,
+}
+
+/// What starting the pump takes.
+struct Pump {
+    store: RedisSessions,
+    session: Arc<str>,
+    keep: usize,
+    runtime: Handle,
+}
+
+impl ToStore {
+    /// The queue, its pump started by the first caller.
+    fn chunks(&self) -> &mpsc::Sender<Vec<u8>> {
+        self.chunks.get_or_init(|| {
+            let (chunks, queued) = mpsc::channel(QUEUED);
+            let Pump {
+                store,
+                session,
+                keep,
+                runtime,
+            } = &self.pump;
+            let run = pump(store.clone(), Arc::clone(session), *keep, queued);
+            runtime.spawn(run);
+            chunks
+        })
+    }
 }
 
 impl DirectWrite for ToStore {
     fn try_write(&self, bytes: &[u8]) -> io::Result<usize> {
-        match self.chunks.try_send(bytes.to_vec()) {
+        match self.chunks().try_send(bytes.to_vec()) {
             Ok(()) => Ok(bytes.len()),
             Err(mpsc::error::TrySendError::Full(_)) => Ok(0),
             Err(mpsc::error::TrySendError::Closed(_)) => Err(io::ErrorKind::BrokenPipe.into()),
@@ -43,7 +81,7 @@ impl DirectWrite for ToStore {
 
     fn write_all(&self, bytes: &[u8]) -> io::Result<()> {
         // On the outbox's writer thread, never a runtime's.
-        self.chunks
+        self.chunks()
             .blocking_send(bytes.to_vec())
             .map_err(|_| io::ErrorKind::BrokenPipe.into())
     }
