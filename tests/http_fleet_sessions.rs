@@ -100,6 +100,14 @@ fn touch(notifier: State<Notifier>) -> String {
     "touched".into()
 }
 
+/// Tells every client that the tool list changed (through the notifier:
+/// fleet-wide).
+#[tool]
+fn retool(notifier: State<Notifier>) -> String {
+    notifier.tools_changed();
+    "retooled".into()
+}
+
 /// A thing to subscribe to.
 #[resource("test://thing", name = "thing")]
 fn thing() -> String {
@@ -578,4 +586,61 @@ fn what_a_notifier_tells_reaches_the_session_once_through_the_holder_of_its_get_
     );
     call(&a, "announce", json!({"message": "end"}));
     assert_eq!(notices_until(&mut on_c, "end"), ["message:end"]);
+}
+
+#[test]
+fn a_listen_stream_of_the_2026_era_hears_what_a_notifier_tells_on_another_instance() {
+    let redis = Redis::start();
+    let [a, b, c] = fleet(&redis);
+    // The 2026-07-28 era has no session: its listen stream stays on the
+    // instance it reached (C) and hears the fleet's notifier events.
+    let listen = json!({
+        "jsonrpc": "2.0", "id": 7, "method": "subscriptions/listen",
+        "params": {
+            "notifications": {"toolsListChanged": true, "resourceSubscriptions": ["test://thing"]},
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {},
+            },
+        },
+    });
+    let mut stream = send(
+        c.addr,
+        "POST",
+        &[
+            ("Accept", "application/json, text/event-stream"),
+            ("Content-Type", "application/json"),
+            ("MCP-Protocol-Version", "2026-07-28"),
+            ("Mcp-Method", "subscriptions/listen"),
+        ],
+        listen.to_string().as_bytes(),
+    );
+    assert_eq!(stream.status, 200);
+    let mut next = || -> Value {
+        let (_, data) = stream.next_event().expect("an event on the listen stream");
+        serde_json::from_str(&data).unwrap()
+    };
+    assert_eq!(next()["method"], "notifications/subscriptions/acknowledged");
+
+    // A legacy session's calls on A and B make the changes.
+    let client = initialize(&a, json!({}));
+    assert_eq!(initialized(&mut at(&client, &a)), 202);
+    let call = |server: &HttpServer, name: &str| {
+        let called = at(&client, server).call("tools/call", json!({"name": name, "arguments": {}}));
+        assert!(called["result"]["isError"] != true, "{called}");
+    };
+    call(&b, "retool");
+    let changed = next();
+    assert_eq!(changed["method"], "notifications/tools/list_changed");
+    assert_eq!(
+        changed["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        7
+    );
+    call(&a, "touch");
+    let updated = next();
+    assert_eq!(updated["method"], "notifications/resources/updated");
+    assert_eq!(updated["params"]["uri"], "test://thing");
+    // Once each: the next thing heard is the next change.
+    call(&b, "retool");
+    assert_eq!(next()["method"], "notifications/tools/list_changed");
 }

@@ -179,11 +179,14 @@ impl Reply {
     }
 
     /// The next SSE event (`id`, `data`), or `None` at the end of the
-    /// stream. Comments and `retry` are skipped.
+    /// stream. Comments and `retry` are skipped, but a stream that sends
+    /// only keep-alive comments for [`TIMEOUT`] fails the test rather than
+    /// hang it.
     pub fn next_event(&mut self) -> Option<(Option<String>, String)> {
         let Body::Open(reader) = &mut self.body else {
             panic!("not a streamed body");
         };
+        let deadline = std::time::Instant::now() + TIMEOUT;
         let mut retry = self.retry;
         let mut id = None;
         let mut data: Option<String> = None;
@@ -201,6 +204,10 @@ impl Reply {
                 continue;
             }
             if line.starts_with(':') {
+                assert!(
+                    std::time::Instant::now() < deadline,
+                    "no SSE event within {TIMEOUT:?}, only comments"
+                );
                 continue;
             }
             let (field, value) = line.split_once(':').unwrap_or((line, ""));

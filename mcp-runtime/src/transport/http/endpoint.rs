@@ -56,6 +56,9 @@ impl Endpoint {
             tracing::warn!(reason, "HTTP request refused");
             return error(StatusCode::FORBIDDEN, None, reason);
         }
+        if let Some(start) = self.legacy.start_fleet() {
+            start.await;
+        }
         let identity = match self.access.admit(&self.core, request.headers()).await {
             Ok(identity) => identity,
             Err(refused) => return *refused,

@@ -397,6 +397,12 @@ impl Legacy {
             .unwrap_or_default()
     }
 
+    /// Until this instance listens to its fleet (if it has one), what
+    /// starts it: awaited by every request, of either era.
+    pub(super) fn start_fleet(&self) -> Option<futures_util::future::BoxFuture<'_, ()>> {
+        self.fleet.as_ref()?.start()
+    }
+
     /// Shutdown: every session's GET stream ends, its calls in flight get
     /// `grace` to answer, then every session ends.
     pub(super) async fn shutdown(&self, grace: Duration) {

@@ -83,6 +83,13 @@ pub(crate) trait Shared: fmt::Debug + Send + Sync {
 
 /// What the session eras' endpoint asks of the fleet on a request's way.
 pub(crate) trait Fleet: Send + Sync {
+    /// Until this instance listens to the fleet (its channels, the
+    /// notifier's events, the lease and reaping ticks), what starts it;
+    /// `None` once it does. Every request of either era awaits it, so
+    /// that an instance serving only 2026-07-28 clients hears the fleet's
+    /// events too.
+    fn start(&self) -> Option<BoxFuture<'_, ()>>;
+
     /// A new session for `initialize` from `client`, not yet kept (see
     /// [`Fleet::create`]), whose messages outside requests go to the store.
     fn new_session(&self, client: Option<Client>) -> Result<Arc<Session>, NoRandomness>;

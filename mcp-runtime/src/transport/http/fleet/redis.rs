@@ -63,7 +63,7 @@ impl Shared for RedisShared {
             let bus = RedisBus::new(self.store.clone(), config.replay_events);
             core.hub.set_bus(Arc::new(bus));
         }
-        Arc::new(RedisFleet {
+        let fleet = Arc::new(RedisFleet {
             store: self.store.clone(),
             core,
             cache,
@@ -77,7 +77,14 @@ impl Shared for RedisShared {
             holders: Arc::default(),
             exports: Arc::new(Exports::new(self.store.clone(), tag, config.replay_events)),
             started: tokio::sync::OnceCell::new(),
-        })
+        });
+        // Listening from the start where there is a runtime (else from the
+        // first request): the notifier's events are the fleet's at once.
+        if tokio::runtime::Handle::try_current().is_ok() {
+            let starting = Arc::clone(&fleet);
+            tokio::spawn(async move { starting.begin().await });
+        }
+        fleet
     }
 }
 
@@ -103,7 +110,7 @@ struct RedisFleet {
 impl RedisFleet {
     /// Starts listening to this instance's channels, and the lease and
     /// reaping ticks, once.
-    async fn start(&self) {
+    async fn begin(&self) {
         self.started
             .get_or_init(|| async {
                 let heard = self.store.listen(self.tag.as_str()).await;
@@ -227,6 +234,13 @@ fn watch(session: &Session, connection: &Connection, rev: u64, exports: &Arc<Exp
 }
 
 impl Fleet for RedisFleet {
+    fn start(&self) -> Option<BoxFuture<'_, ()>> {
+        if self.started.initialized() {
+            return None;
+        }
+        Some(Box::pin(self.begin()))
+    }
+
     fn new_session(&self, client: Option<Client>) -> Result<Arc<Session>, NoRandomness> {
         self.cache.create_with(&self.core, client, |id| {
             Some(sink::outbox(self.store.clone(), id.into(), self.keep))
@@ -245,7 +259,7 @@ impl Fleet for RedisFleet {
         {
             let tag = last_event_id.and_then(tag_of).map(str::to_owned);
             return Some(Box::pin(async move {
-                self.start().await;
+                self.begin().await;
                 export::resume(&self.exports, &session.id, owner, id, tag.as_deref()).await
             }));
         }
@@ -296,7 +310,7 @@ impl Fleet for RedisFleet {
 
     fn session<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<Active>, Refused>> {
         Box::pin(async move {
-            self.start().await;
+            self.begin().await;
             let cached = self.cache.get(id);
             let state = cached.as_ref().and_then(|s| s.fleet.get().cloned());
             let known = state.as_ref().map(|c| c.rev.load(Ordering::Acquire));
@@ -338,7 +352,7 @@ impl Fleet for RedisFleet {
         session: &'a Arc<Session>,
     ) -> BoxFuture<'a, Result<Result<(), Full>, Refused>> {
         Box::pin(async move {
-            self.start().await;
+            self.begin().await;
             let mut connection = session.connection.lock().await;
             let Some(parts) = connection.parts() else {
                 return Ok(Err(Full::Server));
