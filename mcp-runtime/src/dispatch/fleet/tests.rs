@@ -209,7 +209,7 @@ async fn a_resumed_session_serves_without_initialize() {
         .await;
     assert_eq!(read["result"]["contents"][0]["text"], "hello");
     assert_eq!(
-        peer.connection.version(),
+        peer.connection.parts().map(|parts| parts.version),
         Some(ProtocolVersion::V2025_06_18)
     );
 }
