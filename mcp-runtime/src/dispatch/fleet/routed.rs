@@ -75,29 +75,4 @@ impl Connection {
             calls: self.calls.running(),
         }
     }
-
-    /// [`Routed::is_waiting_for`], through the connection.
-    pub(crate) fn is_waiting_for(&self, id: &RequestId) -> bool {
-        self.routed().is_waiting_for(id)
-    }
-
-    /// [`Routed::answer`], through the connection.
-    pub(crate) fn answer(
-        &self,
-        id: &RequestId,
-        result: Option<&RawValue>,
-        error: Option<&RawValue>,
-    ) -> bool {
-        self.routed().answer(id, result, error)
-    }
-
-    /// [`Routed::is_running`], through the connection.
-    pub(crate) fn is_running(&self, id: &RequestId) -> bool {
-        self.calls.running().contains(&id.key())
-    }
-
-    /// [`Routed::cancel`], through the connection.
-    pub(crate) fn cancel(&self, id: &RequestId, reason: Option<&str>) -> bool {
-        self.routed().cancel(id, reason)
-    }
 }

@@ -585,10 +585,11 @@ async fn an_answer_routed_from_another_instance_completes_the_call() {
     core.set_instance(InstanceTag::parse("0badcafe").unwrap());
     let mut peer = Peer::resumed(&core, parts());
     let question = id_of(&first_question(&mut peer, 1).await);
-    assert!(peer.connection.is_waiting_for(&question));
+    assert!(peer.connection.routed().is_waiting_for(&question));
     assert!(
         !peer
             .connection
+            .routed()
             .is_waiting_for(&id_of(&json!("mcp-rs-0badcafe-0")))
     );
     // Routed without the connection, from another task.
@@ -602,20 +603,29 @@ async fn an_answer_routed_from_another_instance_completes_the_call() {
     let response = peer.next().await;
     assert_eq!(response["id"], 1);
     assert_eq!(text_of(&response), "file:///routed");
-    assert!(!peer.connection.is_waiting_for(&question));
+    assert!(!peer.connection.routed().is_waiting_for(&question));
 
     // An error answer fails the question; a second answer finds nothing.
     let changed = json!({"jsonrpc": "2.0", "method": "notifications/roots/list_changed"});
     peer.send(changed).await;
     let question = id_of(&first_question(&mut peer, 2).await);
     let error = raw(json!({"code": -32001, "message": "no roots today"}));
-    assert!(peer.connection.answer(&question, None, Some(&error)));
+    assert!(
+        peer.connection
+            .routed()
+            .answer(&question, None, Some(&error))
+    );
     let response = peer.next().await;
     assert_eq!(
         text_of(&response),
         "failed: the client answered error -32001: no roots today"
     );
-    assert!(!peer.connection.answer(&question, None, Some(&error)));
+    assert!(
+        !peer
+            .connection
+            .routed()
+            .answer(&question, None, Some(&error))
+    );
     assert!(peer.is_quiet());
 }
 
@@ -627,9 +637,9 @@ async fn a_cancellation_routed_from_another_instance_stops_the_call() {
         "params": {"name": "wait", "arguments": {}}});
     peer.send(call).await;
     let id = id_of(&json!("w-1"));
-    assert!(peer.connection.is_running(&id));
-    assert!(!peer.connection.is_running(&id_of(&json!("w-2"))));
-    assert!(!peer.connection.cancel(&id_of(&json!("w-2")), None));
+    assert!(peer.connection.routed().is_running(&id));
+    assert!(!peer.connection.routed().is_running(&id_of(&json!("w-2"))));
+    assert!(!peer.connection.routed().cancel(&id_of(&json!("w-2")), None));
     let routed = peer.connection.routed();
     assert!(routed.is_running(&id));
     assert!(routed.cancel(&id, Some("the user gave up")));
@@ -637,8 +647,8 @@ async fn a_cancellation_routed_from_another_instance_stops_the_call() {
         .await
         .expect("the call was not dropped")
         .unwrap();
-    assert!(!peer.connection.is_running(&id));
-    assert!(!peer.connection.cancel(&id, None));
+    assert!(!peer.connection.routed().is_running(&id));
+    assert!(!peer.connection.routed().cancel(&id, None));
     // Never answered; the connection serves on.
     assert!(peer.is_quiet());
     let called = peer

@@ -71,7 +71,9 @@ pub(crate) fn single(message: &[u8]) -> Response<Body> {
     with_body(Body::from(chunk.freeze()))
 }
 
-fn with_body(body: Body) -> Response<Body> {
+/// 200 with `body` as an SSE stream, with the headers that keep proxies
+/// from buffering it.
+pub(crate) fn with_body(body: Body) -> Response<Body> {
     Response::builder()
         .status(StatusCode::OK)
         .header(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"))

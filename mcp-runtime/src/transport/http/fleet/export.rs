@@ -23,8 +23,7 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use axum::body::Body;
-use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE};
-use axum::http::{HeaderValue, Response, StatusCode};
+use axum::http::{Response, StatusCode};
 use bytes::{BufMut, Bytes, BytesMut};
 use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
@@ -338,13 +337,7 @@ pub(super) async fn resume(
             Some((Ok(chunk), (None, Some(state))))
         },
     );
-    Response::builder()
-        .status(StatusCode::OK)
-        .header(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"))
-        .header(CACHE_CONTROL, HeaderValue::from_static("no-cache"))
-        .header("x-accel-buffering", HeaderValue::from_static("no"))
-        .body(Body::from_stream(body))
-        .unwrap_or_default()
+    super::super::sse::with_body(Body::from_stream(body))
 }
 
 /// A POST stream of another instance being sent from the store.

@@ -462,7 +462,7 @@ impl Fleet for RedisFleet {
         line: &Line<'_>,
     ) -> Option<BoxFuture<'static, ()>> {
         let (id, routed) = routing::cancellation(line, &session.id)?;
-        if connection.is_running(&id) {
+        if connection.routed().is_running(&id) {
             return None;
         }
         let store = self.store.clone();

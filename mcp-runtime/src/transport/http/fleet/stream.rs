@@ -18,8 +18,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::body::Body;
-use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE};
-use axum::http::{HeaderValue, Response, StatusCode};
+use axum::http::Response;
 use bytes::{BufMut, Bytes, BytesMut};
 use tokio::sync::mpsc;
 
@@ -168,13 +167,7 @@ pub(super) fn respond(get: Get, registered: Registered) -> Response<Body> {
         _reader: reader,
     };
     let body = futures_util::stream::unfold(Some(state), next);
-    Response::builder()
-        .status(StatusCode::OK)
-        .header(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"))
-        .header(CACHE_CONTROL, HeaderValue::from_static("no-cache"))
-        .header("x-accel-buffering", HeaderValue::from_static("no"))
-        .body(Body::from_stream(body))
-        .unwrap_or_default()
+    super::super::sse::with_body(Body::from_stream(body))
 }
 
 /// A GET stream being sent.
