@@ -16,7 +16,7 @@ mod common;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use common::http::{Client, HttpServer, TIMEOUT, send};
+use common::http::{Client, HttpServer, TIMEOUT, send, wait_until};
 use common::redis::Redis;
 use mcp_runtime::sessions::RedisSessions;
 use mcp_runtime::{Context, Elicit, Elicited, LogLevel, Notifier, Server, State, resource, tool};
@@ -154,12 +154,6 @@ fn initialize(server: &HttpServer, capabilities: Value) -> Client {
 }
 
 /// The same session's client, sending to `server`.
-fn at(client: &Client, server: &HttpServer) -> Client {
-    let mut moved = client.clone();
-    moved.addr = server.addr;
-    moved
-}
-
 fn initialized(client: &mut Client) -> u16 {
     let mut reply = client.post(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
     let status = reply.status;
@@ -193,20 +187,12 @@ fn delete(client: &Client) -> u16 {
     .status
 }
 
-fn wait_until(what: &str, done: impl Fn() -> bool) {
-    let deadline = Instant::now() + TIMEOUT;
-    while !done() {
-        assert!(Instant::now() < deadline, "timed out waiting until {what}");
-        std::thread::sleep(Duration::from_millis(10));
-    }
-}
-
 #[test]
 fn one_session_is_served_by_every_instance() {
     let redis = Redis::start();
     let [a, b, c] = fleet(&redis);
     let client = initialize(&a, json!({}));
-    let (mut on_a, mut on_b, mut on_c) = (at(&client, &a), at(&client, &b), at(&client, &c));
+    let (mut on_a, mut on_b, mut on_c) = (client.at(&a), client.at(&b), client.at(&c));
     // A notification, not only requests.
     assert_eq!(initialized(&mut on_b), 202);
     let tools = on_c.call("tools/list", json!({}));
@@ -245,8 +231,8 @@ fn without_a_store_another_instance_does_not_know_the_session() {
     let a = HttpServer::start(server(None));
     let b = HttpServer::start(server(None));
     let client = initialize(&a, json!({}));
-    assert_eq!(initialized(&mut at(&client, &b)), 404);
-    assert_eq!(initialized(&mut at(&client, &a)), 202);
+    assert_eq!(initialized(&mut client.at(&b)), 404);
+    assert_eq!(initialized(&mut client.at(&a)), 202);
 }
 
 #[test]
@@ -254,9 +240,10 @@ fn a_question_asked_on_one_instance_is_answered_through_another() {
     let redis = Redis::start();
     let [a, b, c] = fleet(&redis);
     let client = initialize(&a, json!({"elicitation": {}}));
-    assert_eq!(initialized(&mut at(&client, &a)), 202);
-    let mut call =
-        at(&client, &b).request("tools/call", json!({"name": "ask_name", "arguments": {}}));
+    assert_eq!(initialized(&mut client.at(&a)), 202);
+    let mut call = client
+        .at(&b)
+        .request("tools/call", json!({"name": "ask_name", "arguments": {}}));
     assert_eq!(call.status, 200);
     assert!(call.content_type().starts_with("text/event-stream"));
     let question: Value = loop {
@@ -275,7 +262,7 @@ fn a_question_asked_on_one_instance_is_answered_through_another() {
         tag.is_some_and(|(tag, _)| tag.len() == 8),
         "an instance-tagged id: {id}"
     );
-    let mut answered = at(&client, &c).post(&json!({
+    let mut answered = client.at(&c).post(&json!({
         "jsonrpc": "2.0", "id": id,
         "result": {"action": "accept", "content": {"name": "Ada"}}
     }));
@@ -293,8 +280,8 @@ fn a_cancellation_sent_to_one_instance_cancels_the_call_on_another() {
     let redis = Redis::start();
     let [a, b, c] = fleet(&redis);
     let client = initialize(&a, json!({}));
-    assert_eq!(initialized(&mut at(&client, &a)), 202);
-    let mut on_b = at(&client, &b);
+    assert_eq!(initialized(&mut client.at(&a)), 202);
+    let mut on_b = client.at(&b);
     // Never answered: read on a thread of its own, and left there.
     std::thread::spawn(move || {
         let _ = on_b.post(&json!({
@@ -303,7 +290,7 @@ fn a_cancellation_sent_to_one_instance_cancels_the_call_on_another() {
         }));
     });
     wait_until("the call runs", || WAITING.load(Ordering::Acquire));
-    let mut cancelled = at(&client, &c).post(&json!({
+    let mut cancelled = client.at(&c).post(&json!({
         "jsonrpc": "2.0", "method": "notifications/cancelled",
         "params": {"requestId": 77, "reason": "changed my mind"}
     }));
@@ -317,8 +304,8 @@ fn while_redis_is_down_requests_are_answered_503_and_after_it_the_session_goes_o
     let mut redis = Redis::persistent();
     let [a, b, c] = fleet(&redis);
     let client = initialize(&a, json!({}));
-    assert_eq!(initialized(&mut at(&client, &b)), 202);
-    let (mut on_b, mut on_c) = (at(&client, &b), at(&client, &c));
+    assert_eq!(initialized(&mut client.at(&b)), 202);
+    let (mut on_b, mut on_c) = (client.at(&b), client.at(&c));
     assert_eq!(on_b.request("tools/list", json!({})).status, 200);
 
     redis.stop();
@@ -411,14 +398,14 @@ fn the_get_stream_held_by_one_instance_carries_what_another_sends_once() {
     let redis = Redis::start();
     let [a, b, c] = fleet(&redis);
     let client = initialize(&a, json!({}));
-    assert_eq!(initialized(&mut at(&client, &a)), 202);
-    let mut stream = get(&at(&client, &c), None);
+    assert_eq!(initialized(&mut client.at(&a)), 202);
+    let mut stream = get(&client.at(&c), None);
     // The priming event: an id to resume from, no data.
     let (id, data) = stream.next_event().expect("the priming event");
     assert_eq!((id.as_deref(), data.as_str()), (Some("0_0-0"), ""));
 
-    log_from_task(&mut at(&client, &b), &["one"]);
-    log_from_task(&mut at(&client, &a), &["two", "end"]);
+    log_from_task(&mut client.at(&b), &["one"]);
+    log_from_task(&mut client.at(&a), &["two", "end"]);
     let logs = logs_until(&mut stream, "end");
     assert_eq!(texts(&logs), ["one", "two", "end"]);
     for (id, _) in &logs {
@@ -432,15 +419,15 @@ fn last_event_id_resumes_the_get_stream_on_another_instance() {
     let redis = Redis::start();
     let [a, b, c] = fleet(&redis);
     let client = initialize(&a, json!({}));
-    assert_eq!(initialized(&mut at(&client, &a)), 202);
-    let mut on_c = get(&at(&client, &c), None);
-    log_from_task(&mut at(&client, &b), &["1", "2", "3"]);
+    assert_eq!(initialized(&mut client.at(&a)), 202);
+    let mut on_c = get(&client.at(&c), None);
+    log_from_task(&mut client.at(&b), &["1", "2", "3"]);
     let first = logs_until(&mut on_c, "1");
     assert_eq!(texts(&first), ["1"]);
     drop(on_c);
 
-    let mut on_a = get(&at(&client, &a), Some(&first[0].0));
-    log_from_task(&mut at(&client, &b), &["4"]);
+    let mut on_a = get(&client.at(&a), Some(&first[0].0));
+    log_from_task(&mut client.at(&b), &["4"]);
     let rest = logs_until(&mut on_a, "4");
     assert_eq!(texts(&rest), ["2", "3", "4"]);
 }
@@ -450,13 +437,13 @@ fn a_get_on_another_instance_takes_the_stream_over() {
     let redis = Redis::start();
     let [a, b, c] = fleet(&redis);
     let client = initialize(&a, json!({}));
-    assert_eq!(initialized(&mut at(&client, &a)), 202);
-    let mut on_a = get(&at(&client, &a), None);
+    assert_eq!(initialized(&mut client.at(&a)), 202);
+    let mut on_a = get(&client.at(&a), None);
     assert!(on_a.next_event().is_some(), "the priming event");
-    let mut on_b = get(&at(&client, &b), None);
+    let mut on_b = get(&client.at(&b), None);
     // A's response ends (within the read timeout).
     assert_eq!(on_a.next_event(), None);
-    log_from_task(&mut at(&client, &c), &["taken"]);
+    log_from_task(&mut client.at(&c), &["taken"]);
     assert_eq!(texts(&logs_until(&mut on_b, "taken")), ["taken"]);
 }
 
@@ -465,17 +452,17 @@ fn a_get_after_the_holder_lost_its_stream_starts_about_where_it_was_sent() {
     let redis = Redis::start();
     let [a, b, c] = fleet(&redis);
     let client = initialize(&a, json!({}));
-    assert_eq!(initialized(&mut at(&client, &a)), 202);
-    let mut on_c = get(&at(&client, &c), None);
-    log_from_task(&mut at(&client, &b), &["1", "2"]);
+    assert_eq!(initialized(&mut client.at(&a)), 202);
+    let mut on_c = get(&client.at(&c), None);
+    log_from_task(&mut client.at(&b), &["1", "2"]);
     assert_eq!(texts(&logs_until(&mut on_c, "2")), ["1", "2"]);
     // The holder notes how far it sent with its busy leases (every 2 s):
     // two of them.
     std::thread::sleep(Duration::from_secs(4));
     // A GET without Last-Event-ID elsewhere (as after the holder died)
     // does not send again what the holder sent.
-    let mut on_a = get(&at(&client, &a), None);
-    log_from_task(&mut at(&client, &b), &["3"]);
+    let mut on_a = get(&client.at(&a), None);
+    log_from_task(&mut client.at(&b), &["3"]);
     assert_eq!(texts(&logs_until(&mut on_a, "3")), ["3"]);
     drop(on_c);
 }
@@ -505,11 +492,11 @@ fn a_session_is_its_owners_on_every_instance() {
         alice.version = Some("2025-11-25".into());
         alice
     };
-    let mut bob = at(&alice, &b);
+    let mut bob = alice.at(&b);
     bob.bearer = Some("bob-token".into());
     // Answered as an unknown session, on an instance that never saw it.
     assert_eq!(bob.request("tools/list", json!({})).status, 404);
-    assert_eq!(at(&alice, &b).request("tools/list", json!({})).status, 200);
+    assert_eq!(alice.at(&b).request("tools/list", json!({})).status, 200);
     // And on one that cached it since.
     assert_eq!(bob.request("tools/list", json!({})).status, 404);
 }
@@ -519,16 +506,16 @@ fn a_stopped_instance_leaves_its_sessions_to_the_others() {
     let redis = Redis::start();
     let [a, b, _c] = fleet(&redis);
     let client = initialize(&a, json!({}));
-    assert_eq!(initialized(&mut at(&client, &a)), 202);
-    let mut held = get(&at(&client, &a), None);
+    assert_eq!(initialized(&mut client.at(&a)), 202);
+    let mut held = get(&client.at(&a), None);
     assert!(held.next_event().is_some(), "the priming event");
     // As on SIGTERM: its GET stream ends, the session does not.
     a.stop().unwrap();
     assert_eq!(held.next_event(), None);
-    let mut on_b = at(&client, &b);
+    let mut on_b = client.at(&b);
     assert_eq!(on_b.request("tools/list", json!({})).status, 200);
     let mut taken = get(&on_b, None);
-    log_from_task(&mut at(&client, &b), &["still here"]);
+    log_from_task(&mut client.at(&b), &["still here"]);
     assert_eq!(texts(&logs_until(&mut taken, "still here")), ["still here"]);
 }
 
@@ -565,14 +552,17 @@ fn what_a_notifier_tells_reaches_the_session_once_through_the_holder_of_its_get_
     let redis = Redis::start();
     let [a, b, c] = fleet(&redis);
     let client = initialize(&a, json!({}));
-    assert_eq!(initialized(&mut at(&client, &a)), 202);
-    let subscribed = at(&client, &b).call("resources/subscribe", json!({"uri": "test://thing"}));
+    assert_eq!(initialized(&mut client.at(&a)), 202);
+    let subscribed = client
+        .at(&b)
+        .call("resources/subscribe", json!({"uri": "test://thing"}));
     assert!(subscribed["result"].is_object(), "{subscribed}");
-    let mut on_c = get(&at(&client, &c), None);
+    let mut on_c = get(&client.at(&c), None);
 
     let call = |server: &HttpServer, name: &str, arguments: Value| {
-        let called =
-            at(&client, server).call("tools/call", json!({"name": name, "arguments": arguments}));
+        let called = client
+            .at(server)
+            .call("tools/call", json!({"name": name, "arguments": arguments}));
         assert!(called["result"]["isError"] != true, "{called}");
     };
     // From an instance that neither initialized the session nor holds
@@ -624,9 +614,11 @@ fn a_listen_stream_of_the_2026_era_hears_what_a_notifier_tells_on_another_instan
 
     // A legacy session's calls on A and B make the changes.
     let client = initialize(&a, json!({}));
-    assert_eq!(initialized(&mut at(&client, &a)), 202);
+    assert_eq!(initialized(&mut client.at(&a)), 202);
     let call = |server: &HttpServer, name: &str| {
-        let called = at(&client, server).call("tools/call", json!({"name": name, "arguments": {}}));
+        let called = client
+            .at(server)
+            .call("tools/call", json!({"name": name, "arguments": {}}));
         assert!(called["result"]["isError"] != true, "{called}");
     };
     call(&b, "retool");

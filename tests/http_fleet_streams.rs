@@ -15,7 +15,7 @@ use std::collections::HashSet;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use common::http::{Client, HttpServer, Reply, TIMEOUT, send};
+use common::http::{Client, HttpServer, Reply, TIMEOUT, send, wait_until};
 use common::redis::Redis;
 use mcp_runtime::sessions::RedisSessions;
 use mcp_runtime::{Context, Server, tool};
@@ -88,12 +88,6 @@ fn session(server: &HttpServer) -> Client {
 }
 
 /// The same session's client, sending to `server`.
-fn at(client: &Client, server: &HttpServer) -> Client {
-    let mut moved = client.clone();
-    moved.addr = server.addr;
-    moved
-}
-
 /// Calls `count_gated` with request id `id`: its open SSE response.
 fn call(client: &mut Client, id: &str, to: u32, gate: &str) -> Reply {
     let reply = client.post(&json!({
@@ -191,20 +185,12 @@ fn assert_the_rest(events: &[(String, Value)], after: u64, to: u64, id: &str, se
     assert!(seq(last_id) > seq(seen));
 }
 
-fn wait_until(what: &str, done: impl Fn() -> bool) {
-    let deadline = Instant::now() + TIMEOUT;
-    while !done() {
-        assert!(Instant::now() < deadline, "timed out waiting until {what}");
-        std::thread::sleep(Duration::from_millis(10));
-    }
-}
-
 #[test]
 fn a_post_stream_whose_reader_dropped_resumes_on_another_instance() {
     let redis = Redis::start();
     let [a, b, c] = fleet(&redis);
     let client = session(&a);
-    let mut stream = call(&mut at(&client, &b), "dropped", 12, "dropped");
+    let mut stream = call(&mut client.at(&b), "dropped", 12, "dropped");
     let seen = until_progress(&mut stream, 2);
     assert!(
         seen.split_once('~').is_some_and(|(i, _)| i.len() == 8),
@@ -216,7 +202,7 @@ fn a_post_stream_whose_reader_dropped_resumes_on_another_instance() {
     open("dropped");
     let key = exported_key(&client, &seen);
     wait_until("B copied the stream", || redis.exists(&key));
-    let mut resumed = resume(&at(&client, &c), &seen);
+    let mut resumed = resume(&client.at(&c), &seen);
     assert_the_rest(&rest(&mut resumed), 2, 12, "dropped", &seen);
 }
 
@@ -227,14 +213,14 @@ fn a_post_stream_resumed_elsewhere_before_its_owner_noticed_is_asked_for() {
     let client = session(&a);
     // The first connection stays open (as far as B knows): nothing is
     // copied until C asks.
-    let mut stream = call(&mut at(&client, &b), "asked", 10, "asked");
+    let mut stream = call(&mut client.at(&b), "asked", 10, "asked");
     let seen = until_progress(&mut stream, 2);
     let key = exported_key(&client, &seen);
     assert!(
         !redis.exists(&key),
         "nothing in the store before it is needed"
     );
-    let mut resumed = resume(&at(&client, &c), &seen);
+    let mut resumed = resume(&client.at(&c), &seen);
     // Progress 3 came before the gate: C has it from the store.
     let (_, third) = event(&mut resumed).expect("progress 3");
     assert_eq!(third.as_ref().and_then(progress), Some(3));
@@ -256,12 +242,12 @@ fn a_post_stream_whose_instance_stopped_resumes_as_an_error_for_its_request() {
     let redis = Redis::start();
     let [a, b, c] = fleet(&redis);
     let client = session(&a);
-    let mut stream = call(&mut at(&client, &b), "lost", 10, "never");
+    let mut stream = call(&mut client.at(&b), "lost", 10, "never");
     let seen = until_progress(&mut stream, 2);
     drop(stream);
     b.stop().unwrap();
     let started = Instant::now();
-    let mut resumed = resume(&at(&client, &c), &seen);
+    let mut resumed = resume(&client.at(&c), &seen);
     let events = rest(&mut resumed);
     assert!(
         started.elapsed() < Duration::from_secs(5),
@@ -283,7 +269,7 @@ fn a_post_stream_whose_instance_stopped_resumes_as_an_error_for_its_request() {
         assert_eq!(progress(message), Some(3), "{message}");
     }
     // The session lives on.
-    let mut on_a = at(&client, &a);
+    let mut on_a = client.at(&a);
     assert_eq!(on_a.request("tools/list", json!({})).status, 200);
 }
 
@@ -292,10 +278,10 @@ fn a_post_stream_resumed_on_its_own_instance_is_read_from_memory() {
     let redis = Redis::start();
     let [a, b, _c] = fleet(&redis);
     let client = session(&a);
-    let mut stream = call(&mut at(&client, &b), "home", 6, "home");
+    let mut stream = call(&mut client.at(&b), "home", 6, "home");
     let seen = until_progress(&mut stream, 2);
     let key = exported_key(&client, &seen);
-    let mut resumed = resume(&at(&client, &b), &seen);
+    let mut resumed = resume(&client.at(&b), &seen);
     open("home");
     assert_the_rest(&rest(&mut resumed), 2, 6, "home", &seen);
     assert!(!redis.exists(&key), "the store is not used");
@@ -343,10 +329,10 @@ fn a_batch_of_answers_reaches_each_instance_that_asked() {
     let redis = Redis::start();
     let [a, b, c] = fleet(&redis);
     let client = batch_session(&a);
-    let (mut on_b, asked_on_b) = ask_roots(&mut at(&client, &b));
-    let (mut on_c, asked_on_c) = ask_roots(&mut at(&client, &c));
+    let (mut on_b, asked_on_b) = ask_roots(&mut client.at(&b));
+    let (mut on_c, asked_on_c) = ask_roots(&mut client.at(&c));
     // Answered together, through C: one answer is C's own, one B's.
-    let mut answered = at(&client, &c).post(&json!([
+    let mut answered = client.at(&c).post(&json!([
         {"jsonrpc": "2.0", "id": asked_on_b, "result": {"roots": [{"uri": "file:///b"}]}},
         {"jsonrpc": "2.0", "id": asked_on_c,
          "result": {"roots": [{"uri": "file:///c1"}, {"uri": "file:///c2"}]}},
@@ -368,8 +354,8 @@ fn a_batch_mixing_another_instances_answer_with_requests_is_refused() {
     let redis = Redis::start();
     let [a, b, c] = fleet(&redis);
     let client = batch_session(&a);
-    let (mut on_b, asked) = ask_roots(&mut at(&client, &b));
-    let mut mixed = at(&client, &c).post(&json!([
+    let (mut on_b, asked) = ask_roots(&mut client.at(&b));
+    let mut mixed = client.at(&c).post(&json!([
         {"jsonrpc": "2.0", "id": asked, "result": {"roots": []}},
         {"jsonrpc": "2.0", "id": 7, "method": "ping"},
     ]));
@@ -383,7 +369,7 @@ fn a_batch_mixing_another_instances_answer_with_requests_is_refused() {
         "{refusal}"
     );
     // Alone, the answer goes through.
-    let answered = at(&client, &c).post(&json!([
+    let answered = client.at(&c).post(&json!([
         {"jsonrpc": "2.0", "id": asked, "result": {"roots": []}},
     ]));
     assert_eq!(answered.status, 202);

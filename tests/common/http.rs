@@ -386,6 +386,14 @@ pub const ACCEPT_BOTH: (&str, &str) = ("Accept", "application/json, text/event-s
 pub const JSON_BODY: (&str, &str) = ("Content-Type", "application/json");
 
 impl Client {
+    /// The same session, its requests sent to `server` (as a balancer
+    /// without stickiness would).
+    pub fn at(&self, server: &HttpServer) -> Client {
+        let mut moved = self.clone();
+        moved.addr = server.addr;
+        moved
+    }
+
     pub fn new(addr: SocketAddr) -> Client {
         Client {
             addr,
@@ -510,4 +518,16 @@ pub fn flood_initialize(
         answers.push((status, session));
     }
     answers
+}
+
+/// Waits (up to [`TIMEOUT`]) until `done`, failing the test with `what`.
+pub fn wait_until(what: &str, done: impl Fn() -> bool) {
+    let deadline = std::time::Instant::now() + TIMEOUT;
+    while !done() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "timed out waiting until {what}"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
 }

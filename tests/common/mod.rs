@@ -175,6 +175,21 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+/// The lines `output` (a child's stdout) writes, read by a thread of
+/// their own as they come.
+pub fn lines_of(output: impl Read + Send + 'static) -> mpsc::Receiver<String> {
+    let (tx, lines) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(output).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    lines
+}
+
 /// A server process driven over real pipes. stderr is read as it comes (so
 /// a chatty server never blocks on a full pipe) and returned by `finish`.
 pub struct Process {
@@ -200,15 +215,7 @@ impl Process {
             .spawn()
             .expect("spawn the server");
         let stdout = child.stdout.take().expect("stdout");
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
+        let lines = lines_of(stdout);
         let stderr = Arc::new(Mutex::new(Vec::new()));
         let mut pipe = child.stderr.take().expect("stderr");
         let sink = Arc::clone(&stderr);

@@ -196,21 +196,26 @@ impl Redis {
         }
     }
 
-    /// How many clients are subscribed to `channel` (`PUBSUB NUMSUB`).
-    pub fn subscribers(&self, channel: &str) -> i64 {
+    /// Sends `words` as one command (a RESP array of bulk strings) on a
+    /// connection of its own: the answer, to read.
+    fn command(&self, words: &[&str]) -> BufReader<TcpStream> {
         let mut stream = TcpStream::connect_timeout(&self.addr, Duration::from_secs(1))
             .expect("connect to Redis");
         stream
             .set_read_timeout(Some(Duration::from_secs(5)))
             .expect("set a read timeout");
-        // A RESP array of bulk strings: PUBSUB NUMSUB CHANNEL.
-        let mut request = String::from("*3\r\n");
-        for word in ["PUBSUB", "NUMSUB", channel] {
+        let mut request = format!("*{}\r\n", words.len());
+        for word in words {
             request.push_str(&format!("${}\r\n{word}\r\n", word.len()));
         }
         stream.write_all(request.as_bytes()).expect("send to Redis");
+        BufReader::new(stream)
+    }
+
+    /// How many clients are subscribed to `channel` (`PUBSUB NUMSUB`).
+    pub fn subscribers(&self, channel: &str) -> i64 {
         // The answer: *2, $LEN, CHANNEL, :COUNT.
-        let mut reader = BufReader::new(stream);
+        let mut reader = self.command(&["PUBSUB", "NUMSUB", channel]);
         for _ in 0..4 {
             let mut line = String::new();
             reader.read_line(&mut line).expect("read from Redis");
@@ -223,15 +228,8 @@ impl Redis {
 
     /// Whether `key` exists (`EXISTS`).
     pub fn exists(&self, key: &str) -> bool {
-        let mut stream = TcpStream::connect_timeout(&self.addr, Duration::from_secs(1))
-            .expect("connect to Redis");
-        stream
-            .set_read_timeout(Some(Duration::from_secs(5)))
-            .expect("set a read timeout");
-        let request = format!("*2\r\n$6\r\nEXISTS\r\n${}\r\n{key}\r\n", key.len());
-        stream.write_all(request.as_bytes()).expect("send to Redis");
         let mut line = String::new();
-        BufReader::new(stream)
+        self.command(&["EXISTS", key])
             .read_line(&mut line)
             .expect("read from Redis");
         line.trim_end() == ":1"
@@ -239,18 +237,8 @@ impl Redis {
 
     /// The field `field` of the hash at `key` (`HGET`), if there is one.
     pub fn hget(&self, key: &str, field: &str) -> Option<String> {
-        let mut stream = TcpStream::connect_timeout(&self.addr, Duration::from_secs(1))
-            .expect("connect to Redis");
-        stream
-            .set_read_timeout(Some(Duration::from_secs(5)))
-            .expect("set a read timeout");
-        let mut request = String::from("*3\r\n");
-        for word in ["HGET", key, field] {
-            request.push_str(&format!("${}\r\n{word}\r\n", word.len()));
-        }
-        stream.write_all(request.as_bytes()).expect("send to Redis");
         // The answer: `$LEN` then the value, or `$-1` (none).
-        let mut reader = BufReader::new(stream);
+        let mut reader = self.command(&["HGET", key, field]);
         let mut line = String::new();
         reader.read_line(&mut line).expect("read from Redis");
         let len: i64 = line

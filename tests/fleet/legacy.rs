@@ -11,7 +11,7 @@
 //! shared store is too. And a call whose instance is killed under it fails
 //! at once for either SDK, rather than hang.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::SocketAddr;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::{Arc, Mutex, mpsc};
@@ -104,15 +104,7 @@ impl Driver {
             .spawn()
             .unwrap_or_else(|e| panic!("start the {sdk:?} driver: {e}"));
         let stdout = child.stdout.take().expect("stdout");
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
+        let lines = crate::common::lines_of(stdout);
         let stderr = Arc::new(Mutex::new(String::new()));
         let mut pipe = child.stderr.take().expect("stderr");
         let sink = Arc::clone(&stderr);
