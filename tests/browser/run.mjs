@@ -305,8 +305,17 @@ async function run() {
 
   // (b) The screenshot, once the host has sized the frame to the view.
   verdict.step = "screenshot";
-  await until(page, () => window.__host.sizes.length > 0, null, "the view reporting its size");
-  await page.waitForTimeout(200);
+  await until(
+    page,
+    () => {
+      const size = window.__host.sizes.at(-1);
+      const frame = document.querySelector("#sandbox").getBoundingClientRect();
+      return size?.height > 0 && Math.abs(frame.height - size.height) < 1;
+    },
+    null,
+    "the host sizing the frame to the view",
+  );
+  await view.evaluate(() => document.fonts.ready.then(() => new Promise(requestAnimationFrame)));
   mkdirSync(dirname(shot), { recursive: true });
   await page.locator("#sandbox").screenshot({ path: shot, animations: "disabled" });
   verdict.screenshot = shot;
