@@ -24,7 +24,7 @@
 //   (b) a screenshot of the view goes to SHOT;
 //   (c) a click on another city's button calls get_forecast through the
 //       host (which recorded the call) and the chart is drawn again with
-//       that city's numbers;
+//       that city's numbers; so does a click on another number of days;
 //   (d) the view's fetch of the probe fails, a connect-src violation is
 //       reported in the view, and the probe saw no request (while a fetch
 //       of it from the host page, which has no such policy, gets through);
@@ -85,7 +85,8 @@ watchdog.unref();
 
 // --- The servers ---------------------------------------------------------------
 
-function listen(handler) {
+/** A server on a free loopback port; its origin, named `name` (which must resolve to 127.0.0.1). */
+function listen(handler, name = "127.0.0.1") {
   const server = http.createServer((request, response) => {
     Promise.resolve(handler(request, response)).catch((error) => {
       if (!response.headersSent) response.writeHead(500, { "content-type": "text/plain" });
@@ -95,7 +96,7 @@ function listen(handler) {
   servers.push(server);
   return new Promise((done, fail) => {
     server.once("error", fail);
-    server.listen(0, "127.0.0.1", () => done(`http://127.0.0.1:${server.address().port}`));
+    server.listen(0, "127.0.0.1", () => done(`http://${name}:${server.address().port}`));
   });
 }
 
@@ -151,7 +152,12 @@ function hostServer(mcpUrl) {
   });
 }
 
-/** The sandbox's origin: sandbox.html, and the views it registers, each served once with its CSP. */
+/**
+ * The sandbox's origin: sandbox.html, and the views it registers, each
+ * served once with its CSP. Named `localhost`, so that it is another site
+ * than the host page's 127.0.0.1, as a real host's sandbox domain is (the
+ * browser then runs it in a process of its own).
+ */
 function sandboxServer() {
   const views = new Map();
   return listen(async (request, response) => {
@@ -179,7 +185,7 @@ function sandboxServer() {
       return response.end(view.html);
     }
     response.writeHead(404).end();
-  });
+  }, "localhost");
 }
 
 /** The probe: counts what reaches it, and would answer anyone (CORS open). */
@@ -249,6 +255,52 @@ async function assertChart(view, forecast, when) {
   return shown;
 }
 
+/** The days of a forecast, as the verdict gives them. */
+const brief = (forecast) => forecast.days.map(({ day, high, low }) => ({ day, high, low }));
+
+/**
+ * Clicks `selector` in the view and follows what should come of it: the
+ * view's tools/call of get_forecast through the host (with arguments that
+ * `wanted` accepts), a result that is the server's own, and the chart drawn
+ * again with it. The new forecast.
+ */
+async function clickAndFollow(page, view, mcpUrl, selector, what, wanted) {
+  const before = await page.evaluate(() => window.__host.calls.length);
+  await view.click(selector);
+  const call = await until(
+    page,
+    ([from, tool]) =>
+      window.__host.calls
+        .slice(from)
+        .find((c) => c.method === "tools/call" && c.params?.name === tool && (c.result || c.error)),
+    [before, TOOL],
+    `the view calling ${TOOL} through the host after ${what}`,
+  );
+  check(!call.error && !call.result?.isError, `after ${what}, the view's call failed: ${JSON.stringify(call.error ?? call.result)}`);
+  check(wanted(call.params.arguments), `${what} called ${TOOL} with ${JSON.stringify(call.params.arguments)}`);
+  const forecast = call.result.structuredContent;
+  const direct = await directCall(mcpUrl, call.params.arguments);
+  check(
+    isDeepStrictEqual(direct.structuredContent, forecast),
+    `after ${what}, the host passed the view a result that differs from the server's: ` +
+      `${JSON.stringify(forecast)} vs ${JSON.stringify(direct.structuredContent)}`,
+  );
+  await until(
+    view,
+    (days) => {
+      const shown = [...document.querySelectorAll("[data-day]")];
+      return (
+        shown.length === days.length &&
+        days.every((d, i) => Number(shown[i].getAttribute("data-high")) === d.high && Number(shown[i].getAttribute("data-low")) === d.low)
+      );
+    },
+    forecast.days,
+    `the chart being drawn again after ${what}`,
+  );
+  await assertChart(view, forecast, `after ${what}`);
+  return forecast;
+}
+
 /** Waits until `probe` (run in the page or frame) gives something truthy. */
 async function until(frame, probe, arg, what) {
   try {
@@ -269,7 +321,7 @@ async function run() {
   const [host, sandbox, probe] = await Promise.all([hostServer(mcpUrl), sandboxServer(), probeServer(hits)]);
 
   verdict.step = "launch";
-  browser = await chromium.launch({ executablePath, args: ["--no-sandbox"], timeout: STEP_MS });
+  browser = await chromium.launch({ executablePath, args: ["--no-sandbox", "--disable-dev-shm-usage"], timeout: STEP_MS });
   verdict.browser = browser.version();
   const context = await browser.newContext({ viewport: { width: 720, height: 560 }, deviceScaleFactor: 2 });
   const page = await context.newPage();
@@ -301,7 +353,7 @@ async function run() {
   );
   await until(view, (n) => document.querySelectorAll("[data-day]").length === n, forecast.days.length, "the chart being drawn");
   await assertChart(view, forecast, "the first forecast");
-  verdict.forecast = { city: forecast.city, days: forecast.days.map(({ day, high, low }) => ({ day, high, low })) };
+  verdict.forecast = { city: forecast.city, days: brief(forecast) };
 
   // (b) The screenshot, once the host has sized the frame to the view.
   verdict.step = "screenshot";
@@ -320,43 +372,31 @@ async function run() {
   await page.locator("#sandbox").screenshot({ path: shot, animations: "disabled" });
   verdict.screenshot = shot;
 
-  // (c) A city button calls get_forecast back through the host; the chart follows.
+  // (c) A city button, then a days button, call get_forecast back through
+  // the host; the chart follows each.
   verdict.step = "click";
   const cities = await view.$$eval("[data-city]", (buttons) => buttons.map((button) => button.getAttribute("data-city")));
   const city = cities.find((name) => name !== forecast.city);
   check(city, `the view has no button for a city other than ${forecast.city} (buttons: ${JSON.stringify(cities)})`);
-  const before = (await page.evaluate(() => window.__host.calls.length));
-  await view.click(`[data-city="${city}"]`);
-  const call = await until(
-    page,
-    ([from, tool]) =>
-      window.__host.calls
-        .slice(from)
-        .find((c) => c.method === "tools/call" && c.params?.name === tool && (c.result || c.error)),
-    [before, TOOL],
-    `the view calling ${TOOL} through the host after the click on ${city}`,
-  );
-  check(!call.error && !call.result?.isError, `the view's call failed: ${JSON.stringify(call.error ?? call.result)}`);
-  check(call.params.arguments?.city === city, `the click on ${city} called ${TOOL} with ${JSON.stringify(call.params.arguments)}`);
-  const second = call.result.structuredContent;
-  const again = await directCall(mcpUrl, call.params.arguments);
+  const second = await clickAndFollow(page, view, mcpUrl, `[data-city="${city}"]`, `the click on ${city}`, (args) => args?.city === city);
   check(
-    isDeepStrictEqual(again.structuredContent, second),
-    `the host passed the view a result that differs from the server's: ${JSON.stringify(second)} vs ${JSON.stringify(again.structuredContent)}`,
+    (await view.evaluate(() => document.body.innerText)).includes(second.city),
+    `the view does not show the city's name ${second.city} after the click on ${city}`,
   );
-  await until(
+  verdict.click = { city, days: brief(second) };
+  const counts = await view.$$eval("[data-days]", (buttons) => buttons.map((button) => Number(button.getAttribute("data-days"))));
+  const count = counts.find((n) => n !== second.days.length);
+  check(count, `the view has no button for another number of days than ${second.days.length} (buttons: ${JSON.stringify(counts)})`);
+  const third = await clickAndFollow(
+    page,
     view,
-    (days) => {
-      const shown = [...document.querySelectorAll("[data-day]")];
-      return shown.length === days.length && days.every((d, i) => Number(shown[i].getAttribute("data-high")) === d.high && Number(shown[i].getAttribute("data-low")) === d.low);
-    },
-    second.days,
-    `the chart being drawn again for ${city}`,
+    mcpUrl,
+    `[data-days="${count}"]`,
+    `the click on ${count} days`,
+    (args) => args?.days === count && args?.city === city,
   );
-  await assertChart(view, second, `after the click on ${city}`);
-  const shownCity = await view.evaluate(() => document.body.innerText);
-  check(shownCity.includes(second.city), `the view does not show the city's name ${second.city} after the click`);
-  verdict.click = { city, arguments: call.params.arguments, days: second.days.map(({ day, high, low }) => ({ day, high, low })) };
+  check(third.days.length === count && third.city === second.city, `the click on ${count} days gave ${third.days.length} days for ${third.city}`);
+  verdict.clickDays = { city: third.city, days: brief(third) };
 
   // (d) The CSP: the view may not reach a domain its metadata does not name.
   verdict.step = "csp";
