@@ -48,7 +48,8 @@ pub fn chromium() -> Option<PathBuf> {
 }
 
 /// Whether Chromium is there, and the install's stamp is the pins and the
-/// host page's source as the install script writes it, with the bundle made.
+/// host page's source as the install script writes it, with the bundle made
+/// (the install script's own "up to date" check, so the two agree).
 fn installed() -> bool {
     let dir = dir();
     let parts =
