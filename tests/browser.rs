@@ -7,10 +7,19 @@
 //! chart's numbers are the tool's, a click in the view calls the tool back
 //! through the host and the chart follows, a fetch the view's CSP does not
 //! allow fails, no frame logs an error. The screenshot is left in
-//! target/browser/weather-forecast.png (the README's picture).
+//! target/browser/weather-forecast.png, and must be the committed
+//! examples/weather/forecast.png (the README's picture): compared in
+//! Chromium, at most 0.1% of the pixels may differ (run.mjs says which, and
+//! leaves a picture of them next to the screenshot, `.diff.png`).
 //!
-//! Chromium and the npm packages are installed by tests/browser/install on
-//! first use (tests/common/browser.rs).
+//! After a change to the view, refresh the committed picture with
+//! `UPDATE_SCREENSHOT=1 cargo test -p mcp-tests --test browser`: the fresh
+//! screenshot is then copied over examples/weather/forecast.png instead of
+//! compared with it; look at it, and commit it.
+//!
+//! Chromium, the DejaVu fonts (the only ones the test lets it use, so that
+//! the rendering is the same everywhere) and the npm packages are installed
+//! by tests/browser/install on first use (tests/common/browser.rs).
 
 mod common;
 
@@ -95,14 +104,26 @@ fn weather_view_renders_calls_back_and_keeps_to_its_csp_in_chromium() {
         "{verdict:#}"
     );
 
-    // The screenshot: a PNG of the view, at twice its CSS size.
+    // The screenshot: a PNG of the view, at its CSS size (640 px wide), and
+    // the committed picture's (or, with UPDATE_SCREENSHOT=1, copied there).
     let bytes =
         std::fs::read(&shot).unwrap_or_else(|e| panic!("no screenshot at {}: {e}", shot.display()));
     let (width, height) =
         png_size(&bytes).unwrap_or_else(|| panic!("{} is not a PNG", shot.display()));
     assert!(
-        width >= 800 && height >= 400,
+        width >= 600 && height >= 300,
         "the screenshot {} is {width}x{height}: too small to show the chart",
         shot.display()
     );
+    let compare = &verdict["compare"];
+    if std::env::var_os("UPDATE_SCREENSHOT").is_some_and(|value| value == "1") {
+        assert!(compare["updated"].is_string(), "{verdict:#}");
+    } else {
+        assert!(
+            compare["share"]
+                .as_f64()
+                .is_some_and(|share| share <= 0.001),
+            "{verdict:#}"
+        );
+    }
 }

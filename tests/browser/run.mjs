@@ -10,6 +10,12 @@
 //   SHOT      where to save the view's screenshot
 //             (default target/browser/weather-forecast.png)
 //   CHROMIUM  the browser (default /usr/bin/chromium)
+//   REFERENCE the committed screenshot SHOT is compared with
+//             (default examples/weather/forecast.png, the README's picture)
+//   UPDATE_SCREENSHOT=1
+//             copy SHOT over REFERENCE instead of comparing them: how to
+//             refresh the README's picture after a change to the view (then
+//             look at it, and commit it)
 //
 // It serves three loopback origins of its own: the host page, with /mcp
 // passed on to MCP_URL (so the page calls the server on its own origin and
@@ -28,12 +34,20 @@
 //   (d) the view's fetch of the probe fails, a connect-src violation is
 //       reported in the view, and the probe saw no request (while a fetch
 //       of it from the host page, which has no such policy, gets through);
-//   (e) no frame logged an error, but for the blocked fetch.
+//   (e) no frame logged an error, but for the blocked fetch;
+//   (f) the screenshot is REFERENCE's picture: compared in Chromium (both
+//       PNGs drawn on canvases), same size, and at most MAX_DIFFERING of the
+//       pixels differ by more than TOLERANCE in a channel. On a mismatch a
+//       picture of the differing pixels goes next to SHOT (.diff.png).
+// The rendering is made deterministic: a fixed clock (the view names the
+// days of the week), locale and time zone; reduced motion; only the DejaVu
+// fonts, with fixed settings (fonts.conf); the screenshot taken once the
+// view's fonts are loaded and the host has sized its frame.
 // It prints one line of JSON, the verdict, and exits 0 when every check
 // passed, 1 with the failed check's sentence otherwise.
 
 import { randomUUID } from "node:crypto";
-import { mkdirSync, readFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -49,6 +63,24 @@ const ARGS = { city: "Paris", days: 5 };
 const STEP_MS = 20_000;
 /** How long the whole run may take. */
 const RUN_MS = 120_000;
+/** The browser's window. */
+const VIEWPORT = { width: 720, height: 560 };
+/**
+ * The device scale: the screenshot is the view's CSS size times this. At 1
+ * it is 640 px wide and about 40 KB, shown at its own size in a README (at
+ * 2 it was 140 KB).
+ */
+const SCALE = 1;
+/** The time the page's clock is stopped at (a Monday, at noon in UTC). */
+const NOW = new Date("2026-06-01T12:00:00Z");
+/** How much a channel of a pixel may differ before the pixel counts as differing. */
+const TOLERANCE = 8;
+/**
+ * The share of differing pixels that still makes the screenshot the
+ * committed one: room for a few anti-aliased edges drawn otherwise, not for
+ * a word (the five weekday names changed make 0.3%).
+ */
+const MAX_DIFFERING = 0.001;
 
 const started = Date.now();
 const verdict = { ok: false, step: "start" };
@@ -321,9 +353,24 @@ async function run() {
   const [host, sandbox, probe] = await Promise.all([hostServer(mcpUrl), sandboxServer(), probeServer(hits)]);
 
   verdict.step = "launch";
-  browser = await chromium.launch({ executablePath, args: ["--no-sandbox", "--disable-dev-shm-usage"], timeout: STEP_MS });
+  browser = await chromium.launch({
+    executablePath,
+    args: ["--no-sandbox", "--disable-dev-shm-usage"],
+    // Only the DejaVu fonts, whatever the machine has (see fonts.conf).
+    env: { ...process.env, FONTCONFIG_FILE: join(here, "fonts.conf") },
+    timeout: STEP_MS,
+  });
   verdict.browser = browser.version();
-  const context = await browser.newContext({ viewport: { width: 720, height: 560 }, deviceScaleFactor: 2 });
+  const context = await browser.newContext({
+    viewport: VIEWPORT,
+    deviceScaleFactor: SCALE,
+    reducedMotion: "reduce",
+    locale: "en-US",
+    timezoneId: "UTC",
+  });
+  // Date.now() and new Date() give NOW in every frame (the view names the
+  // days of the week); timers run as usual.
+  await context.clock.setFixedTime(NOW);
   const page = await context.newPage();
   page.setDefaultTimeout(STEP_MS);
   const errors = [];
@@ -443,8 +490,94 @@ async function run() {
   check(unexpected.length === 0, `the page logged errors: ${JSON.stringify(unexpected)}`);
   verdict.expectedErrors = errors.length;
 
+  // (f) The screenshot is the committed one (or replaces it).
+  verdict.step = "compare";
+  verdict.compare = await compareShot(browser, shot);
+
   verdict.step = "done";
   verdict.ok = true;
+}
+
+/**
+ * Compares the screenshot at `shot` with REFERENCE in a page of its own
+ * (decoded and read back by Chromium's canvas), or with UPDATE_SCREENSHOT=1
+ * copies it there. What was done, for the verdict; fails on a mismatch.
+ */
+async function compareShot(browser, shot) {
+  const reference = resolve(process.env.REFERENCE ?? join(here, "../../examples/weather/forecast.png"));
+  const refresh = "to make the fresh screenshot the committed one, run the test with UPDATE_SCREENSHOT=1 " +
+    "(`UPDATE_SCREENSHOT=1 cargo test -p mcp-tests --test browser`), look at the picture, and commit it";
+  if (process.env.UPDATE_SCREENSHOT === "1") {
+    copyFileSync(shot, reference);
+    return { updated: reference };
+  }
+  check(existsSync(reference), `there is no committed screenshot at ${reference} to compare ${shot} with; ${refresh}`);
+  const page = await browser.newPage();
+  try {
+    const png = (path) => `data:image/png;base64,${readFileSync(path).toString("base64")}`;
+    const result = await page.evaluate(
+      async ({ fresh, committed, tolerance }) => {
+        const pixels = async (url) => {
+          const image = new Image();
+          image.src = url;
+          await image.decode();
+          const canvas = document.createElement("canvas");
+          canvas.width = image.naturalWidth;
+          canvas.height = image.naturalHeight;
+          const context = canvas.getContext("2d", { willReadFrequently: true });
+          context.drawImage(image, 0, 0);
+          return context.getImageData(0, 0, canvas.width, canvas.height);
+        };
+        const [a, b] = await Promise.all([pixels(fresh), pixels(committed)]);
+        const sizes = { fresh: [a.width, a.height], committed: [b.width, b.height] };
+        if (a.width !== b.width || a.height !== b.height) return { ...sizes, share: null };
+        const diff = new ImageData(a.width, a.height);
+        let differing = 0;
+        for (let i = 0; i < a.data.length; i += 4) {
+          let off = false;
+          for (let c = 0; c < 4; c++) off ||= Math.abs(a.data[i + c] - b.data[i + c]) > tolerance;
+          if (off) differing++;
+          // The differing pixels in red over a faint copy of the committed picture.
+          diff.data.set(off ? [255, 0, 0, 255] : [b.data[i], b.data[i + 1], b.data[i + 2], 48], i);
+        }
+        const share = differing / (a.width * a.height);
+        let picture = null;
+        if (differing > 0) {
+          const canvas = document.createElement("canvas");
+          canvas.width = a.width;
+          canvas.height = a.height;
+          canvas.getContext("2d").putImageData(diff, 0, 0);
+          picture = canvas.toDataURL("image/png");
+        }
+        return { ...sizes, differing, share, picture };
+      },
+      { fresh: png(shot), committed: png(reference), tolerance: TOLERANCE },
+    );
+    const { picture, ...compare } = result;
+    compare.reference = reference;
+    const size = ([w, h]) => `${w}x${h}`;
+    check(
+      compare.share !== null,
+      `the screenshot ${shot} is ${size(compare.fresh)} pixels, the committed one ${reference} ` +
+        `${size(compare.committed)}; ${refresh}`,
+    );
+    const diff = shot.replace(/\.png$/, "") + ".diff.png";
+    rmSync(diff, { force: true });
+    if (picture) {
+      compare.diff = diff;
+      writeFileSync(diff, Buffer.from(picture.split(",")[1], "base64"));
+    }
+    check(
+      compare.share <= MAX_DIFFERING,
+      `the screenshot ${shot} differs from the committed one ${reference}: ` +
+        `${(compare.share * 100).toFixed(2)}% of its ${size(compare.fresh)} pixels differ by more than ` +
+        `${TOLERANCE} in a channel (at most ${MAX_DIFFERING * 100}% may); the differing pixels are red in ` +
+        `${compare.diff}; ${refresh}`,
+    );
+    return compare;
+  } finally {
+    await page.close();
+  }
 }
 
 run().then(

@@ -1,4 +1,5 @@
-//! The browser test's tools: Chromium from the distribution, and in
+//! The browser test's tools: Chromium and the DejaVu fonts from the
+//! distribution, and in
 //! tests/browser/node_modules the npm packages pinned there (playwright-core,
 //! @modelcontextprotocol/ext-apps with the SDK client it builds on, esbuild)
 //! and the host page's bundle, all installed by tests/browser/install, which
@@ -23,11 +24,13 @@ const RUN_TIMEOUT: Duration = Duration::from_secs(150);
 /// Chromium and the npm packages, installed from the current pins.
 pub static INSTALL: Prerequisite = Prerequisite::new(
     "browser",
-    "the browser test's Chromium (Debian's chromium) and npm packages (playwright-core, \
-     @modelcontextprotocol/ext-apps, pinned in tests/browser/package-lock.json)",
+    "the browser test's Chromium (Debian's chromium), fonts (fonts-dejavu-core) and npm \
+     packages (playwright-core, @modelcontextprotocol/ext-apps, pinned in \
+     tests/browser/package-lock.json)",
     "tests/browser/install",
     "Install them by hand: run tests/browser/install (it needs apt-get with root or a sudo that \
-     asks no password for Chromium, or Chromium installed so that `chromium` is on PATH; and \
+     asks no password for Chromium and the fonts, or Chromium installed so that `chromium` is \
+     on PATH and the DejaVu fonts in /usr/share/fonts/truetype/dejavu; and \
      Node.js 20 or later with npm, with access to https://registry.npmjs.org), then run the \
      tests again.",
     installed,
@@ -47,7 +50,17 @@ pub fn chromium() -> Option<PathBuf> {
     on_path.or_else(|| Some(PathBuf::from("/usr/bin/chromium")).filter(|path| path.is_file()))
 }
 
-/// Whether Chromium is there, and the install's stamp is the pins and the
+/// The fonts tests/browser/fonts.conf lets Chromium use (fonts-dejavu-core's).
+const FONTS: [&str; 6] = [
+    "DejaVuSans",
+    "DejaVuSans-Bold",
+    "DejaVuSerif",
+    "DejaVuSerif-Bold",
+    "DejaVuSansMono",
+    "DejaVuSansMono-Bold",
+];
+
+/// Whether Chromium and the fonts are there, and the install's stamp is the pins and the
 /// host page's source as the install script writes it, with the bundle made
 /// (the install script's own "up to date" check, so the two agree).
 fn installed() -> bool {
@@ -64,7 +77,11 @@ fn installed() -> bool {
             Err(_) => return false,
         }
     }
+    let fonts = Path::new("/usr/share/fonts/truetype/dejavu");
     chromium().is_some()
+        && FONTS
+            .iter()
+            .all(|name| fonts.join(format!("{name}.ttf")).is_file())
         && stamp == wanted
         && dir.join("node_modules/.build/host.js").is_file()
         && dir
