@@ -11,6 +11,11 @@ mod data;
 mod report;
 #[path = "../examples/weather/tools.rs"]
 mod tools;
+// The view that get_forecast links: a registry refuses a tool whose view
+// no resource serves. (Its other resources go unused here.)
+#[allow(dead_code)]
+#[path = "../examples/weather/resources.rs"]
+mod resources;
 
 use std::path::{Path, PathBuf};
 

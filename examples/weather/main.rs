@@ -2,6 +2,11 @@
 //! cities, from an embedded sample data set (invented weather, no network).
 //!
 //! - tools (`tools.rs`): `get_forecast`, `current_conditions`, `search_cities`;
+//! - a view (MCP Apps): `get_forecast` links `ui://weather/forecast`
+//!   (`resources.rs`), the page `forecast.html`, which hosts that know the
+//!   extension render next to the result: a chart of the highs and lows
+//!   whose buttons call `get_forecast` again for another city or number of
+//!   days; other clients read the forecast as JSON text;
 //! - tools that ask the client (`asking.rs`): `subscribe_alerts` asks the
 //!   user to confirm (elicitation), `summarize_forecast` asks the client's
 //!   model (sampling);
@@ -47,7 +52,9 @@ async fn main() -> std::io::Result<()> {
              exact name, then get_forecast or current_conditions. The resource \
              weather://cities lists the cities with the URI of each one's data \
              (weather://cities/{name}); current conditions are refreshed every few seconds, \
-             and a subscription to a city's URI announces each refresh. The prompt plan_trip \
+             and a subscription to a city's URI announces each refresh. get_forecast links \
+             the view ui://weather/forecast, a chart that MCP Apps hosts show with its \
+             result. The prompt plan_trip \
              plans a trip to a city around its forecast. subscribe_alerts asks the user to \
              confirm; summarize_forecast asks your model for a one-sentence summary. \
              weather_report covers every city and takes a few seconds: run it as a task \

@@ -1,7 +1,9 @@
-//! The weather resources: the list of cities, and each city's data through
-//! the template `weather://cities/{name}`. Like the tools, each is an
-//! ordinary async fn: `#[resource]` lists it, its doc comment describes it,
-//! and its `Serialize` return value is served as JSON.
+//! The weather resources: the list of cities, each city's data through the
+//! template `weather://cities/{name}`, and `ui://weather/forecast`, the HTML
+//! view that draws `get_forecast`'s result (`forecast.html`). Like the
+//! tools, each is an ordinary async fn: `#[resource]` lists it, its doc
+//! comment describes it, and a `Serialize` return value is served as JSON,
+//! a string as text.
 //!
 //! A city's URI is the template with the city's exact name put in as RFC
 //! 6570 does (percent-encoded UTF-8: `weather://cities/S%C3%A3o%20Paulo`);
@@ -86,6 +88,22 @@ async fn city(#[complete(city_names)] name: String, db: State<WeatherDb>) -> Opt
     // `None` answers "resource not found", naming the URI.
     let city = db.city(&name)?;
     Some(report(&db, city))
+}
+
+/// A chart of a city's forecast: the view of `get_forecast` for hosts with
+/// MCP Apps, which render it next to the tool's result and let it ask for
+/// other cities and days.
+// apps: switch to ui=/view — `#[resource("ui://weather/forecast", view, ...)]`
+// returning `mcp_runtime::view_file!("forecast.html")`.
+#[resource(
+    "ui://weather/forecast",
+    name = "forecast_view",
+    title = "Forecast chart",
+    mime_type = "text/html;profile=mcp-app",
+    scopes = ["weather:read"]
+)]
+async fn forecast_view() -> &'static str {
+    include_str!("forecast.html")
 }
 
 /// What `weather://cities/{name}` gives for `city`.

@@ -146,7 +146,17 @@ impl WeatherDb {
 /// Gives the high and low temperature, the sky, the chance of precipitation
 /// and the wind for each day, starting today. Use `search_cities` to find
 /// the cities covered.
-#[tool(title = "Weather forecast", read_only, idempotent, scopes = ["weather:read"])]
+// Hosts with MCP Apps show the result as a chart, the view
+// `ui://weather/forecast` (`resources.rs`); every other client reads the
+// forecast as JSON text next to the structured content.
+// apps: switch to ui=/view — `ui = "ui://weather/forecast"` instead of `meta`.
+#[tool(
+    title = "Weather forecast",
+    read_only,
+    idempotent,
+    scopes = ["weather:read"],
+    meta = r#"{"ui":{"resourceUri":"ui://weather/forecast"},"ui/resourceUri":"ui://weather/forecast"}"#
+)]
 async fn get_forecast(
     /// City name, for example "Paris".
     city: String,

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod asking;
+pub mod browser;
 pub mod caller;
 pub mod fleet;
 pub mod http;

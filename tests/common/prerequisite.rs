@@ -36,7 +36,10 @@
 //! tests/common/typescript.rs); nginx (tests/fleet/install) and redis-server
 //! (tests/redis/install, for tests/common/redis.rs) come from the
 //! distribution (apt-get, as root or with a sudo that asks no password,
-//! since the tests have no terminal to ask on).
+//! since the tests have no terminal to ask on); the browser test's Chromium
+//! comes from the distribution too, and its npm packages go into
+//! tests/browser/node_modules (tests/browser/install, for
+//! tests/common/browser.rs).
 
 use std::fs::{self, File, TryLockError};
 use std::io::Write;
@@ -48,7 +51,10 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 /// How long an install script may run: `npm ci` fetches Node 22 (about 30
-/// MB) with the packages, `apt-get` the package lists and nginx or Redis.
+/// MB) with the packages, `apt-get` the package lists and nginx or Redis,
+/// or Chromium for the browser test (about 125 MB of packages, 415 MB
+/// installed; with its npm packages, about 45 MB, some 15 s on a fast
+/// line, minutes on a slow one).
 const INSTALL_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// How long a process may wait for another to finish installing: the

@@ -1,6 +1,7 @@
 """The weather example, driven by the MCP Inspector CLI (2.12.0, on Node 22),
 over stdio and over Streamable HTTP (`--transport http`): its tools, its
-resources and resource template, and its prompt.
+resources and resource template (with get_forecast's MCP Apps view and the
+tool's link to it), and its prompt.
 
 Each step runs one `mcp-inspector --cli ...` command line, printed before it
 runs, and checks its exit code (0 ok, 5 for a result with `isError`, 1 for
@@ -26,6 +27,9 @@ from harness import ROOT, WEATHER, Check, HttpServer, Server, main, relative
 from weather import WEATHER_TOOLS
 
 OK, FAILURE, TOOL_ERROR = 0, 1, 5
+# get_forecast's view (MCP Apps) and the MIME type the extension gives views.
+VIEW = "ui://weather/forecast"
+VIEW_MIME_TYPE = "text/html;profile=mcp-app"
 
 
 def inspector(check: Check, name: str, *args: str, expect_exit: int = OK) -> tuple[Any, Any]:
@@ -133,10 +137,23 @@ def check_primitives(check: Check, run: Callable[..., tuple[Any, Any]], on: str)
     CLI has no completion or subscription method: those are checked with the
     SDK clients (primitives.py, primitives.mjs).
     """
-    with check.step(f"{on}resources/list: weather://cities, JSON"):
+    with check.step(f"{on}resources/list: the view {VIEW} (HTML) and weather://cities (JSON)"):
         out, _ = run("resources-list", "--method", "resources/list")
         resources = [(r["uri"], r["name"], r["mimeType"]) for r in out["result"]["resources"]]
-        check.equal(resources, [("weather://cities", "cities", "application/json")], "resources")
+        expected = [(VIEW, "forecast_view", VIEW_MIME_TYPE), ("weather://cities", "cities", "application/json")]
+        check.equal(resources, expected, "resources")
+
+    # What the issue asks of the Inspector: it shows the view and the tool's link.
+    with check.step(f"{on}MCP Apps: tools/list links get_forecast to {VIEW}, resources/read --uri {VIEW} gives its HTML"):
+        out, _ = run("tools-list-view", "--method", "tools/list")
+        meta = next(t for t in out["result"]["tools"] if t["name"] == "get_forecast").get("_meta", {})
+        check.equal(meta.get("ui", {}).get("resourceUri"), VIEW, "get_forecast _meta.ui.resourceUri")
+        check.equal(meta.get("ui/resourceUri"), VIEW, 'get_forecast _meta["ui/resourceUri"] (the older key)')
+        out, _ = run("resources-read-view", "--method", "resources/read", "--uri", VIEW)
+        contents = out["result"]["contents"]
+        check.equal([(c["uri"], c["mimeType"]) for c in contents], [(VIEW, VIEW_MIME_TYPE)], "contents")
+        check.expect(contents[0]["text"].startswith("<!doctype html>"), f"not HTML: {contents[0]['text'][:60]!r}")
+        check.expect('<svg id="chart"' in contents[0]["text"], 'no chart (<svg id="chart">) in the view')
 
     with check.step(f"{on}resources/read --uri weather://cities: 36 cities as JSON"):
         out, _ = run("resources-read-cities", "--method", "resources/read", "--uri", "weather://cities")

@@ -1,5 +1,6 @@
-"""The weather example's resources, prompt, completions and subscriptions,
-driven by the Python SDK over stdio and over Streamable HTTP.
+"""The weather example's resources (with the MCP Apps view of get_forecast),
+prompt, completions and subscriptions, driven by the Python SDK over stdio
+and over Streamable HTTP.
 
 The server runs with `WEATHER_REFRESH_SECS=0.2`, so its current conditions
 are refreshed (and subscribers told) five times a second.
@@ -32,6 +33,9 @@ INVALID_PARAMS = -32602
 RESOURCE_NOT_FOUND = -32002
 CITY_COUNT = 36
 SAO_PAULO = "weather://cities/S%C3%A3o%20Paulo"
+# get_forecast's view (MCP Apps) and the MIME type the extension gives views.
+VIEW = "ui://weather/forecast"
+VIEW_MIME_TYPE = "text/html;profile=mcp-app"
 PLAN_TRIP = types.PromptReference(type="ref/prompt", name="plan_trip")
 CITY_TEMPLATE = types.ResourceTemplateReference(type="ref/resource", uri="weather://cities/{name}")
 
@@ -78,12 +82,34 @@ async def check_primitives(check: Check, session: ClientSession, on: str) -> Non
         check.expect(caps.prompts is not None, "no prompts capability")
         check.expect(caps.completions is not None, "no completions capability")
 
-    with check.step(f"{on}: resources/list: weather://cities, JSON"):
+    with check.step(f"{on}: resources/list: the view ui://weather/forecast (HTML) and weather://cities (JSON)"):
         listed = await session.list_resources()
-        resources = [(str(r.uri), r.name, r.title) for r in listed.resources]
-        check.equal(resources, [("weather://cities", "cities", "Cities")], "resources")
-        check.equal(listed.resources[0].mime_type, "application/json", "mimeType")
-        check.expect(listed.resources[0].description, "no description")
+        resources = [(str(r.uri), r.name, r.title, r.mime_type) for r in listed.resources]
+        check.equal(
+            resources,
+            [
+                (VIEW, "forecast_view", "Forecast chart", VIEW_MIME_TYPE),
+                ("weather://cities", "cities", "Cities", "application/json"),
+            ],
+            "resources",
+        )
+        check.expect(all(r.description for r in listed.resources), "a resource without a description")
+
+    with check.step(f"{on}: MCP Apps: tools/list links get_forecast to {VIEW}, resources/read gives its HTML"):
+        tools = {tool.name: tool for tool in (await session.list_tools()).tools}
+        meta = tools["get_forecast"].meta or {}
+        check.equal(meta.get("ui", {}).get("resourceUri"), VIEW, "get_forecast _meta.ui.resourceUri")
+        check.equal(meta.get("ui/resourceUri"), VIEW, 'get_forecast _meta["ui/resourceUri"] (the older key)')
+        linked = [name for name, tool in tools.items() if tool.meta and "ui" in tool.meta]
+        check.equal(linked, ["get_forecast"], "tools with a view")
+        read = await session.read_resource(VIEW)
+        check.equal(len(read.contents), 1, "number of contents")
+        html = read.contents[0]
+        check.expect(isinstance(html, types.TextResourceContents), f"not text: {html}")
+        assert isinstance(html, types.TextResourceContents)
+        check.equal((str(html.uri), html.mime_type), (VIEW, VIEW_MIME_TYPE), "uri and mimeType")
+        check.expect(html.text.startswith("<!doctype html>"), f"not an HTML document: {html.text[:60]!r}")
+        check.expect('<svg id="chart"' in html.text, "no chart (<svg id=\"chart\">) in the view")
 
     with check.step(f"{on}: resources/read weather://cities: JSON, 36 cities in order, each with its URI"):
         cities = json_text(await session.read_resource("weather://cities"), "weather://cities")

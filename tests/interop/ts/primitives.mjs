@@ -1,5 +1,6 @@
-// The weather example's resources, prompt, completions and subscriptions,
-// driven by the TypeScript SDK's Client over stdio and over Streamable HTTP.
+// The weather example's resources (with the MCP Apps view of get_forecast),
+// prompt, completions and subscriptions, driven by the TypeScript SDK's
+// Client over stdio and over Streamable HTTP.
 //
 // The server runs with WEATHER_REFRESH_SECS=0.2, so its current conditions
 // are refreshed (and subscribers told) five times a second. Run by
@@ -19,6 +20,9 @@ import { LOGS, RECORD, ROOT, WEATHER, exitStatus, startWeather } from "./servers
 
 const FAST_REFRESH = { WEATHER_REFRESH_SECS: "0.2" };
 const SAO_PAULO = "weather://cities/S%C3%A3o%20Paulo";
+// get_forecast's view (MCP Apps) and the MIME type the extension gives views.
+const VIEW = "ui://weather/forecast";
+const VIEW_MIME_TYPE = "text/html;profile=mcp-app";
 const PLAN_TRIP = { type: "ref/prompt", name: "plan_trip" };
 const CITY_TEMPLATE = { type: "ref/resource", uri: "weather://cities/{name}" };
 
@@ -50,14 +54,31 @@ async function checkPrimitives(client, on) {
   });
 
   let cities = [];
-  await step(`${on}: resources/list and resources/read weather://cities: JSON with the 36 cities`, async () => {
+  await step(`${on}: resources/list (the view and the city list) and resources/read weather://cities: JSON with the 36 cities`, async () => {
     const { resources } = await client.listResources();
-    equal(resources.map((r) => [r.uri, r.name, r.mimeType]), [["weather://cities", "cities", "application/json"]], "resources");
+    equal(
+      resources.map((r) => [r.uri, r.name, r.mimeType]),
+      [[VIEW, "forecast_view", VIEW_MIME_TYPE], ["weather://cities", "cities", "application/json"]],
+      "resources",
+    );
     cities = jsonText(await client.readResource({ uri: "weather://cities" }), "weather://cities");
     equal(cities.length, 36, "number of cities");
     const tokyo = cities.find((city) => city.name === "Tokyo");
     equal([tokyo?.country, tokyo?.uri], ["Japan", "weather://cities/Tokyo"], "Tokyo");
     equal(cities.find((city) => city.name === "São Paulo")?.uri, SAO_PAULO, "São Paulo's URI");
+  });
+
+  await step(`${on}: MCP Apps: tools/list links get_forecast to ${VIEW}, resources/read gives its HTML`, async () => {
+    const { tools } = await client.listTools();
+    const forecast = tools.find((tool) => tool.name === "get_forecast");
+    equal(forecast?._meta?.ui?.resourceUri, VIEW, "get_forecast _meta.ui.resourceUri");
+    equal(forecast?._meta?.["ui/resourceUri"], VIEW, 'get_forecast _meta["ui/resourceUri"] (the older key)');
+    equal(tools.filter((tool) => tool._meta?.ui).map((tool) => tool.name), ["get_forecast"], "tools with a view");
+    const { contents } = await client.readResource({ uri: VIEW });
+    equal(contents.map((c) => [c.uri, c.mimeType]), [[VIEW, VIEW_MIME_TYPE]], `${VIEW}: contents`);
+    const html = contents[0].text ?? "";
+    expect(html.startsWith("<!doctype html>"), `not an HTML document: ${JSON.stringify(html.slice(0, 60))}`);
+    expect(html.includes('<svg id="chart"'), 'no chart (<svg id="chart">) in the view');
   });
 
   await step(`${on}: resources/templates/list and a read through the template`, async () => {
