@@ -28,6 +28,7 @@ mod elicit;
 mod prompt;
 mod resource;
 mod tool;
+mod view_file;
 
 use proc_macro::TokenStream;
 
@@ -65,4 +66,15 @@ pub fn prompt(attr: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_derive(Elicit, attributes(elicit))]
 pub fn derive_elicit(item: TokenStream) -> TokenStream {
     elicit::derive(item.into()).into()
+}
+
+/// The HTML of an MCP Apps view from a file, its path relative to the
+/// calling source file as with `include_str!`: embedded at compile time,
+/// and in debug builds read from disk on every call.
+///
+/// See the `mcp_runtime::view_file` documentation for the full reference.
+#[proc_macro]
+pub fn view_file(input: TokenStream) -> TokenStream {
+    let caller = proc_macro::Span::call_site().local_file();
+    view_file::view_file(input.into(), caller).into()
 }
