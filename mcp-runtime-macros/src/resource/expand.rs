@@ -135,6 +135,7 @@ fn generate(args: &ResourceArgs, uri: &LitStr, resource: &AnnotatedFn) -> TokenS
                     icons: #icons,
                     meta: #meta,
                     scopes: #scopes,
+                    view: ::core::option::Option::None,
                     params: &[#(#params),*],
                     requirements: &[#(#requirements),*],
                     read: __mcp_read,
