@@ -101,6 +101,7 @@
 extern crate self as mcp_runtime;
 
 pub mod _guide;
+pub mod apps;
 mod asking;
 pub mod auth;
 mod cli;

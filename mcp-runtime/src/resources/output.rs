@@ -98,7 +98,12 @@ pub trait IntoResourceContents {
     fn into_contents(self, uri: &str, mime_type: Option<&'static str>) -> Vec<ResourceContents>;
 }
 
-fn text(uri: &str, mime_type: Option<&'static str>, text: String) -> Vec<ResourceContents> {
+/// One text item; `text/plain` unless `mime_type` says otherwise.
+pub(crate) fn text_contents(
+    uri: &str,
+    mime_type: Option<&'static str>,
+    text: String,
+) -> Vec<ResourceContents> {
     vec![ResourceContents::Text {
         uri: uri.to_owned(),
         mime_type: Some(mime_type.unwrap_or("text/plain").to_owned()),
@@ -111,7 +116,7 @@ impl IntoResourceContents for String {
         Some("text/plain")
     }
     fn into_contents(self, uri: &str, mime_type: Option<&'static str>) -> Vec<ResourceContents> {
-        text(uri, mime_type, self)
+        text_contents(uri, mime_type, self)
     }
 }
 
@@ -120,7 +125,7 @@ impl IntoResourceContents for &str {
         Some("text/plain")
     }
     fn into_contents(self, uri: &str, mime_type: Option<&'static str>) -> Vec<ResourceContents> {
-        text(uri, mime_type, self.to_owned())
+        text_contents(uri, mime_type, self.to_owned())
     }
 }
 

@@ -113,6 +113,8 @@ pub struct ToolDef {
     /// `scopes = [..]`: OAuth scopes a caller needs (checked by the macro,
     /// and again at start-up).
     pub scopes: &'static [&'static str],
+    /// `ui = ".."` and `visibility = ..`: the view it links to.
+    pub ui: Option<crate::apps::ToolUi>,
     pub input_schema: fn(&mut schemars::SchemaGenerator) -> schemars::Schema,
     pub output_schema: fn(&mut schemars::SchemaGenerator) -> Option<schemars::Schema>,
     pub requirements: &'static [fn() -> Option<Requirement>],
