@@ -12,14 +12,16 @@ use syn::LitStr;
 /// Expands `view_file!(path)` called from the source file `caller` (as the
 /// compiler names it; `None` if it is not a file on disk).
 pub fn view_file(input: TokenStream, caller: Option<PathBuf>) -> TokenStream {
-    let path: LitStr = match syn::parse2(input) {
+    let path: LitStr = match syn::parse2(input.clone()) {
         Ok(path) => path,
         Err(_) => {
-            return syn::Error::new(
-                proc_macro2::Span::call_site(),
-                "view_file! takes the path of an HTML file relative to this source file, as a string: view_file!(\"forecast.html\")",
-            )
-            .to_compile_error();
+            let message = "view_file! takes the path of an HTML file relative to this source file, as a string: view_file!(\"forecast.html\")";
+            let error = if input.is_empty() {
+                syn::Error::new(proc_macro2::Span::call_site(), message)
+            } else {
+                syn::Error::new_spanned(input, message)
+            };
+            return error.to_compile_error();
         }
     };
     if path.value().trim().is_empty() {
@@ -32,11 +34,11 @@ pub fn view_file(input: TokenStream, caller: Option<PathBuf>) -> TokenStream {
     // Spanned at the literal: `include_str!` resolves the path against the
     // file the literal is in, and a missing file is reported there.
     let embedded = quote_spanned!(path.span()=> ::core::include_str!(#path));
-    let on_disk = match caller.and_then(|file| on_disk(&file, &path.value())) {
-        Some(absolute) => quote!(::core::option::Option::Some(#absolute)),
-        None => quote!(::core::option::Option::None),
-    };
-    quote!(::mcp_runtime::apps::__view_file(#embedded, #on_disk))
+    match caller.and_then(|file| on_disk(&file, &path.value())) {
+        Some(absolute) => quote!(::mcp_runtime::__private::view_file(#embedded, #absolute)),
+        // Not a file on disk (or not UTF-8): the embedded text only.
+        None => quote!(::mcp_runtime::apps::Html::from(#embedded)),
+    }
 }
 
 /// The absolute path of `relative` next to the source file `caller`, as
@@ -76,8 +78,9 @@ mod tests {
             tokens.contains("include_str ! (\"forecast.html\")"),
             "{tokens}"
         );
-        assert!(tokens.contains("Some (\"/src/forecast.html\")"), "{tokens}");
+        assert!(tokens.contains("view_file ("), "{tokens}");
+        assert!(tokens.contains(", \"/src/forecast.html\")"), "{tokens}");
         let tokens = view_file(quote!("forecast.html"), None).to_string();
-        assert!(tokens.contains(":: None"), "{tokens}");
+        assert!(tokens.contains("Html :: from ("), "{tokens}");
     }
 }

@@ -140,7 +140,6 @@ fn generate(args: &ResourceArgs, uri: &LitStr, resource: &AnnotatedFn) -> TokenS
                     meta: #meta,
                     view: #view,
                     scopes: #scopes,
-                    view: ::core::option::Option::None,
                     params: &[#(#params),*],
                     requirements: &[#(#requirements),*],
                     read: __mcp_read,

@@ -217,7 +217,6 @@ fn generate(args: &ToolArgs, tool: &AnnotatedFn, name: &str, description: &str) 
                     meta: #meta,
                     ui: #ui,
                     scopes: #scopes,
-                    ui: ::core::option::Option::None,
                     input_schema: __mcp_input_schema,
                     output_schema: __mcp_output_schema,
                     requirements: &[#(#requirements),*],
