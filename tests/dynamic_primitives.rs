@@ -18,6 +18,7 @@ fn text(uri: impl Into<String>, text: impl Into<String>) -> ResourceContents {
         uri: uri.into(),
         mime_type: None,
         text: text.into(),
+        meta: None,
     }
 }
 

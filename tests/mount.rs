@@ -325,6 +325,7 @@ async fn upstream_list_changes_are_followed_and_announced() {
             uri,
             mime_type: Some("text/plain".into()),
             text: "read me".into(),
+            meta: None,
         }])
     });
     handle.add_resource(doc).unwrap();
@@ -490,6 +491,7 @@ async fn log_messages_and_resource_updates_pass_through() {
             uri,
             mime_type: None,
             text: "fine".into(),
+            meta: None,
         }])
     });
     let upstream = HttpServer::start(server.resource(status));

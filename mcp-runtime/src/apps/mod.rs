@@ -54,9 +54,24 @@
 //! resource (not a template) with the view MIME type, or the server refuses
 //! to start ([`RegistryError::MissingView`](crate::RegistryError::MissingView)).
 //! A tool's `_meta` that sets `ui` or `ui/resourceUri` itself while the tool
-//! links a view is refused too.
+//! links a view is refused too, as is a view's `_meta` with its own `ui`.
+//! A [`ServerHandle`](crate::ServerHandle) checks a tool it adds the same
+//! way (changes made before the server starts are checked together, so a
+//! tool may come before its view).
+//!
+//! The check sees what the server serves after
+//! [`Server::include_tools`](crate::Server::include_tools) and
+//! [`exclude_tools`](crate::Server::exclude_tools) (a view whose tools are
+//! all left out is still served, linked by nothing), not what
+//! [middleware](crate::middleware) or authorization do to each request. A
+//! layer that drops the view from `resources/list` is harmless (hosts read
+//! a view by its URI), but one that refuses its `resources/read` or strips
+//! `_meta` from `tools/list`, and `scopes` on the view that the caller's
+//! token lacks, break the link for that caller where no start-up check can
+//! see it: let the view through, with no scopes its tool does not have.
 
 mod html;
+pub(crate) mod link;
 mod view;
 
 #[doc(hidden)]

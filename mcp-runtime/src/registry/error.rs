@@ -130,6 +130,27 @@ pub enum RegistryError {
         /// What is wrong.
         reason: String,
     },
+    /// A tool links a view (`ui = ".."`, `DynamicTool::ui`) that the
+    /// server does not serve: no resource has that URI (templates do not
+    /// count), or the one that has it is not served with the view MIME
+    /// type ([`apps::MIME_TYPE`](crate::apps::MIME_TYPE)). Checked after the
+    /// tool filter, on what is served, not on what middleware lets
+    /// through (see [`apps`](crate::apps#checked-at-start-up)).
+    MissingView {
+        /// The tool.
+        tool: String,
+        /// Where the tool is defined.
+        location: Location,
+        /// The view's URI.
+        uri: String,
+        /// Where the resource with that URI is defined, when one is served
+        /// but not as a view.
+        resource: Option<Location>,
+        /// That resource's MIME type, if it has one.
+        mime_type: Option<String>,
+        /// The `ui://` URIs of the resources that are served.
+        views: Vec<String>,
+    },
     /// The include or exclude filter names a tool that does not exist.
     UnknownFilterName {
         /// The name in the filter.
@@ -270,6 +291,21 @@ impl std::fmt::Display for RegistryError {
                 "`Server::include_tools` or `exclude_tools` names `{name}`, but no tool has \
                  that name; remove it, or use one of the tools' names: {known}"
             ),
+            RegistryError::MissingView {
+                tool,
+                location,
+                uri,
+                resource,
+                mime_type,
+                views,
+            } => f.write_str(&crate::apps::link::missing_view_sentence(
+                tool,
+                *location,
+                uri,
+                *resource,
+                mime_type.as_deref(),
+                views,
+            )),
             RegistryError::InvalidAuth { reason } => {
                 write!(f, "the authentication settings cannot work: {reason}")
             }

@@ -122,6 +122,9 @@ impl Registry {
             |def| crate::prompts::build::build_static(def, &state),
             dynamic.prompts.iter().map(DynamicPrompt::build),
         )?;
+        // After the tool filter: a view whose tools are all left out is
+        // served, unlinked, and harms nothing.
+        crate::apps::link::check_links(&tools, &resources)?;
         tracing::debug!(
             tools = tools.len(),
             resources = resources.len(),

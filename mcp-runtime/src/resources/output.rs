@@ -108,6 +108,7 @@ pub(crate) fn text_contents(
         uri: uri.to_owned(),
         mime_type: Some(mime_type.unwrap_or("text/plain").to_owned()),
         text,
+        meta: None,
     }]
 }
 
@@ -263,6 +264,7 @@ impl<T: Serialize> Leaf<T> for AsJson {
             uri: uri.to_owned(),
             mime_type: Some(mime_type.unwrap_or("application/json").to_owned()),
             text,
+            meta: None,
         }])
     }
 }
