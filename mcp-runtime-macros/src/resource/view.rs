@@ -103,7 +103,7 @@ impl ViewArgs {
             errors.at(uri.span(), format!("invalid view URI: {why}"));
         }
         if let Some(mime) = mime_type
-            && mime.value() != VIEW_MIME_TYPE
+            && !is_view_type(&mime.value())
         {
             errors.at(
                 mime.span(),
@@ -260,6 +260,13 @@ fn permission(item: Expr, known: &str) -> syn::Result<Ident> {
     Err(syn::Error::new(item.span(), message))
 }
 
+/// Whether `text` is the view MIME type, ignoring case and the spaces
+/// around its parameter (as the runtime does).
+fn is_view_type(text: &str) -> bool {
+    let normalized: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+    normalized.eq_ignore_ascii_case(VIEW_MIME_TYPE)
+}
+
 /// Checks that `text` is an origin a content security policy can name:
 /// `scheme://host` or `scheme://host:port`, with `http`, `https`, `ws` or
 /// `wss`, and `*.` only as the host's first label (any subdomain).
@@ -372,6 +379,15 @@ mod tests {
 
     fn refused(text: &str) -> String {
         check_origin(text).expect_err(text)
+    }
+
+    #[test]
+    fn view_types() {
+        assert!(is_view_type("text/html;profile=mcp-app"));
+        assert!(is_view_type("text/html; profile=mcp-app"));
+        assert!(is_view_type("Text/HTML;Profile=MCP-App"));
+        assert!(!is_view_type("text/html"));
+        assert!(!is_view_type("text/html;profile=other"));
     }
 
     #[test]

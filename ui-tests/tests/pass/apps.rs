@@ -57,8 +57,9 @@ fn text() -> &'static str {
     "<p>static</p>"
 }
 
-/// Built at run time, with the view's MIME type said again.
-#[resource("ui://weather/string", view(prefers_border), mime_type = "text/html;profile=mcp-app")]
+/// Built at run time, with the view's MIME type said again (in another
+/// spelling of the same type).
+#[resource("ui://weather/string", view(prefers_border), mime_type = "text/html; profile=mcp-app")]
 async fn built() -> String {
     format!("<p>{}</p>", 1)
 }
