@@ -22,6 +22,13 @@
 //! an RFC 9110 token, unique among the tool's parameters ignoring case;
 //! the parameter's type is checked with `HeaderParam` (a string, an integer,
 //! a bool, or an `Option` of one). `#[resource]` and `#[prompt]` refuse it.
+//!
+//! MCP Apps: `#[tool(ui = "ui://..", visibility = ..)]` links a tool to its
+//! view and `#[resource("ui://..", view(..))]` serves one; the URIs, the
+//! visibility values, the CSP origins and the permissions are checked here,
+//! and a `meta` that sets the `_meta` keys they write is refused.
+//! `view_file!("page.html")` embeds a view's file and names it by its
+//! absolute path, which debug builds read on every call.
 
 mod common;
 mod elicit;
