@@ -74,6 +74,9 @@ mod html;
 pub(crate) mod link;
 mod view;
 
+#[cfg(test)]
+mod tests;
+
 #[doc(hidden)]
 pub use html::__view_file;
 pub use html::Html;
