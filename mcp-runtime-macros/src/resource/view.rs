@@ -81,6 +81,11 @@ impl ViewArgs {
                     });
                 }
                 "domain" => view.domain = Some(inner.value()?.parse()?),
+                "size" | "width" | "height" | "preferred_size" => {
+                    return Err(inner.error(format!(
+                        "a view has no `{key}`: it measures itself and tells the host (`ui/notifications/size-changed`), and the host tells it how much room it has; remove `{key}`"
+                    )));
+                }
                 _ => return Ok(false),
             }
             Ok(true)

@@ -1,9 +1,15 @@
 // `view(..)` takes `csp`, `permissions`, `prefers_border` and `domain`.
 use mcp_runtime::resource;
 
-/// An unknown key.
+/// A size, which views do not declare.
 #[resource("ui://a", view(size = "400x300"))]
 fn size() -> &'static str {
+    ""
+}
+
+/// A misspelt key.
+#[resource("ui://a2", view(border = true))]
+fn border() -> &'static str {
     ""
 }
 
