@@ -52,7 +52,8 @@
 //! (a `*.` wildcard only as the first label of the host; no path, query or
 //! fragment). Each tool's view must be served by the same server as a
 //! resource (not a template) with the view MIME type, or the server refuses
-//! to start ([`RegistryError::MissingView`](crate::RegistryError::MissingView)).
+//! to start ([`RegistryError::MissingView`](crate::RegistryError::MissingView),
+//! [`RegistryError::NotAView`](crate::RegistryError::NotAView)).
 //! A tool's `_meta` that sets `ui` or `ui/resourceUri` itself while the tool
 //! links a view is refused too, as is a view's `_meta` with its own `ui`.
 //! A [`ServerHandle`](crate::ServerHandle) checks a tool it adds the same
