@@ -394,19 +394,32 @@ fn a_tool_whose_view_is_not_served_stops_the_server_with_a_sentence() {
     );
 
     // Served, but not as a view.
-    let line = line!() + 3;
+    let error = Server::new("t", "1")
+        .resource(view(VIEW).mime_type("text/html"))
+        .tool(sunny("forecast").ui(VIEW))
+        .registry()
+        .expect_err("the server is refused");
+    assert!(
+        matches!(&error, RegistryError::NotAView { tool, mime_type: Some(html), .. }
+            if tool == "forecast" && html == "text/html"),
+        "{error:?}"
+    );
+    assert!(
+        error.to_string().ends_with(
+            "shows the view \"ui://weather/forecast\", but the resource \
+             \"ui://weather/forecast\" is served as \"text/html\", not as a view \
+             (\"text/html;profile=mcp-app\"); add `view` to its #[resource] attribute (or call \
+             `.view(..)` on its DynamicResource)"
+        ),
+        "{error}"
+    );
     let text = refused(
         Server::new("t", "1")
-            .resource(view(VIEW).mime_type("text/html"))
+            .resource(view(VIEW))
             .tool(sunny("forecast").ui(VIEW)),
     );
     assert!(
-        text.ends_with(&format!(
-            "shows the view \"ui://weather/forecast\", but the resource with that URI (defined \
-             at tests/metadata.rs:{line}) is served as \"text/html\", not as a view \
-             (\"text/html;profile=mcp-app\"); add `view` to its #[resource] attribute (or call \
-             `.view(..)` on its DynamicResource)"
-        )),
+        text.contains("is served with no MIME type, not as a view"),
         "{text}"
     );
     // A resource served with the view MIME type counts, `view` or not.

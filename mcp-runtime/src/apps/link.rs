@@ -1,16 +1,11 @@
 //! The links between tools and their views: the `_meta` each side is
-//! served with, and the start-up check that every link leads to a view.
-
-use std::sync::Arc;
+//! served with (the start-up check that every link leads to a view is
+//! `registry::views`).
 
 use serde_json::{Map, Value, json};
 
 use super::{MIME_TYPE, ViewMeta, Visibility};
 use crate::content::ResourceContents;
-use crate::location::Location;
-use crate::registry::error::RegistryError;
-use crate::resources::build::Resource;
-use crate::tools::def::Tool;
 
 /// The deprecated flat key hosts built before the extension settled read.
 const FLAT_KEY: &str = "ui/resourceUri";
@@ -83,6 +78,9 @@ pub(crate) fn tool_meta(
     Ok(meta)
 }
 
+/// A view's whole `_meta`, and its `ui` alone.
+pub(crate) type ViewMetas = (Map<String, Value>, Map<String, Value>);
+
 /// A view resource's `_meta` with `ui` added (from `view`), after checking
 /// `view`'s origins, that `uri` is a `ui://` URI and not a template, and
 /// that `_meta` has no `ui` of its own. The error continues "the resource
@@ -91,7 +89,7 @@ pub(crate) fn view_meta(
     meta: Option<Map<String, Value>>,
     uri: &str,
     view: &ViewMeta,
-) -> Result<(Map<String, Value>, Map<String, Value>), String> {
+) -> Result<ViewMetas, String> {
     if !uri.starts_with("ui://") {
         return Err(format!(
             "it is a view, and a view's URI starts with ui://, such as \
@@ -131,83 +129,4 @@ pub(crate) fn dress(
             .or_insert_with(|| Value::Object(ui.clone()));
     }
     contents
-}
-
-/// Whether anything served belongs to the extension: a tool that links a
-/// view, or a resource served as one.
-pub(crate) fn any_app(tools: &[Arc<Tool>], resources: &[Arc<Resource>]) -> bool {
-    tools.iter().any(|tool| tool.ui.is_some())
-        || resources
-            .iter()
-            .any(|resource| resource.mime_type().is_some_and(is_view_type))
-}
-
-/// Refuses a tool whose view is not served: no resource (templates do not
-/// count) has its URI, or the one that does is not served with the view
-/// MIME type.
-pub(crate) fn check_links(
-    tools: &[Arc<Tool>],
-    resources: &[Arc<Resource>],
-) -> Result<(), RegistryError> {
-    tools
-        .iter()
-        .try_for_each(|tool| check_link(tool, resources))
-}
-
-/// [`check_links`] for one tool.
-pub(crate) fn check_link(tool: &Tool, resources: &[Arc<Resource>]) -> Result<(), RegistryError> {
-    let Some(uri) = tool.ui.as_deref() else {
-        return Ok(());
-    };
-    let found = resources.iter().find(|resource| resource.uri() == uri);
-    if found.is_some_and(|resource| resource.mime_type().is_some_and(is_view_type)) {
-        return Ok(());
-    }
-    Err(RegistryError::MissingView {
-        tool: tool.name().to_owned(),
-        location: tool.location(),
-        uri: uri.to_owned(),
-        resource: found.map(|resource| resource.location()),
-        mime_type: found.and_then(|resource| resource.mime_type().map(str::to_owned)),
-        views: resources
-            .iter()
-            .map(|resource| resource.uri())
-            .filter(|served| served.starts_with("ui://"))
-            .map(str::to_owned)
-            .collect(),
-    })
-}
-
-/// The sentence of [`RegistryError::MissingView`], after "cannot start the
-/// MCP server: ".
-pub(crate) fn missing_view_sentence(
-    tool: &str,
-    location: Location,
-    uri: &str,
-    resource: Option<Location>,
-    mime_type: Option<&str>,
-    views: &[String],
-) -> String {
-    let head = format!("the tool `{tool}` (defined at {location}) shows the view {uri:?}, but ");
-    if let Some(resource) = resource {
-        let kind = match mime_type {
-            Some(mime_type) => format!("as {mime_type:?}"),
-            None => "with no MIME type".to_owned(),
-        };
-        return format!(
-            "{head}the resource with that URI (defined at {resource}) is served {kind}, not as a view \
-             ({MIME_TYPE:?}); add `view` to its #[resource] attribute (or call `.view(..)` on \
-             its DynamicResource)"
-        );
-    }
-    let served = if views.is_empty() {
-        "no resource with a ui:// URI is served".to_owned()
-    } else {
-        let quoted: Vec<String> = views.iter().map(|v| format!("{v:?}")).collect();
-        format!("resources with ui:// URIs: {}", quoted.join(", "))
-    };
-    format!(
-        "{head}no resource serves that URI: add #[resource({uri:?}, view)] (or a \
-         DynamicResource with `.view(..)`), or correct the URI ({served})"
-    )
 }

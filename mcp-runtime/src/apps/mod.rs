@@ -13,6 +13,39 @@
 //! the tool's ordinary result, so a tool with a view still returns content
 //! a model can read.
 //!
+//! Built at run time, a tool and its view look like this (the attributes
+//! `#[tool(ui = "..")]` and `#[resource("ui://..", view)]` do the same):
+//!
+//! ```
+//! use mcp_runtime::apps::{Html, ViewMeta, Visibility};
+//! use mcp_runtime::{DynamicResource, DynamicTool, ResourceContents, Server, serde_json::json};
+//!
+//! const PAGE: &str = "<!doctype html><p id=t></p><script>/* postMessage JSON-RPC */</script>";
+//!
+//! let view = DynamicResource::new("ui://weather/chart", "chart", |uri, _, _| async move {
+//!     Ok(vec![ResourceContents::text(uri, Html::from(PAGE).into_string())])
+//! })
+//! .view(ViewMeta::new().prefers_border(false));
+//! let forecast = DynamicTool::new(
+//!     "forecast",
+//!     "The forecast for a city, drawn as a chart where the host can.",
+//!     json!({"type": "object", "properties": {"city": {"type": "string"}}}),
+//!     |arguments, _ctx| async move { format!("{}: 21 °C", arguments["city"]) },
+//! )
+//! .ui("ui://weather/chart");
+//! // Called by the view only (to switch days), never offered to the model.
+//! let switch_day = DynamicTool::new(
+//!     "switch_day",
+//!     "The forecast of another day.",
+//!     json!({"type": "object", "properties": {"day": {"type": "integer"}}}),
+//!     |arguments, _ctx| async move { format!("day {}: 19 °C", arguments["day"]) },
+//! )
+//! .ui("ui://weather/chart")
+//! .visibility([Visibility::App]);
+//! let server = Server::new("weather", "1.0.0").resource(view).tool(forecast).tool(switch_day);
+//! # let _ = server;
+//! ```
+//!
 //! # What the server sends, and what the host does with it
 //!
 //! - On the tool in `tools/list`, `_meta.ui.resourceUri` names the view; the
@@ -37,10 +70,16 @@
 //!   dedicated sandbox origin, in a format the host defines). With no `csp`
 //!   the host allows inline scripts and styles and nothing from elsewhere,
 //!   so a self-contained HTML file needs no metadata at all.
+//!   Each item a read gives with the view's URI gets both (an item that
+//!   sets its own `_meta.ui` keeps it: the host prefers the item's).
 //! - In the capabilities, `extensions["io.modelcontextprotocol/ui"]` is
-//!   `{}` whenever a tool links a view or a resource is one, for every
-//!   protocol version from 2025-06-18 on. The metadata above is sent to
-//!   every client: clients that do not know the extension ignore it.
+//!   `{}` whenever a tool links a view or a resource is one (and always on
+//!   a server with a [`ServerHandle`](crate::ServerHandle), since one may
+//!   come), for every protocol version from 2025-06-18 on, in both eras,
+//!   beside the other extensions. The metadata above is sent to every
+//!   client of 2025-06-18 or later, whatever it declares: clients that do
+//!   not know the extension ignore it. Earlier versions have no `_meta` on
+//!   tools and resources, so they get the MIME type and nothing else.
 //!
 //! There is no key for a preferred size: a view measures itself and tells
 //! the host (`ui/notifications/size-changed`), and the host tells the view
@@ -52,7 +91,8 @@
 //! (a `*.` wildcard only as the first label of the host; no path, query or
 //! fragment). Each tool's view must be served by the same server as a
 //! resource (not a template) with the view MIME type, or the server refuses
-//! to start ([`RegistryError::MissingView`](crate::RegistryError::MissingView)).
+//! to start ([`RegistryError::MissingView`](crate::RegistryError::MissingView),
+//! [`RegistryError::NotAView`](crate::RegistryError::NotAView)).
 //! A tool's `_meta` that sets `ui` or `ui/resourceUri` itself while the tool
 //! links a view is refused too, as is a view's `_meta` with its own `ui`.
 //! A [`ServerHandle`](crate::ServerHandle) checks a tool it adds the same

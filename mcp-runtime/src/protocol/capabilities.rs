@@ -29,7 +29,7 @@ impl Served {
             completions: registry.completes(),
             list_changes: false,
             tasks: false,
-            apps: crate::apps::link::any_app(registry.tools(), registry.resources()),
+            apps: crate::registry::views::any_app(registry.tools(), registry.resources()),
         }
     }
 

@@ -4,11 +4,11 @@
 
 use std::sync::Arc;
 
-use crate::apps::link;
 use crate::prompts::build::Prompt;
 use crate::registry::Registry;
 use crate::registry::catalog::{insert_unique, remove};
 use crate::registry::error::{Primitive, RegistryError};
+use crate::registry::views;
 use crate::resources::build::Resource;
 use crate::tools::def::Tool;
 
@@ -77,7 +77,7 @@ impl Registry {
         let changed = match change {
             Change::AddTool(tool) => {
                 if check_view {
-                    link::check_link(tool, &next.resources)?;
+                    views::check_link(tool, &next.resources)?;
                 }
                 insert_unique(&mut next.tools, Arc::clone(tool)).map_err(taken(Primitive::Tool))?;
                 true
@@ -119,6 +119,6 @@ impl Registry {
 impl Registry {
     /// Refuses a tool whose view is not served ([`RegistryError::MissingView`]).
     pub(crate) fn check_views(&self) -> Result<(), RegistryError> {
-        link::check_links(&self.tools, &self.resources)
+        views::check_links(&self.tools, &self.resources)
     }
 }

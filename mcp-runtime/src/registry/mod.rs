@@ -8,6 +8,7 @@ pub(crate) mod catalog;
 pub(crate) mod change;
 pub(crate) mod error;
 mod parallel;
+pub(crate) mod views;
 
 use std::sync::Arc;
 
@@ -124,7 +125,7 @@ impl Registry {
         )?;
         // After the tool filter: a view whose tools are all left out is
         // served, unlinked, and harms nothing.
-        crate::apps::link::check_links(&tools, &resources)?;
+        views::check_links(&tools, &resources)?;
         tracing::debug!(
             tools = tools.len(),
             resources = resources.len(),

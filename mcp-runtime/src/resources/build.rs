@@ -20,6 +20,9 @@ use crate::resources::def::{ReadError, ReadRequest, ResourceDef};
 use crate::resources::template::UriTemplate;
 use crate::tools::def::BoxFuture;
 
+/// A view's `_meta.ui`, shared by its reads.
+pub(crate) type ViewUi = Arc<Map<String, Value>>;
+
 /// What reading a resource gives: its contents, or why there are none.
 pub(crate) type ReadResult = Result<Vec<ResourceContents>, ReadError>;
 
@@ -50,7 +53,7 @@ pub struct Resource {
     pub(crate) mime_type: Option<String>,
     pub(crate) metadata: Metadata,
     /// A view's `_meta.ui` (MCP Apps), added to the items of each read.
-    pub(crate) view: Option<Arc<Map<String, Value>>>,
+    pub(crate) view: Option<ViewUi>,
     /// Set for a template.
     pub(crate) template: Option<UriTemplate>,
     /// One per template variable.
@@ -202,7 +205,7 @@ pub(crate) fn as_view<'a>(
     mime_type: Option<&'a str>,
     view: Option<&ViewMeta>,
     metadata: &mut Metadata,
-) -> Result<(Option<&'a str>, Option<Arc<Map<String, Value>>>), String> {
+) -> Result<(Option<&'a str>, Option<ViewUi>), String> {
     let Some(view) = view else {
         return Ok((mime_type, None));
     };
