@@ -1,11 +1,13 @@
 //! Resources, resource templates and prompts defined at run time
 //! (`DynamicResource`, `DynamicPrompt`), served over a connection: listing,
 //! reading, getting, completing, subscribing, the errors of each, and the
-//! capabilities and shapes each protocol version sees.
+//! capabilities and shapes each protocol version sees; views of MCP Apps
+//! (`DynamicResource::view`).
 //!
 //! This binary defines no `#[resource]` or `#[prompt]`, so what it serves is
 //! exactly what each test adds.
 
+use mcp_runtime::apps::{MIME_TYPE, Permission, ViewMeta};
 use mcp_runtime::testing::TestClient;
 use mcp_runtime::{
     Arguments, Content, DynamicPrompt, DynamicResource, GetPromptResult, PromptError,
@@ -18,6 +20,7 @@ fn text(uri: impl Into<String>, text: impl Into<String>) -> ResourceContents {
         uri: uri.into(),
         mime_type: None,
         text: text.into(),
+        meta: None,
     }
 }
 
@@ -455,4 +458,101 @@ async fn a_notifier_tells_subscribers_about_updates_and_everyone_about_lists() {
     // A session that ended is no longer told.
     drop(client.close().await);
     assert_eq!(notifier.tools_changed(), 0);
+}
+
+/// Two views: one whose reads carry no metadata of their own, and one whose
+/// item sets its own `_meta.ui` (which wins over the resource's).
+fn views() -> Server {
+    let chart = DynamicResource::new("ui://weather/chart", "chart", |uri, _, _| async move {
+        Ok(vec![text(uri, "<!doctype html><p>chart</p>")])
+    })
+    .title("Forecast chart")
+    .view(
+        ViewMeta::new()
+            .connect_domains(["https://api.example.com"])
+            .resource_domains(["https://*.cdn.example.com"])
+            .permission(Permission::ClipboardWrite)
+            .prefers_border(false),
+    );
+    let map = DynamicResource::new("ui://weather/map", "map", |uri, _, _| async move {
+        let own = json!({"ui": {"prefersBorder": true}, "example.com/at": 1});
+        let own = own.as_object().cloned().unwrap_or_default();
+        Ok(vec![text(uri, "<p>map</p>").with_meta(own)])
+    })
+    .view(ViewMeta::new().domain("map.example.com"));
+    Server::new("views", "1.0.0").resource(chart).resource(map)
+}
+
+#[tokio::test]
+async fn a_view_is_listed_and_read_with_its_mime_type_and_ui_meta() {
+    let chart_ui = json!({
+        "csp": {
+            "connectDomains": ["https://api.example.com"],
+            "resourceDomains": ["https://*.cdn.example.com"]
+        },
+        "permissions": {"clipboardWrite": {}},
+        "prefersBorder": false
+    });
+    for version in ["2025-06-18", "2025-11-25"] {
+        let mut client = TestClient::connect_with_version(views(), version)
+            .await
+            .unwrap();
+        let list = client.request("resources/list", json!({})).await.unwrap();
+        assert_eq!(
+            list,
+            json!({"resources": [
+                {"uri": "ui://weather/chart", "name": "chart", "title": "Forecast chart",
+                 "mimeType": MIME_TYPE, "_meta": {"ui": chart_ui}},
+                {"uri": "ui://weather/map", "name": "map", "mimeType": MIME_TYPE,
+                 "_meta": {"ui": {"domain": "map.example.com"}}}
+            ]}),
+            "{version}"
+        );
+        let read = client
+            .request("resources/read", json!({"uri": "ui://weather/chart"}))
+            .await
+            .unwrap();
+        assert_eq!(
+            read,
+            json!({"contents": [{
+                "uri": "ui://weather/chart",
+                "mimeType": MIME_TYPE,
+                "text": "<!doctype html><p>chart</p>",
+                "_meta": {"ui": chart_ui}
+            }]}),
+            "{version}"
+        );
+        let read = client
+            .request("resources/read", json!({"uri": "ui://weather/map"}))
+            .await
+            .unwrap();
+        assert_eq!(
+            read["contents"][0]["_meta"],
+            json!({"ui": {"prefersBorder": true}, "example.com/at": 1}),
+            "{version}"
+        );
+    }
+    // Before 2025-06-18 no `_meta` is sent, on the list or on the items;
+    // the MIME type is.
+    for version in ["2025-03-26", "2024-11-05"] {
+        let mut client = TestClient::connect_with_version(views(), version)
+            .await
+            .unwrap();
+        let list = client.request("resources/list", json!({})).await.unwrap();
+        for entry in list["resources"].as_array().unwrap() {
+            assert_eq!(entry["mimeType"], MIME_TYPE, "{version}");
+            assert!(entry.get("_meta").is_none(), "{version}: {entry}");
+        }
+        for uri in ["ui://weather/chart", "ui://weather/map"] {
+            let read = client
+                .request("resources/read", json!({"uri": uri}))
+                .await
+                .unwrap();
+            assert_eq!(read["contents"][0]["mimeType"], MIME_TYPE, "{version}");
+            assert!(
+                read["contents"][0].get("_meta").is_none(),
+                "{version}: {read}"
+            );
+        }
+    }
 }

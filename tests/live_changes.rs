@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use mcp_runtime::apps::ViewMeta;
 use mcp_runtime::serde_json::{Value, json};
 use mcp_runtime::testing::TestClient;
 use mcp_runtime::{
@@ -70,7 +71,9 @@ async fn a_handle_declares_every_list_as_changing() {
             "prompts": {"listChanged": true},
             "completions": {},
             // A task tool may come too.
-            "tasks": {"cancel": {}, "requests": {"tools": {"call": {}}}}
+            "tasks": {"cancel": {}, "requests": {"tools": {"call": {}}}},
+            // And a tool with a view (MCP Apps).
+            "extensions": {"io.modelcontextprotocol/ui": {}}
         })
     );
     // Nothing is served yet, but the lists answer (empty), not -32601.
@@ -256,4 +259,59 @@ async fn a_handle_whose_server_stopped_refuses_additions() {
     let error = handle.add_tool(echo("late")).unwrap_err();
     assert!(matches!(error, RegistryError::Stopped), "{error}");
     assert!(!handle.remove_tool("resident"));
+}
+
+fn chart() -> DynamicResource {
+    DynamicResource::new(
+        "ui://plugin/chart",
+        "chart",
+        |uri, _vars, _ctx| async move { Ok(vec![ResourceContents::text(uri, "<p>chart</p>")]) },
+    )
+    .view(ViewMeta::new())
+}
+
+#[tokio::test]
+async fn a_tool_added_while_running_needs_its_view_served_already() {
+    let mut server = Server::new("live", "1.0.0");
+    let handle = server.handle();
+    // Before the server starts, a tool may come before its view: the
+    // changes are checked together when it starts.
+    handle
+        .add_tool(echo("early").ui("ui://plugin/chart"))
+        .unwrap();
+    handle.add_resource(chart()).unwrap();
+    let mut client = TestClient::connect(server).await.unwrap();
+    let tools = client.list_tools().await.unwrap();
+    let early = tools.iter().find(|t| t["name"] == "early").unwrap();
+    assert_eq!(early["_meta"]["ui"]["resourceUri"], "ui://plugin/chart");
+
+    let error = handle
+        .add_tool(echo("late").ui("ui://plugin/map"))
+        .unwrap_err();
+    assert!(
+        matches!(&error, RegistryError::MissingView { tool, uri, views, .. }
+            if tool == "late" && uri == "ui://plugin/map" && views == &["ui://plugin/chart"]),
+        "{error}"
+    );
+    handle
+        .add_tool(echo("later").ui("ui://plugin/chart"))
+        .unwrap();
+    let names = names(&client.list_tools().await.unwrap(), "name");
+    assert_eq!(names, ["early", "later", "resident"]);
+}
+
+#[tokio::test]
+async fn a_view_missing_when_the_server_starts_stops_it() {
+    let mut server = Server::new("live", "1.0.0");
+    let handle = server.handle();
+    handle
+        .add_tool(echo("early").ui("ui://plugin/chart"))
+        .unwrap();
+    let error = TestClient::start(server)
+        .err()
+        .expect("the server refuses to start");
+    assert!(
+        matches!(&error, RegistryError::MissingView { tool, .. } if tool == "early"),
+        "{error}"
+    );
 }

@@ -1,12 +1,16 @@
 //! Icons, `_meta` and task support on tools, and the 2025-11-25
 //! `serverInfo` fields, each sent only to the protocol versions that define
-//! them.
+//! them; the links of tools to their views (MCP Apps), the extension's
+//! capability, and the start-up errors of bad links.
 
 use std::time::Duration;
 
+use mcp_runtime::apps::{EXTENSION, ViewMeta, Visibility};
 use mcp_runtime::serde_json::{Value, json};
 use mcp_runtime::testing::TestClient;
-use mcp_runtime::{DynamicTool, Icon, Server, TaskSupport, tool};
+use mcp_runtime::{
+    DynamicResource, DynamicTool, Icon, RegistryError, ResourceContents, Server, TaskSupport, tool,
+};
 
 /// Says hello.
 #[tool(
@@ -213,6 +217,280 @@ fn a_dynamic_tool_whose_meta_is_not_an_object_stops_the_server() {
             && text.ends_with(
                 "cannot be served: its `_meta` must be a JSON object, not [\"not\",\"an\",\"object\"]"
             ),
+        "{text}"
+    );
+}
+
+const VIEW: &str = "ui://weather/forecast";
+const TASKS: &str = "io.modelcontextprotocol/tasks";
+
+#[track_caller]
+fn sunny(name: &str) -> DynamicTool {
+    DynamicTool::new(
+        name,
+        "Shows the forecast.",
+        json!({"type": "object"}),
+        |_arguments, _ctx| async move { "sunny".to_owned() },
+    )
+}
+
+#[track_caller]
+fn view(uri: &str) -> DynamicResource {
+    DynamicResource::new(uri, "forecast_view", |uri, _, _| async move {
+        Ok(vec![ResourceContents::text(
+            uri,
+            "<!doctype html><p>chart</p>",
+        )])
+    })
+}
+
+/// A tool with a view and `_meta` of its own, an app-only tool, and the
+/// view; this binary's `#[tool]`s too (two of which run as tasks).
+fn apps_server() -> Server {
+    Server::new("apps-test", "1.0.0")
+        .tool(
+            sunny("forecast")
+                .ui(VIEW)
+                .meta(json!({"example.com/tier": "free"})),
+        )
+        .tool(sunny("switch_day").ui(VIEW).visibility([Visibility::App]))
+        .resource(view(VIEW).view(ViewMeta::new()))
+}
+
+/// The tools and the capabilities `version` is given; a 2026-07-28 client
+/// reads the capabilities with `server/discover`.
+async fn listed(server: Server, version: &str) -> (Vec<Value>, Value) {
+    let mut client = TestClient::start(server).expect("the server starts");
+    if version == "2026-07-28" {
+        let params = json!({"_meta": {
+            "io.modelcontextprotocol/protocolVersion": version,
+            "io.modelcontextprotocol/clientInfo": {"name": "metadata-test", "version": "1"},
+            "io.modelcontextprotocol/clientCapabilities": {},
+        }});
+        let discover = client.request("server/discover", params.clone());
+        let discovered = tokio::time::timeout(Duration::from_secs(60), discover)
+            .await
+            .expect("server/discover answers within a minute")
+            .expect("server/discover answers");
+        let tools = tokio::time::timeout(
+            Duration::from_secs(60),
+            client.request("tools/list", params),
+        )
+        .await
+        .expect("tools/list answers within a minute")
+        .expect("tools/list answers");
+        let tools = tools["tools"].as_array().expect("a tools array").clone();
+        return (tools, discovered["capabilities"].clone());
+    }
+    let init = client
+        .initialize(version)
+        .await
+        .expect("initialize answers");
+    let tools = client.list_tools().await.expect("tools/list answers");
+    (tools, init["capabilities"].clone())
+}
+
+#[tokio::test]
+async fn a_tool_with_a_view_lists_both_keys_beside_its_meta_from_2025_06_18() {
+    for version in ["2025-06-18", "2025-11-25", "2026-07-28"] {
+        let (tools, _) = listed(apps_server(), version).await;
+        assert_eq!(
+            tool(&tools, "forecast")["_meta"],
+            json!({
+                "example.com/tier": "free",
+                "ui": {"resourceUri": VIEW},
+                "ui/resourceUri": VIEW
+            }),
+            "{version}"
+        );
+        assert_eq!(
+            tool(&tools, "switch_day")["_meta"],
+            json!({
+                "ui": {"resourceUri": VIEW, "visibility": ["app"]},
+                "ui/resourceUri": VIEW
+            }),
+            "{version}"
+        );
+    }
+    // Before 2025-06-18 a tool has no `_meta`, so no link either.
+    for version in ["2025-03-26", "2024-11-05"] {
+        let (tools, _) = listed(apps_server(), version).await;
+        for name in ["forecast", "switch_day"] {
+            let entry = tool(&tools, name);
+            assert!(entry.get("_meta").is_none(), "{version}: {entry}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_extension_is_declared_from_2025_06_18_in_both_eras_beside_tasks() {
+    let without_tasks = || apps_server().exclude_tools(["report", "train"]);
+    for (version, with_tasks, without) in [
+        (
+            "2026-07-28",
+            json!({TASKS: {}, EXTENSION: {}}),
+            json!({EXTENSION: {}}),
+        ),
+        // The legacy era has the `tasks` capability, not the extension.
+        ("2025-11-25", json!({EXTENSION: {}}), json!({EXTENSION: {}})),
+        ("2025-06-18", json!({EXTENSION: {}}), json!({EXTENSION: {}})),
+    ] {
+        let (_, capabilities) = listed(apps_server(), version).await;
+        assert_eq!(capabilities["extensions"], with_tasks, "{version}");
+        let (_, capabilities) = listed(without_tasks(), version).await;
+        assert_eq!(capabilities["extensions"], without, "{version}");
+    }
+    for version in ["2025-03-26", "2024-11-05"] {
+        let (_, capabilities) = listed(apps_server(), version).await;
+        assert!(
+            capabilities.get("extensions").is_none(),
+            "{version}: {capabilities}"
+        );
+    }
+    // No view, no extension: only tasks, in the 2026-07-28 era.
+    let (_, capabilities) = listed(Server::new("plain", "1"), "2026-07-28").await;
+    assert_eq!(capabilities["extensions"], json!({TASKS: {}}));
+    let (_, capabilities) = listed(Server::new("plain", "1"), "2025-11-25").await;
+    assert!(capabilities.get("extensions").is_none(), "{capabilities}");
+}
+
+/// The sentence a server that serves `server` stops with.
+fn refused(server: Server) -> String {
+    let error = server.registry().expect_err("the server is refused");
+    assert_eq!(format!("{error:?}"), error.to_string());
+    error.to_string()
+}
+
+#[test]
+fn a_tool_whose_view_is_not_served_stops_the_server_with_a_sentence() {
+    let line = line!() + 2;
+    let server = Server::new("t", "1")
+        .tool(sunny("forecast").ui("ui://weather/forcast"))
+        .resource(view(VIEW).view(ViewMeta::new()))
+        .resource(view("ui://weather/map").view(ViewMeta::new()))
+        // A template never counts, even one that matches.
+        .resource(view("ui://weather/{name}"));
+    let error = server.registry().expect_err("the server is refused");
+    assert!(
+        matches!(&error, RegistryError::MissingView { tool, uri, .. }
+            if tool == "forecast" && uri == "ui://weather/forcast"),
+        "{error:?}"
+    );
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "cannot start the MCP server: the tool `forecast` (defined at tests/metadata.rs:\
+             {line}) shows the view \"ui://weather/forcast\", but no resource serves that URI: \
+             add #[resource(\"ui://weather/forcast\", view)] (or a DynamicResource with \
+             `.view(..)`), or correct the URI (resources with ui:// URIs: \
+             \"ui://weather/forecast\", \"ui://weather/map\")"
+        )
+    );
+
+    let text = refused(Server::new("t", "1").tool(sunny("forecast").ui(VIEW)));
+    assert!(
+        text.ends_with("or correct the URI (no resource with a ui:// URI is served)"),
+        "{text}"
+    );
+
+    // Served, but not as a view.
+    let error = Server::new("t", "1")
+        .resource(view(VIEW).mime_type("text/html"))
+        .tool(sunny("forecast").ui(VIEW))
+        .registry()
+        .expect_err("the server is refused");
+    assert!(
+        matches!(&error, RegistryError::NotAView { tool, mime_type: Some(html), .. }
+            if tool == "forecast" && html == "text/html"),
+        "{error:?}"
+    );
+    assert!(
+        error.to_string().ends_with(
+            "shows the view \"ui://weather/forecast\", but the resource \
+             \"ui://weather/forecast\" is served as \"text/html\", not as a view \
+             (\"text/html;profile=mcp-app\"); add `view` to its #[resource] attribute (or call \
+             `.view(..)` on its DynamicResource)"
+        ),
+        "{error}"
+    );
+    let text = refused(
+        Server::new("t", "1")
+            .resource(view(VIEW))
+            .tool(sunny("forecast").ui(VIEW)),
+    );
+    assert!(
+        text.contains("is served with no MIME type, not as a view"),
+        "{text}"
+    );
+    // A resource served with the view MIME type counts, `view` or not.
+    let typed = view(VIEW).mime_type("text/html;profile=mcp-app");
+    let served = Server::new("t", "1")
+        .resource(typed)
+        .tool(sunny("forecast").ui(VIEW));
+    assert!(served.registry().is_ok());
+    // A tool left out by the filter needs no view.
+    let left_out = Server::new("t", "1")
+        .tool(sunny("forecast").ui(VIEW))
+        .exclude_tools(["forecast"]);
+    assert!(left_out.registry().is_ok());
+}
+
+#[test]
+fn bad_links_and_bad_view_metadata_stop_the_server_with_a_sentence() {
+    let served = || Server::new("t", "1").resource(view(VIEW).view(ViewMeta::new()));
+    let text = refused(
+        served().tool(
+            sunny("forecast")
+                .ui(VIEW)
+                .meta(json!({"ui": {"resourceUri": "ui://elsewhere"}})),
+        ),
+    );
+    assert!(
+        text.ends_with(
+            "cannot be served: its `_meta` has a \"ui\" key of its own, but the tool links the \
+             view \"ui://weather/forecast\", from which `_meta.ui` and \
+             `_meta[\"ui/resourceUri\"]` are written; remove \"ui\" from its `_meta`"
+        ),
+        "{text}"
+    );
+    let text = refused(served().tool(sunny("forecast").ui("https://example.com/forecast")));
+    assert!(
+        text.ends_with(
+            "cannot be served: its view \"https://example.com/forecast\" is not a ui:// URI; a \
+             view's URI starts with ui://, such as \"ui://weather/forecast\""
+        ),
+        "{text}"
+    );
+    let text = refused(served().tool(sunny("forecast").visibility([Visibility::App])));
+    assert!(
+        text.contains("it has a visibility but links no view"),
+        "{text}"
+    );
+    let text = refused(served().tool(sunny("forecast").ui(VIEW).visibility([])));
+    assert!(text.contains("its visibility is empty"), "{text}");
+
+    let line = line!() + 2;
+    let text = refused(Server::new("t", "1").resource(
+        view(VIEW).view(ViewMeta::new().connect_domains(["https://api.example.com/v1"])),
+    ));
+    assert_eq!(
+        text,
+        format!(
+            "cannot start the MCP server: the resource `ui://weather/forecast` (defined at \
+             tests/metadata.rs:{line}) cannot be served: its view's csp.connectDomains has \
+             \"https://api.example.com/v1\", which is not an origin: an origin has no path, \
+             query or fragment; write scheme://host or scheme://host:port, with `*.` only as \
+             the first label of the host"
+        )
+    );
+    let text = refused(
+        Server::new("t", "1").resource(view(VIEW).mime_type("text/html").view(ViewMeta::new())),
+    );
+    assert!(
+        text.ends_with(
+            "cannot be served: it is a view, served as \"text/html;profile=mcp-app\", but its \
+             MIME type is given as \"text/html\"; leave the MIME type out"
+        ),
         "{text}"
     );
 }

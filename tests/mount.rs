@@ -329,6 +329,7 @@ async fn upstream_list_changes_are_followed_and_announced() {
             uri,
             mime_type: Some("text/plain".into()),
             text: "read me".into(),
+            meta: None,
         }])
     });
     handle.add_resource(doc).unwrap();
@@ -494,6 +495,7 @@ async fn log_messages_and_resource_updates_pass_through() {
             uri,
             mime_type: None,
             text: "fine".into(),
+            meta: None,
         }])
     });
     let upstream = HttpServer::start(server.resource(status));

@@ -184,6 +184,7 @@ async fn embedded() -> Content {
             uri: "file:///notes.md".into(),
             mime_type: Some("text/markdown".into()),
             text: "# Notes".into(),
+            meta: None,
         },
         annotations: Some(Annotations::new().priority(1.0)),
     })

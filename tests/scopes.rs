@@ -57,6 +57,7 @@ fn dynamic_resource(uri: &str) -> DynamicResource {
             uri,
             mime_type: None,
             text: "a note".into(),
+            meta: None,
         }])
     })
 }

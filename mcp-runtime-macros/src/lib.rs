@@ -22,12 +22,20 @@
 //! an RFC 9110 token, unique among the tool's parameters ignoring case;
 //! the parameter's type is checked with `HeaderParam` (a string, an integer,
 //! a bool, or an `Option` of one). `#[resource]` and `#[prompt]` refuse it.
+//!
+//! MCP Apps: `#[tool(ui = "ui://..", visibility = ..)]` links a tool to its
+//! view and `#[resource("ui://..", view(..))]` serves one; the URIs, the
+//! visibility values, the CSP origins and the permissions are checked here,
+//! and a `meta` that sets the `_meta` keys they write is refused.
+//! `view_file!("page.html")` embeds a view's file and names it by its
+//! absolute path, which debug builds read on every call.
 
 mod common;
 mod elicit;
 mod prompt;
 mod resource;
 mod tool;
+mod view_file;
 
 use proc_macro::TokenStream;
 
@@ -65,4 +73,15 @@ pub fn prompt(attr: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_derive(Elicit, attributes(elicit))]
 pub fn derive_elicit(item: TokenStream) -> TokenStream {
     elicit::derive(item.into()).into()
+}
+
+/// The HTML of an MCP Apps view from a file, its path relative to the
+/// calling source file as with `include_str!`: embedded at compile time,
+/// and in debug builds read from disk on every call.
+///
+/// See the `mcp_runtime::view_file` documentation for the full reference.
+#[proc_macro]
+pub fn view_file(input: TokenStream) -> TokenStream {
+    let caller = proc_macro::Span::call_site().local_file();
+    view_file::view_file(input.into(), caller).into()
 }

@@ -3,6 +3,7 @@
 
 use base64::Engine as _;
 use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
 /// Who a piece of content is meant for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -122,6 +123,10 @@ pub enum ResourceContents {
         mime_type: Option<String>,
         /// The text.
         text: String,
+        /// Its `_meta` (protocol 2025-06-18 and later; a view's `ui`
+        /// metadata, for example).
+        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+        meta: Option<Map<String, Value>>,
     },
     /// A binary resource.
     Blob {
@@ -132,6 +137,9 @@ pub enum ResourceContents {
         mime_type: Option<String>,
         /// The base64-encoded bytes.
         blob: String,
+        /// Its `_meta` (protocol 2025-06-18 and later).
+        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+        meta: Option<Map<String, Value>>,
     },
 }
 
@@ -151,6 +159,7 @@ impl ResourceContents {
             uri: uri.into(),
             mime_type: None,
             text: text.into(),
+            meta: None,
         }
     }
 
@@ -161,16 +170,21 @@ impl ResourceContents {
             uri: uri.into(),
             mime_type: None,
             blob: base64(bytes.as_ref()),
+            meta: None,
         }
     }
 
     /// Sets the MIME type.
     pub fn with_mime_type(mut self, mime_type: impl Into<String>) -> Self {
-        match &mut self {
+        self.set_mime_type(mime_type);
+        self
+    }
+
+    pub(crate) fn set_mime_type(&mut self, mime_type: impl Into<String>) {
+        match self {
             ResourceContents::Text { mime_type: m, .. }
             | ResourceContents::Blob { mime_type: m, .. } => *m = Some(mime_type.into()),
         }
-        self
     }
 
     /// The resource's URI.
@@ -186,6 +200,28 @@ impl ResourceContents {
             ResourceContents::Text { mime_type, .. } | ResourceContents::Blob { mime_type, .. } => {
                 mime_type.as_deref()
             }
+        }
+    }
+
+    /// Sets its `_meta`, a JSON object (sent to clients of protocol
+    /// 2025-06-18 and later).
+    pub fn with_meta(mut self, meta: Map<String, Value>) -> Self {
+        *self.meta_mut() = Some(meta);
+        self
+    }
+
+    /// Its `_meta`, if set.
+    pub fn meta(&self) -> Option<&Map<String, Value>> {
+        match self {
+            ResourceContents::Text { meta, .. } | ResourceContents::Blob { meta, .. } => {
+                meta.as_ref()
+            }
+        }
+    }
+
+    pub(crate) fn meta_mut(&mut self) -> &mut Option<Map<String, Value>> {
+        match self {
+            ResourceContents::Text { meta, .. } | ResourceContents::Blob { meta, .. } => meta,
         }
     }
 }
@@ -285,6 +321,7 @@ impl Content {
                 uri: uri.into(),
                 mime_type: mime_type.map(str::to_owned),
                 text: text.into(),
+                meta: None,
             },
             annotations: None,
         })
@@ -301,6 +338,7 @@ impl Content {
                 uri: uri.into(),
                 mime_type: mime_type.map(str::to_owned),
                 blob: base64(bytes.as_ref()),
+                meta: None,
             },
             annotations: None,
         })

@@ -101,6 +101,7 @@
 extern crate self as mcp_runtime;
 
 pub mod _guide;
+pub mod apps;
 mod asking;
 pub mod auth;
 mod cli;
@@ -265,6 +266,8 @@ pub use serde_json;
 /// | `task = "optional"` or `"required"` (`"forbidden"`, the default) | `execution.taskSupport` (2025-11-25 clients only): whether the client may, or must, run it as a task |
 /// | `icons = ["https://..."]`, `meta = r#"{..}"#` | `icons`, `_meta` |
 /// | `scopes = ["weather:read"]` | nothing in the listing; with `Server::auth`, a call without those scopes is refused with 403 `insufficient_scope` |
+/// | `ui = "ui://weather/forecast"` | `_meta.ui.resourceUri` and `_meta["ui/resourceUri"]`: an MCP Apps host renders that view resource with the result (see [`apps`]) |
+/// | `visibility = "app"`, `"model"` or `["model", "app"]` (with `ui`) | `_meta.ui.visibility`: only the view, only the model, or both (the default) may call the tool |
 ///
 /// Each of `scopes` is checked at compile time: an RFC 6749 scope token
 /// (printable ASCII without spaces, `"` or `\`), none listed twice; at run
@@ -341,17 +344,51 @@ pub use mcp_runtime_macros::tool;
 /// | `-> T` with `T: Serialize` | JSON text |
 /// | `-> Blob` | base64 `blob` contents |
 /// | `-> ResourceContents` / `Vec<ResourceContents>` | passed through |
+/// | `-> Html` ([`apps::Html`], such as `view_file!("page.html")`) | `text` contents, `text/html` |
 /// | `-> Option<T>` returning `None` | "resource not found" |
 /// | `-> Result<T, E>` with `E: Display` returning `Err(e)` | an error with `e`'s text |
 /// | `ctx: Context`, `db: State<Db>` | nothing: injected |
 /// | `#[complete(path)]` on a template variable | `completion/complete` for it (see [`prompt`]) |
+/// | `view` on a `ui://` URI | an MCP Apps view (see [`apps`]): `mimeType` `text/html;profile=mcp-app` and, when `view(..)` says any, `_meta.ui` on the listing and on the read contents |
+/// | `view(csp(connect = [..], resources = [..], frames = [..], base_uri = [..]))` | `_meta.ui.csp`: `connectDomains`, `resourceDomains`, `frameDomains`, `baseUriDomains`; each an origin such as `"https://api.example.com"` or `"https://*.example.com"` |
+/// | `view(permissions = [camera, microphone, geolocation, clipboard_write])` | `_meta.ui.permissions`: `{"camera": {}, ..}` |
+/// | `view(prefers_border = true, domain = "..")` | `_meta.ui.prefersBorder`, `_meta.ui.domain` |
 ///
 /// Every parameter other than `Context` and `State<T>` must be a variable
 /// of the URI template, and every variable a parameter: a mismatch, an
 /// invalid URI or template, and a return type that is none of the above
 /// are compile errors. A plain `fn` runs on Tokio's blocking pool, as a
 /// tool's does.
+///
+/// A `view` needs a `ui://` URI without variables, and is always served as
+/// `text/html;profile=mcp-app` (another `mime_type` is a compile error);
+/// a domain that is not an origin (`scheme://host[:port]` with `https`,
+/// `http`, `wss` or `ws`; `*.` only as the host's first label; no path),
+/// an unknown `csp` key or permission, anything listed twice, and a `meta`
+/// that sets `ui` itself are compile errors too.
 pub use mcp_runtime_macros::resource;
+
+/// The HTML of an MCP Apps view from a file, as an [`apps::Html`]; the
+/// path is relative to the source file that calls it, as with
+/// `include_str!`.
+///
+/// ```ignore
+/// use mcp_runtime::{resource, view_file};
+/// use mcp_runtime::apps::Html;
+///
+/// /// The forecast chart.
+/// #[resource("ui://weather/forecast", view)]
+/// fn forecast_view() -> Html {
+///     view_file!("forecast.html")
+/// }
+/// ```
+///
+/// The file is embedded at compile time (a change to it rebuilds the
+/// crate). A debug build reads it from disk on every call instead, so a
+/// reload of the view shows an edit without a rebuild; it falls back to the
+/// embedded text, with a warning, when the file is gone. A release build
+/// serves the embedded text.
+pub use mcp_runtime_macros::view_file;
 
 /// Turns a function into an MCP prompt, served by every [`Server`] in a
 /// binary that links the crate defining it.

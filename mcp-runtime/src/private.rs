@@ -12,6 +12,7 @@ pub use schemars;
 pub use serde;
 pub use serde_json;
 
+pub use crate::apps::{__view_file as view_file, Permission, ToolUi, ViewDef, Visibility};
 pub use crate::context::{Context, Inject, Requirement};
 pub use crate::tools::def::{BoxFuture, Hints, Location, TaskSupport, ToolDef};
 pub use crate::tools::output::{

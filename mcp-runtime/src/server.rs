@@ -515,10 +515,12 @@ impl Server {
         handle.start(|pending| {
             let mut registry = registry;
             for change in &pending {
-                if let Some(changed) = registry.changed(change)? {
+                if let Some(changed) = registry.changed_with(change, false)? {
                     registry = changed;
                 }
             }
+            // Together: a tool added before its view is fine.
+            registry.check_views()?;
             #[allow(unused_mut)]
             let mut core = ServerCore::new(
                 info,

@@ -21,13 +21,40 @@ pub fn parse_keys(
     valid: &[&str],
     tokens: TokenStream,
     errors: &mut Errors,
-    mut each: impl FnMut(&str, &ParseNestedMeta) -> syn::Result<bool>,
+    each: impl FnMut(&str, &ParseNestedMeta) -> syn::Result<bool>,
 ) {
+    let context = format!("#[{attr}(...)]");
+    let parser = syn::meta::parser(key_parser(&context, valid, each));
+    if let Err(e) = syn::parse::Parser::parse2(parser, tokens) {
+        errors.push(e);
+    }
+}
+
+/// The same for a nested list such as `view(csp(...), ...)`, whose keys
+/// `each` handles; `context` names the list in messages, such as
+/// "`view(...)` of #[resource]".
+pub fn parse_nested_keys(
+    meta: &ParseNestedMeta,
+    context: &str,
+    valid: &[&str],
+    each: impl FnMut(&str, &ParseNestedMeta) -> syn::Result<bool>,
+) -> syn::Result<()> {
+    meta.parse_nested_meta(key_parser(context, valid, each))
+}
+
+/// One key at a time: duplicates and unknown keys refused, each message
+/// naming `context` (such as "#[tool(...)]") and, for an unknown key, the
+/// keys in `valid`.
+fn key_parser<'a>(
+    context: &'a str,
+    valid: &'a [&'a str],
+    mut each: impl FnMut(&str, &ParseNestedMeta) -> syn::Result<bool> + 'a,
+) -> impl FnMut(ParseNestedMeta) -> syn::Result<()> + 'a {
     let mut seen: Vec<String> = Vec::new();
-    let parser = syn::meta::parser(|meta| {
+    move |meta| {
         let key = meta.path.to_token_stream().to_string().replace(' ', "");
         if seen.contains(&key) {
-            return Err(meta.error(format!("duplicate key `{key}` in #[{attr}(...)]")));
+            return Err(meta.error(format!("duplicate key `{key}` in {context}")));
         }
         seen.push(key.clone());
         if each(&key, &meta)? {
@@ -35,12 +62,9 @@ pub fn parse_keys(
         }
         let valid = valid.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>();
         Err(meta.error(format!(
-            "unknown key `{key}` in #[{attr}(...)]; expected one of: {}",
+            "unknown key `{key}` in {context}; expected one of: {}",
             valid.join(", ")
         )))
-    });
-    if let Err(e) = syn::parse::Parser::parse2(parser, tokens) {
-        errors.push(e);
     }
 }
 

@@ -1,6 +1,7 @@
 //! What the attributes share: error accumulation, doc comments, the
 //! reading of the annotated function and its parameters, attribute keys,
-//! type-syntax checks, URI and scope checks and pieces of the generated code.
+//! type-syntax checks, URI and scope checks, what MCP Apps' `ui` and `view`
+//! keys share and pieces of the generated code.
 
 pub mod call;
 pub mod docs;
@@ -11,4 +12,5 @@ pub mod params;
 pub mod scopes;
 pub mod text_args;
 pub mod types;
+pub mod ui;
 pub mod uri;

@@ -75,7 +75,7 @@ fn generate(args: &ResourceArgs, uri: &LitStr, resource: &AnnotatedFn) -> TokenS
     let kind_probe = quote_spanned!(ret_span=>
         (&&&&&&&&&&&&&&&#rt::ResourceProbe::<#ret_ty>::new()).__mcp_kind()
     );
-    let mime_type = option_str(args.mime_type.as_ref().map(LitStr::value));
+    let mime_type = option_str(args.mime_type());
     let convert =
         quote_spanned!(ret_span=> #kind_probe.convert(__mcp_output, &__mcp_req.uri, #mime_type));
     let use_kinds = quote! {
@@ -98,6 +98,10 @@ fn generate(args: &ResourceArgs, uri: &LitStr, resource: &AnnotatedFn) -> TokenS
     let (title, icons, meta) = args.metadata.field_tokens();
     let scopes = args.metadata.scopes_tokens();
     let description = option_str(args.metadata.description_or(resource.description.as_ref()));
+    let view = match &args.view {
+        Some(view) => view.tokens(),
+        None => quote!(::core::option::Option::None),
+    };
     let location = call::location();
 
     quote! {
@@ -134,6 +138,7 @@ fn generate(args: &ResourceArgs, uri: &LitStr, resource: &AnnotatedFn) -> TokenS
                     default_mime_type: __mcp_default_mime_type,
                     icons: #icons,
                     meta: #meta,
+                    view: #view,
                     scopes: #scopes,
                     params: &[#(#params),*],
                     requirements: &[#(#requirements),*],

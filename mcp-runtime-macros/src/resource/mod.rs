@@ -5,5 +5,6 @@
 mod expand;
 mod parse;
 mod uri;
+mod view;
 
 pub use expand::resource;

@@ -7,6 +7,7 @@ use syn::LitStr;
 use syn::parse::{ParseStream, Parser};
 
 use super::uri::template_variables;
+use super::view::{VIEW_MIME_TYPE, ViewArgs};
 use crate::common::errors::Errors;
 use crate::common::keys::{Metadata, parse_keys};
 use crate::common::params::{AnnotatedFn, Rules};
@@ -18,6 +19,7 @@ pub const KEYS: &[&str] = &[
     "title",
     "description",
     "mime_type",
+    "view",
     "icons",
     "meta",
     "scopes",
@@ -52,6 +54,8 @@ pub struct ResourceArgs {
     pub variables: Option<Vec<String>>,
     pub metadata: Metadata,
     pub mime_type: Option<LitStr>,
+    /// `view` or `view(...)`: the resource is an MCP Apps view.
+    pub view: Option<ViewArgs>,
 }
 
 impl ResourceArgs {
@@ -82,6 +86,7 @@ impl ResourceArgs {
         parse_keys("resource", KEYS, rest, errors, |key, meta| {
             match key {
                 "mime_type" => args.mime_type = Some(meta.value()?.parse()?),
+                "view" => args.view = Some(ViewArgs::parse(meta)?),
                 _ => return args.metadata.parse_key(key, meta),
             }
             Ok(true)
@@ -97,12 +102,31 @@ impl ResourceArgs {
                 Err(why) => errors.at(uri.span(), format!("invalid resource URI: {why}")),
             }
         }
+        if let Some(view) = &self.view {
+            let uri = self.uri.as_ref().filter(|_| self.variables.is_some());
+            view.check(
+                uri,
+                self.mime_type.as_ref(),
+                self.metadata.meta.as_ref(),
+                errors,
+            );
+        }
         self.metadata.check_name_not_empty(errors);
         self.metadata.check(errors);
         if let Some(mime) = &self.mime_type
+            && self.view.is_none()
             && let Err(why) = check_mime_type(&mime.value())
         {
             errors.at(mime.span(), why);
+        }
+    }
+
+    /// The MIME type the resource is served as: a view's, else the
+    /// `mime_type` key's value.
+    pub fn mime_type(&self) -> Option<String> {
+        match &self.view {
+            Some(_) => Some(VIEW_MIME_TYPE.to_owned()),
+            None => self.mime_type.as_ref().map(LitStr::value),
         }
     }
 

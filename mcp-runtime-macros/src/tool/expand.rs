@@ -132,6 +132,7 @@ fn generate(args: &ToolArgs, tool: &AnnotatedFn, name: &str, description: &str) 
 
     let (title, icons, meta) = args.metadata.field_tokens();
     let scopes = args.metadata.scopes_tokens();
+    let ui = args.ui.tokens();
     let hint = |flag: &Option<Flag>| match flag {
         Some(f) => {
             let v = f.value;
@@ -214,6 +215,7 @@ fn generate(args: &ToolArgs, tool: &AnnotatedFn, name: &str, description: &str) 
                     task: #rt::TaskSupport::#task,
                     icons: #icons,
                     meta: #meta,
+                    ui: #ui,
                     scopes: #scopes,
                     input_schema: __mcp_input_schema,
                     output_schema: __mcp_output_schema,

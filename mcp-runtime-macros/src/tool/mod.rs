@@ -2,5 +2,6 @@
 
 mod expand;
 mod parse;
+mod ui;
 
 pub use expand::tool;

@@ -13,6 +13,8 @@ use crate::common::errors::Errors;
 use crate::common::keys::{Metadata, parse_keys};
 use crate::common::params::Rules;
 
+use super::ui::ToolUiArgs;
+
 /// The keys `#[tool(...)]` accepts, in the order the error message lists them.
 pub const KEYS: &[&str] = &[
     "name",
@@ -24,6 +26,8 @@ pub const KEYS: &[&str] = &[
     "open_world",
     "timeout",
     "task",
+    "ui",
+    "visibility",
     "icons",
     "meta",
     "scopes",
@@ -76,6 +80,8 @@ pub struct ToolArgs {
     pub timeout_ms: Option<u64>,
     /// `task = ".."`: the `TaskSupport` variant it names.
     pub task: Option<&'static str>,
+    /// `ui = "ui://.."` and `visibility = ..`: the tool's view.
+    pub ui: ToolUiArgs,
 }
 
 impl ToolArgs {
@@ -100,6 +106,7 @@ impl ToolArgs {
                     })?);
                 }
                 "task" => args.task = Some(parse_task(meta)?),
+                _ if args.ui.parse_key(key, meta)? => {}
                 _ => return args.metadata.parse_key(key, meta),
             }
             Ok(true)
@@ -124,6 +131,7 @@ impl ToolArgs {
             );
         }
         self.metadata.check(errors);
+        self.ui.check(self.metadata.meta.as_ref(), errors);
     }
 }
 

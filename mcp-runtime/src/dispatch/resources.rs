@@ -153,9 +153,17 @@ fn read_answer(
         contents: &'a [ResourceContents],
     }
     match read {
-        Ok(Ok(contents)) => json_result(&ReadResult {
-            contents: &contents,
-        }),
+        Ok(Ok(mut contents)) => {
+            // `_meta` on an item arrived with 2025-06-18, as on the lists.
+            if !version.has_titles() {
+                for item in &mut contents {
+                    *item.meta_mut() = None;
+                }
+            }
+            json_result(&ReadResult {
+                contents: &contents,
+            })
+        }
         Ok(Err(ReadError::NotFound)) => Err(not_found(uri, version)),
         Ok(Err(ReadError::Failed(text))) => Err(ErrorObject::new(INTERNAL_ERROR, text)),
         Err(panic) => {

@@ -16,6 +16,8 @@ pub(crate) struct Served {
     pub(crate) list_changes: bool,
     /// Tools may run as tasks: the `tasks/*` methods are served.
     pub(crate) tasks: bool,
+    /// A tool links a view, or a resource is one (MCP Apps).
+    pub(crate) apps: bool,
 }
 
 impl Served {
@@ -27,6 +29,7 @@ impl Served {
             completions: registry.completes(),
             list_changes: false,
             tasks: false,
+            apps: crate::registry::views::any_app(registry.tools(), registry.resources()),
         }
     }
 
@@ -39,6 +42,8 @@ impl Served {
             completions: true,
             list_changes: true,
             tasks: false,
+            // A tool with a view may come too.
+            apps: true,
         }
     }
 
@@ -87,13 +92,29 @@ impl Served {
             }
             capabilities.insert("tasks".into(), tasks);
         }
-        if self.tasks && version.is_modern() {
-            // An extension, declared as such: never the legacy `tasks`.
-            capabilities.insert(
-                "extensions".into(),
-                json!({ crate::tasks::wire::EXTENSION: {} }),
-            );
+        let extensions = self.extensions(version);
+        if !extensions.is_empty() {
+            capabilities.insert("extensions".into(), Value::Object(extensions));
         }
         Value::Object(capabilities)
+    }
+
+    /// The `extensions` of the capabilities for `version`, each under its
+    /// identifier; empty when none is served. Tasks are an extension in
+    /// the 2026-07-28 era only (the legacy era has the `tasks`
+    /// capability); MCP Apps is declared from 2025-06-18 on, in both eras.
+    fn extensions(&self, version: ProtocolVersion) -> Map<String, Value> {
+        let declared = [
+            (
+                crate::tasks::wire::EXTENSION,
+                self.tasks && version.is_modern(),
+            ),
+            (crate::apps::EXTENSION, self.apps && version.has_apps()),
+        ];
+        declared
+            .into_iter()
+            .filter(|&(_, served)| served)
+            .map(|(id, _)| (id.to_owned(), json!({})))
+            .collect()
     }
 }

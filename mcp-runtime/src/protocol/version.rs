@@ -107,6 +107,13 @@ impl ProtocolVersion {
         self >= ProtocolVersion::V2025_06_18
     }
 
+    /// MCP Apps (`io.modelcontextprotocol/ui`) among the capabilities'
+    /// `extensions`: 2025-06-18, the first version whose tools and
+    /// resources carry the `_meta` the extension lives in.
+    pub(crate) fn has_apps(self) -> bool {
+        self >= ProtocolVersion::V2025_06_18
+    }
+
     /// `icons`, and `serverInfo`'s `title`, `description` and `websiteUrl`:
     /// 2025-11-25.
     pub(crate) fn has_icons(self) -> bool {

@@ -8,6 +8,7 @@ use crate::prompts::build::Prompt;
 use crate::registry::Registry;
 use crate::registry::catalog::{insert_unique, remove};
 use crate::registry::error::{Primitive, RegistryError};
+use crate::registry::views;
 use crate::resources::build::Resource;
 use crate::tools::def::Tool;
 
@@ -55,11 +56,29 @@ impl Registry {
     /// A copy with `change` made, or `None` when it changes nothing (a
     /// removal of something not served); an addition whose key is taken is
     /// refused, naming both definitions.
+    ///
+    /// An added tool's view must be served already
+    /// ([`RegistryError::MissingView`]); removing a view that a served tool
+    /// links to is allowed, with a warning (remove the tool first).
     pub(crate) fn changed(&self, change: &Change) -> Result<Option<Registry>, RegistryError> {
+        self.changed_with(change, true)
+    }
+
+    /// [`changed`](Self::changed), checking an added tool's view only when
+    /// `check_view` (the changes made before the server started are
+    /// checked together, afterwards, with [`check_views`](Self::check_views)).
+    pub(crate) fn changed_with(
+        &self,
+        change: &Change,
+        check_view: bool,
+    ) -> Result<Option<Registry>, RegistryError> {
         let mut next = self.clone();
         let taken = |kind| move |d| RegistryError::duplicate(kind, d);
         let changed = match change {
             Change::AddTool(tool) => {
+                if check_view {
+                    views::check_link(tool, &next.resources)?;
+                }
                 insert_unique(&mut next.tools, Arc::clone(tool)).map_err(taken(Primitive::Tool))?;
                 true
             }
@@ -74,8 +93,17 @@ impl Registry {
                 true
             }
             Change::RemoveResource(uri) => {
-                remove(&mut next.resources, uri).is_some()
-                    || remove(&mut next.templates, uri).is_some()
+                let removed = remove(&mut next.resources, uri).is_some()
+                    || remove(&mut next.templates, uri).is_some();
+                if removed && let Some(tool) = next.tools.iter().find(|t| t.ui() == Some(uri)) {
+                    tracing::warn!(
+                        tool = %tool.name(),
+                        view = %uri,
+                        "a view was removed while a tool still links to it; a host cannot show \
+                         that tool's view: remove the tool first, or add the view back"
+                    );
+                }
+                removed
             }
             Change::AddPrompt(prompt) => {
                 insert_unique(&mut next.prompts, Arc::clone(prompt))
@@ -85,5 +113,12 @@ impl Registry {
             Change::RemovePrompt(name) => remove(&mut next.prompts, name).is_some(),
         };
         Ok(changed.then_some(next))
+    }
+}
+
+impl Registry {
+    /// Refuses a tool whose view is not served ([`RegistryError::MissingView`]).
+    pub(crate) fn check_views(&self) -> Result<(), RegistryError> {
+        views::check_links(&self.tools, &self.resources)
     }
 }

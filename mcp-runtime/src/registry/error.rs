@@ -130,6 +130,33 @@ pub enum RegistryError {
         /// What is wrong.
         reason: String,
     },
+    /// A tool links a view (`ui = ".."`, `DynamicTool::ui`) that no
+    /// resource serves: none has that URI (templates do not count).
+    /// Checked after the tool filter, on what is served, not on what
+    /// middleware lets through (see [`apps`](crate::apps#checked-at-start-up)).
+    MissingView {
+        /// The tool.
+        tool: String,
+        /// Where the tool is defined.
+        location: Location,
+        /// The view's URI.
+        uri: String,
+        /// The `ui://` URIs of the resources that are served.
+        views: Vec<String>,
+    },
+    /// A tool links a view whose resource is served, but not with the view
+    /// MIME type ([`apps::MIME_TYPE`](crate::apps::MIME_TYPE)), so no host
+    /// renders it.
+    NotAView {
+        /// The tool.
+        tool: String,
+        /// Where the tool is defined.
+        location: Location,
+        /// The view's URI.
+        uri: String,
+        /// The MIME type the resource is served with, if any.
+        mime_type: Option<String>,
+    },
     /// The include or exclude filter names a tool that does not exist.
     UnknownFilterName {
         /// The name in the filter.
@@ -270,6 +297,43 @@ impl std::fmt::Display for RegistryError {
                 "`Server::include_tools` or `exclude_tools` names `{name}`, but no tool has \
                  that name; remove it, or use one of the tools' names: {known}"
             ),
+            RegistryError::MissingView {
+                tool,
+                location,
+                uri,
+                views,
+            } => {
+                let served = if views.is_empty() {
+                    "no resource with a ui:// URI is served".to_owned()
+                } else {
+                    let quoted: Vec<String> = views.iter().map(|v| format!("{v:?}")).collect();
+                    format!("resources with ui:// URIs: {}", quoted.join(", "))
+                };
+                write!(
+                    f,
+                    "the tool `{tool}` (defined at {location}) shows the view {uri:?}, but no \
+                     resource serves that URI: add #[resource({uri:?}, view)] (or a \
+                     DynamicResource with `.view(..)`), or correct the URI ({served})"
+                )
+            }
+            RegistryError::NotAView {
+                tool,
+                location,
+                uri,
+                mime_type,
+            } => {
+                let kind = match mime_type {
+                    Some(mime_type) => format!("as {mime_type:?}"),
+                    None => "with no MIME type".to_owned(),
+                };
+                write!(
+                    f,
+                    "the tool `{tool}` (defined at {location}) shows the view {uri:?}, but the \
+                     resource {uri:?} is served {kind}, not as a view ({:?}); add `view` to its \
+                     #[resource] attribute (or call `.view(..)` on its DynamicResource)",
+                    crate::apps::MIME_TYPE
+                )
+            }
             RegistryError::InvalidAuth { reason } => {
                 write!(f, "the authentication settings cannot work: {reason}")
             }

@@ -8,6 +8,7 @@ pub(crate) mod catalog;
 pub(crate) mod change;
 pub(crate) mod error;
 mod parallel;
+pub(crate) mod views;
 
 use std::sync::Arc;
 
@@ -122,6 +123,9 @@ impl Registry {
             |def| crate::prompts::build::build_static(def, &state),
             dynamic.prompts.iter().map(DynamicPrompt::build),
         )?;
+        // After the tool filter: a view whose tools are all left out is
+        // served, unlinked, and harms nothing.
+        views::check_links(&tools, &resources)?;
         tracing::debug!(
             tools = tools.len(),
             resources = resources.len(),

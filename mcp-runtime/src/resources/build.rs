@@ -5,6 +5,10 @@
 use std::fmt;
 use std::sync::Arc;
 
+use serde_json::{Map, Value};
+
+use crate::apps::link;
+use crate::apps::{MIME_TYPE, ViewMeta};
 use crate::completion::complete::Param;
 use crate::content::ResourceContents;
 use crate::context::{Context, StateMap};
@@ -15,6 +19,9 @@ use crate::registry::error::{Primitive, RegistryError, check_state};
 use crate::resources::def::{ReadError, ReadRequest, ResourceDef};
 use crate::resources::template::UriTemplate;
 use crate::tools::def::BoxFuture;
+
+/// A view's `_meta.ui`, shared by its reads.
+pub(crate) type ViewUi = Arc<Map<String, Value>>;
 
 /// What reading a resource gives: its contents, or why there are none.
 pub(crate) type ReadResult = Result<Vec<ResourceContents>, ReadError>;
@@ -45,6 +52,8 @@ pub struct Resource {
     pub(crate) description: Option<String>,
     pub(crate) mime_type: Option<String>,
     pub(crate) metadata: Metadata,
+    /// A view's `_meta.ui` (MCP Apps), added to the items of each read.
+    pub(crate) view: Option<ViewUi>,
     /// Set for a template.
     pub(crate) template: Option<UriTemplate>,
     /// One per template variable.
@@ -103,8 +112,25 @@ impl Resource {
         self.params.iter().find(|p| p.name == name)
     }
 
-    /// Reads it for `uri`, with the template's variables bound in `vars`.
+    /// Whether it is a view of MCP Apps (`view` on the attribute, or
+    /// [`DynamicResource::view`](crate::DynamicResource::view)): served as
+    /// [`apps::MIME_TYPE`](crate::apps::MIME_TYPE) with `_meta.ui`.
+    pub fn is_view(&self) -> bool {
+        self.view.is_some()
+    }
+
+    /// Reads it for `uri`, with the template's variables bound in `vars`;
+    /// a view's items get its MIME type and `_meta.ui`.
     pub(crate) fn read(&self, request: ReadRequest, ctx: Context) -> BoxFuture<ReadResult> {
+        let Some(ui) = &self.view else {
+            return self.read_raw(request, ctx);
+        };
+        let (ui, uri) = (Arc::clone(ui), self.uri.clone());
+        let read = self.read_raw(request, ctx);
+        Box::pin(async move { read.await.map(|contents| link::dress(contents, &uri, &ui)) })
+    }
+
+    fn read_raw(&self, request: ReadRequest, ctx: Context) -> BoxFuture<ReadResult> {
         match &self.reader {
             Reader::Static(read) => read(request, ctx),
             Reader::Dynamic(read) => read(request, ctx),
@@ -149,21 +175,47 @@ pub(crate) fn build_static(
         def.location,
     )?;
     let template = UriTemplate::parse(def.uri).map_err(|e| invalid(e.to_string()))?;
-    let metadata = Metadata::from_attribute(def.icons, def.meta, def.scopes).map_err(invalid)?;
+    let mut metadata =
+        Metadata::from_attribute(def.icons, def.meta, def.scopes).map_err(invalid)?;
+    let view = def.view.as_ref().map(ViewMeta::from);
+    let (mime_type, view) =
+        as_view(def.uri, def.mime_type, view.as_ref(), &mut metadata).map_err(invalid)?;
     Ok(Resource {
         uri: Arc::from(def.uri),
         name: Arc::from(def.name),
         title: def.title.map(str::to_owned),
         description: def.description.map(str::to_owned),
-        mime_type: def
-            .mime_type
-            .or_else(def.default_mime_type)
-            .map(str::to_owned),
+        mime_type: mime_type.or_else(def.default_mime_type).map(str::to_owned),
         metadata,
+        view,
         template: template.is_template().then_some(template),
         params: def.params.iter().map(Param::from_def).collect(),
         reader: Reader::Static(def.read),
         on_subscribe: None,
         location: def.location,
     })
+}
+
+/// For a view (`view` is set): the view MIME type (refusing another one
+/// given for it) and its `_meta.ui`, added to `metadata`; otherwise
+/// `mime_type` as it is. The error continues "the resource .. cannot be
+/// served: ".
+pub(crate) fn as_view<'a>(
+    uri: &str,
+    mime_type: Option<&'a str>,
+    view: Option<&ViewMeta>,
+    metadata: &mut Metadata,
+) -> Result<(Option<&'a str>, Option<ViewUi>), String> {
+    let Some(view) = view else {
+        return Ok((mime_type, None));
+    };
+    if let Some(given) = mime_type.filter(|given| !link::is_view_type(given)) {
+        return Err(format!(
+            "it is a view, served as {MIME_TYPE:?}, but its MIME type is given as {given:?}; \
+             leave the MIME type out"
+        ));
+    }
+    let (meta, ui) = link::view_meta(metadata.meta.take(), uri, view)?;
+    metadata.meta = Some(meta);
+    Ok((Some(MIME_TYPE), Some(Arc::new(ui))))
 }

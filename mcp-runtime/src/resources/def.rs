@@ -33,6 +33,9 @@ pub struct ResourceDef {
     /// `scopes = [..]`: OAuth scopes a caller needs (checked by the macro,
     /// and again at start-up).
     pub scopes: &'static [&'static str],
+    /// `view` or `view(..)`: it is a view, served as
+    /// [`MIME_TYPE`](crate::apps::MIME_TYPE) with this `_meta.ui`.
+    pub view: Option<crate::apps::ViewDef>,
     /// One per template variable, in fn parameter order; empty for a plain URI.
     pub params: &'static [ParamDef],
     pub requirements: &'static [fn() -> Option<Requirement>],

@@ -4,6 +4,7 @@
 use std::future::Future;
 use std::sync::Arc;
 
+use crate::apps::ViewMeta;
 use crate::completion::complete::{Completer, DynCompleters, Param};
 use crate::completion::def::Arguments;
 use crate::content::ResourceContents;
@@ -11,7 +12,7 @@ use crate::context::Context;
 use crate::location::Location;
 use crate::meta::{Icon, Metadata};
 use crate::registry::error::RegistryError;
-use crate::resources::build::{DynReader, Reader, Resource, SubscribeHook};
+use crate::resources::build::{DynReader, Reader, Resource, SubscribeHook, as_view};
 use crate::resources::def::{ReadError, ReadRequest};
 use crate::resources::template::UriTemplate;
 
@@ -27,7 +28,7 @@ use crate::resources::template::UriTemplate;
 ///
 /// let motd = DynamicResource::new("motd://today", "motd", |uri, _vars, _ctx| async move {
 ///     let text = "Hello!".to_owned();
-///     Ok(vec![ResourceContents::Text { uri, mime_type: None, text }])
+///     Ok(vec![ResourceContents::text(uri, text)])
 /// })
 /// .mime_type("text/plain");
 /// let server = Server::new("host", "1.0.0").resource(motd);
@@ -42,6 +43,8 @@ pub struct DynamicResource {
     pub(crate) icons: Vec<Icon>,
     pub(crate) meta: Option<serde_json::Value>,
     pub(crate) scopes: Vec<String>,
+    /// `.view(..)`: it is a view of MCP Apps.
+    pub(crate) view: Option<ViewMeta>,
     pub(crate) reader: DynReader,
     pub(crate) completers: DynCompleters,
     pub(crate) on_subscribe: Option<SubscribeHook>,
@@ -70,6 +73,7 @@ impl DynamicResource {
             icons: Vec::new(),
             meta: None,
             scopes: Vec::new(),
+            view: None,
             reader,
             completers: DynCompleters::default(),
             on_subscribe: None,
@@ -121,6 +125,30 @@ impl DynamicResource {
         self
     }
 
+    /// Makes it a view of MCP Apps (see [`apps`](crate::apps)): served as
+    /// [`apps::MIME_TYPE`](crate::apps::MIME_TYPE), with `view` as `_meta.ui`
+    /// on its `resources/list` entry and on the items each read gives (the
+    /// `_meta` of an item that has its own `ui` is left as it is). Its URI
+    /// must start with `ui://` and have no variables, its MIME type must be
+    /// left unset, and each origin in `view` must be one, or the server
+    /// refuses to start.
+    ///
+    /// ```
+    /// use mcp_runtime::apps::{Html, ViewMeta};
+    /// use mcp_runtime::{DynamicResource, ResourceContents};
+    ///
+    /// let chart = DynamicResource::new("ui://weather/chart", "chart", |uri, _, _| async move {
+    ///     let page = Html::from("<!doctype html><p>21 °C</p>");
+    ///     Ok(vec![ResourceContents::text(uri, page.into_string())])
+    /// })
+    /// .view(ViewMeta::new().connect_domains(["https://api.example.com"]));
+    /// # let _ = chart;
+    /// ```
+    pub fn view(mut self, view: ViewMeta) -> Self {
+        self.view = Some(view);
+        self
+    }
+
     /// Completes the template variable `variable` with `complete`, called
     /// with what was typed and the other variables already given.
     pub fn complete<F, Fut>(mut self, variable: impl Into<String>, complete: F) -> Self
@@ -153,14 +181,23 @@ impl DynamicResource {
                 "`complete` names the variable `{variable}`, which the URI does not have"
             ))
         })?;
+        let mut metadata = Metadata::from_dynamic(&self.icons, self.meta.as_ref(), &self.scopes)
+            .map_err(invalid)?;
+        let (mime_type, view) = as_view(
+            &self.uri,
+            self.mime_type.as_deref(),
+            self.view.as_ref(),
+            &mut metadata,
+        )
+        .map_err(invalid)?;
         Ok(Resource {
             uri: Arc::from(self.uri.as_str()),
             name: Arc::from(self.name.as_str()),
             title: self.title.clone(),
             description: self.description.clone(),
-            mime_type: self.mime_type.clone(),
-            metadata: Metadata::from_dynamic(&self.icons, self.meta.as_ref(), &self.scopes)
-                .map_err(invalid)?,
+            mime_type: mime_type.map(str::to_owned),
+            metadata,
+            view,
             template: template.is_template().then_some(template),
             params,
             reader: Reader::Dynamic(Arc::clone(&self.reader)),

@@ -7,7 +7,7 @@
 pub(crate) mod build;
 pub(crate) mod def;
 pub(crate) mod dynamic;
-mod output;
+pub(crate) mod output;
 pub(crate) mod template;
 
 pub use def::{ReadError, ReadRequest, ReadResult, ResourceDef};

@@ -98,11 +98,17 @@ pub trait IntoResourceContents {
     fn into_contents(self, uri: &str, mime_type: Option<&'static str>) -> Vec<ResourceContents>;
 }
 
-fn text(uri: &str, mime_type: Option<&'static str>, text: String) -> Vec<ResourceContents> {
+/// One text item; `text/plain` unless `mime_type` says otherwise.
+pub(crate) fn text_contents(
+    uri: &str,
+    mime_type: Option<&'static str>,
+    text: String,
+) -> Vec<ResourceContents> {
     vec![ResourceContents::Text {
         uri: uri.to_owned(),
         mime_type: Some(mime_type.unwrap_or("text/plain").to_owned()),
         text,
+        meta: None,
     }]
 }
 
@@ -111,7 +117,7 @@ impl IntoResourceContents for String {
         Some("text/plain")
     }
     fn into_contents(self, uri: &str, mime_type: Option<&'static str>) -> Vec<ResourceContents> {
-        text(uri, mime_type, self)
+        text_contents(uri, mime_type, self)
     }
 }
 
@@ -120,7 +126,7 @@ impl IntoResourceContents for &str {
         Some("text/plain")
     }
     fn into_contents(self, uri: &str, mime_type: Option<&'static str>) -> Vec<ResourceContents> {
-        text(uri, mime_type, self.to_owned())
+        text_contents(uri, mime_type, self.to_owned())
     }
 }
 
@@ -258,6 +264,7 @@ impl<T: Serialize> Leaf<T> for AsJson {
             uri: uri.to_owned(),
             mime_type: Some(mime_type.unwrap_or("application/json").to_owned()),
             text,
+            meta: None,
         }])
     }
 }

@@ -134,7 +134,8 @@ async fn blobs_are_base64_with_the_most_specific_mime_type() {
         Ok(vec![ResourceContents::Blob {
             uri: uri.into(),
             mime_type: None,
-            blob: "AQID".into()
+            blob: "AQID".into(),
+            meta: None,
         }])
     );
     let uri = "test-res://blob-typed";

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use crate::apps::link;
 use crate::context::StateMap;
 use crate::location::Location;
 use crate::meta::Metadata;
@@ -84,13 +85,17 @@ pub(crate) fn build_static(def: &'static ToolDef, state: &StateMap) -> Result<To
     let wrap_output = bare_output_schema.is_some();
     let validator =
         ArgumentValidator::from_owned(checked_input).map_err(|r| invalid("input", r))?;
-    let metadata = Metadata::from_attribute(def.icons, def.meta, def.scopes).map_err(|reason| {
-        RegistryError::InvalidTool {
-            name: def.name.to_owned(),
-            location: def.location,
-            reason,
-        }
-    })?;
+    let invalid_tool = |reason| RegistryError::InvalidTool {
+        name: def.name.to_owned(),
+        location: def.location,
+        reason,
+    };
+    let mut metadata =
+        Metadata::from_attribute(def.icons, def.meta, def.scopes).map_err(invalid_tool)?;
+    if let Some(ui) = &def.ui {
+        let meta = link::tool_meta(metadata.meta.take(), ui.resource_uri, ui.visibility);
+        metadata.meta = Some(meta.map_err(invalid_tool)?);
+    }
     Ok(Tool {
         name: Arc::from(def.name),
         title: def.title.map(str::to_owned),
@@ -104,6 +109,7 @@ pub(crate) fn build_static(def: &'static ToolDef, state: &StateMap) -> Result<To
         bare_output_schema,
         validator,
         metadata,
+        ui: def.ui.map(|ui| Arc::from(ui.resource_uri)),
         handler: Handler::Static(def.call),
         location: def.location,
     })
@@ -164,13 +170,33 @@ pub(crate) fn build_dynamic(tool: &DynamicTool) -> Result<Tool, RegistryError> {
         }
         Err(reason) => return Err(invalid("input", reason)),
     };
-    let metadata = Metadata::from_dynamic(&tool.icons, tool.meta.as_ref(), &tool.scopes).map_err(
-        |reason| RegistryError::InvalidTool {
-            name: tool.name.clone(),
-            location: tool.location,
-            reason,
-        },
-    )?;
+    let invalid_tool = |reason| RegistryError::InvalidTool {
+        name: tool.name.clone(),
+        location: tool.location,
+        reason,
+    };
+    let mut metadata = Metadata::from_dynamic(&tool.icons, tool.meta.as_ref(), &tool.scopes)
+        .map_err(invalid_tool)?;
+    match (&tool.ui, &tool.visibility) {
+        (Some(uri), visibility) => {
+            let visibility = visibility.as_deref().unwrap_or_default();
+            if tool.visibility.is_some() && visibility.is_empty() {
+                return Err(invalid_tool(
+                    "its visibility is empty; give `Visibility::Model`, `Visibility::App` or                      both, or leave `.visibility(..)` out for both"
+                        .into(),
+                ));
+            }
+            let meta = link::tool_meta(metadata.meta.take(), uri, visibility);
+            metadata.meta = Some(meta.map_err(invalid_tool)?);
+        }
+        (None, Some(_)) => {
+            return Err(invalid_tool(
+                "it has a visibility but links no view; a visibility says who may call a tool                  with a view: call `.ui(\"ui://..\")` too, or leave `.visibility(..)` out"
+                    .into(),
+            ));
+        }
+        (None, None) => {}
+    }
     Ok(Tool {
         name: Arc::from(tool.name.as_str()),
         title: tool.title.clone(),
@@ -184,6 +210,7 @@ pub(crate) fn build_dynamic(tool: &DynamicTool) -> Result<Tool, RegistryError> {
         bare_output_schema: None,
         validator,
         metadata,
+        ui: tool.ui.as_deref().map(Arc::from),
         handler: Handler::Dynamic(Arc::clone(&tool.handler)),
         location: tool.location,
     })

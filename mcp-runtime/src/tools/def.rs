@@ -113,6 +113,8 @@ pub struct ToolDef {
     /// `scopes = [..]`: OAuth scopes a caller needs (checked by the macro,
     /// and again at start-up).
     pub scopes: &'static [&'static str],
+    /// `ui = ".."` and `visibility = ..`: the view it links to.
+    pub ui: Option<crate::apps::ToolUi>,
     pub input_schema: fn(&mut schemars::SchemaGenerator) -> schemars::Schema,
     pub output_schema: fn(&mut schemars::SchemaGenerator) -> Option<schemars::Schema>,
     pub requirements: &'static [fn() -> Option<Requirement>],
@@ -148,6 +150,9 @@ pub struct Tool {
     pub(crate) validator: ArgumentValidator,
     /// Icons and `_meta`.
     pub(crate) metadata: Metadata,
+    /// The `ui://` URI of its view (MCP Apps), if it links one; its
+    /// `_meta` has the link already.
+    pub(crate) ui: Option<Arc<str>>,
     pub(crate) handler: Handler,
     pub(crate) location: Location,
 }
@@ -214,6 +219,13 @@ impl Tool {
     /// lacks one of them.
     pub fn scopes(&self) -> &[String] {
         &self.metadata.scopes
+    }
+
+    /// The `ui://` URI of the view it links to (`ui = ".."` on the
+    /// attribute, or [`DynamicTool::ui`](crate::DynamicTool::ui)); see
+    /// [`apps`](crate::apps).
+    pub fn ui(&self) -> Option<&str> {
+        self.ui.as_deref()
     }
 
     /// Where the tool was defined.

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use crate::apps::Visibility;
 use crate::context::Context;
 use crate::meta::Icon;
 use crate::tools::def::{DynHandler, Hints, Location, TaskSupport};
@@ -46,6 +47,10 @@ pub struct DynamicTool {
     pub(crate) icons: Vec<Icon>,
     pub(crate) meta: Option<Value>,
     pub(crate) scopes: Vec<String>,
+    /// `.ui(..)`: the view it links to.
+    pub(crate) ui: Option<String>,
+    /// `.visibility(..)`: who may call it.
+    pub(crate) visibility: Option<Vec<Visibility>>,
     pub(crate) handler: DynHandler,
     pub(crate) location: Location,
     /// Forwarded to a server that checks the arguments itself (a mounted
@@ -87,6 +92,8 @@ impl DynamicTool {
             icons: Vec::new(),
             meta: None,
             scopes: Vec::new(),
+            ui: None,
+            visibility: None,
             handler,
             location: Location::caller(),
             checked_upstream: false,
@@ -141,6 +148,28 @@ impl DynamicTool {
     /// object, or the server refuses to start.
     pub fn meta(mut self, meta: Value) -> Self {
         self.meta = Some(meta);
+        self
+    }
+
+    /// Links it to a view (MCP Apps, see [`apps`](crate::apps)): the `ui://`
+    /// URI of a resource served with [`DynamicResource::view`](crate::DynamicResource::view)
+    /// (or `#[resource("ui://..", view)]`). Listed as `_meta.ui.resourceUri`
+    /// and `_meta["ui/resourceUri"]` (2025-06-18 clients and later), beside
+    /// anything given to [`meta`](Self::meta), which must then have neither
+    /// key. The server refuses to start if no such view is served.
+    pub fn ui(mut self, uri: impl Into<String>) -> Self {
+        self.ui = Some(uri.into());
+        self
+    }
+
+    /// Says who may call it, a tool with a [`ui`](Self::ui): the model, the
+    /// view (through the host), or both (the default when not set). A host
+    /// shows a tool without [`Visibility::Model`] to no model.
+    pub fn visibility<I>(mut self, visibility: I) -> Self
+    where
+        I: IntoIterator<Item = Visibility>,
+    {
+        self.visibility = Some(visibility.into_iter().collect());
         self
     }
 

@@ -146,6 +146,7 @@ pub(super) fn server(dropped: mpsc::UnboundedSender<()>) -> Server {
             uri,
             mime_type: None,
             text,
+            meta: None,
         }])
     });
     Server::new("fleet-test", "1.0.0")

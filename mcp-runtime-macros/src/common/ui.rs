@@ -1,0 +1,152 @@
+//! What `#[tool(ui = ..)]` and `#[resource(.., view)]` share (MCP Apps,
+//! the `io.modelcontextprotocol/ui` extension): the check of a view's
+//! `ui://` URI, the check that a `meta` does not set the `_meta` keys the
+//! attribute writes itself, and the parsing of a list of strings.
+
+use syn::LitStr;
+use syn::parse::ParseStream;
+use syn::punctuated::Punctuated;
+use syn::spanned::Spanned;
+use syn::{Expr, ExprLit, Lit};
+
+/// The scheme every view's URI has: hosts read views only from it.
+pub const UI_SCHEME: &str = "ui://";
+
+/// Checks `uri` names one view: `ui://` and something after it, only the
+/// characters a URI may hold, and no template expression (a host reads a
+/// view by its exact URI). The error is a sentence about `uri`.
+pub fn check_view_uri(uri: &str) -> Result<(), String> {
+    let Some(rest) = uri.strip_prefix(UI_SCHEME) else {
+        return Err(format!(
+            "{uri:?} is not a `ui://` URI: a host renders only views served from `ui://` resources; write one such as \"ui://weather/forecast\""
+        ));
+    };
+    if rest.is_empty() {
+        return Err(format!(
+            "{uri:?} names no view: write something after `ui://`, such as \"ui://weather/forecast\""
+        ));
+    }
+    if uri.contains(['{', '}']) {
+        return Err(format!(
+            "{uri:?} is a URI template, but a view is one fixed resource that a host reads by its exact URI; remove the `{{..}}` expression"
+        ));
+    }
+    check_uri_characters(uri)
+}
+
+/// Refuses what RFC 3986 does not allow in a URI: characters outside its
+/// unreserved and reserved sets, and a `%` not followed by two hex digits.
+fn check_uri_characters(uri: &str) -> Result<(), String> {
+    let allowed = |c: char| c.is_ascii_alphanumeric() || "-._~:/?#[]@!$&'()*+,;=%".contains(c);
+    if let Some((at, c)) = uri.char_indices().find(|(_, c)| !allowed(*c)) {
+        let hint = if c == ' ' {
+            "write it percent-encoded, as `%20`"
+        } else {
+            "percent-encode it"
+        };
+        return Err(format!(
+            "{uri:?} is not a valid URI: it contains {c:?} (at byte {at}), which a URI cannot contain; {hint}"
+        ));
+    }
+    let bytes = uri.as_bytes();
+    for (at, _) in uri.match_indices('%') {
+        let hex = bytes.get(at + 1..at + 3);
+        if !hex.is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) {
+            return Err(format!(
+                "{uri:?} is not a valid URI: the `%` at byte {at} is not followed by two hex digits; a literal `%` is written `%25`"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The first of `keys` that the JSON object in `meta` has at its top
+/// level, if any. Text that is not a JSON object yields `None`: its own
+/// check reports it.
+pub fn meta_sets<'k>(meta: &LitStr, keys: &[&'k str]) -> Option<&'k str> {
+    let value: serde_json::Value = serde_json::from_str(&meta.value()).ok()?;
+    let object = value.as_object()?;
+    keys.iter().copied().find(|key| object.contains_key(*key))
+}
+
+/// Parses a bracketed list of string literals, such as `["a", "b"]`;
+/// `example` is a whole `key = [..]` shown when the value is not a list or
+/// an item not a string literal.
+pub fn parse_str_list(value: ParseStream, example: &str) -> syn::Result<Vec<LitStr>> {
+    if !value.peek(syn::token::Bracket) {
+        return Err(value.error(format!(
+            "expected a list of strings in brackets, even for one: {example}"
+        )));
+    }
+    let content;
+    syn::bracketed!(content in value);
+    let items = Punctuated::<Expr, syn::Token![,]>::parse_terminated(&content)?;
+    items
+        .into_iter()
+        .map(|item| match item {
+            Expr::Lit(ExprLit {
+                lit: Lit::Str(lit), ..
+            }) => Ok(lit),
+            other => Err(syn::Error::new(
+                other.span(),
+                format!("expected a string literal, as in {example}"),
+            )),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn view_uris() {
+        assert!(check_view_uri("ui://weather/forecast").is_ok());
+        assert!(check_view_uri("ui://x").is_ok());
+        assert!(check_view_uri("ui://a/b%20c?x=1#top").is_ok());
+        assert!(
+            check_view_uri("https://weather/forecast")
+                .unwrap_err()
+                .contains("not a `ui://` URI")
+        );
+        assert!(
+            check_view_uri("UI://x")
+                .unwrap_err()
+                .contains("not a `ui://` URI")
+        );
+        assert!(check_view_uri("ui:/x").is_err());
+        assert!(
+            check_view_uri("ui://")
+                .unwrap_err()
+                .contains("names no view")
+        );
+        assert!(
+            check_view_uri("ui://w/{city}")
+                .unwrap_err()
+                .contains("template")
+        );
+        assert!(
+            check_view_uri("ui://w/my view")
+                .unwrap_err()
+                .contains("%20")
+        );
+        assert!(check_view_uri("ui://w/<x>").unwrap_err().contains("'<'"));
+        assert!(check_view_uri("ui://w/é").is_err());
+        assert!(check_view_uri("ui://w/100%").unwrap_err().contains("%25"));
+        assert!(check_view_uri("ui://w/%zz").is_err());
+    }
+
+    #[test]
+    fn meta_keys() {
+        let lit = |text: &str| LitStr::new(text, proc_macro2::Span::call_site());
+        let keys = ["ui", "ui/resourceUri"];
+        assert_eq!(meta_sets(&lit(r#"{"ui": {}}"#), &keys), Some("ui"));
+        assert_eq!(
+            meta_sets(&lit(r#"{"a": 1, "ui/resourceUri": "ui://x"}"#), &keys),
+            Some("ui/resourceUri")
+        );
+        assert_eq!(meta_sets(&lit(r#"{"a": {"ui": 1}}"#), &keys), None);
+        assert_eq!(meta_sets(&lit(r#"{"uix": 1}"#), &keys), None);
+        assert_eq!(meta_sets(&lit("not json"), &keys), None);
+    }
+}
