@@ -128,6 +128,8 @@ mod resources;
 mod schema;
 mod server;
 pub mod sessions;
+#[cfg(feature = "skills")]
+pub mod skills;
 mod startup;
 pub mod tasks;
 mod telemetry;

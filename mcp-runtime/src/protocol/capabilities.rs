@@ -16,6 +16,8 @@ pub(crate) struct Served {
     pub(crate) list_changes: bool,
     /// Tools may run as tasks: the `tasks/*` methods are served.
     pub(crate) tasks: bool,
+    /// Skills are served: `skills/list` and `skills/get`.
+    pub(crate) skills: bool,
 }
 
 impl Served {
@@ -27,6 +29,7 @@ impl Served {
             completions: registry.completes(),
             list_changes: false,
             tasks: false,
+            skills: registry.serves_skills(),
         }
     }
 
@@ -39,6 +42,7 @@ impl Served {
             completions: true,
             list_changes: true,
             tasks: false,
+            skills: false,
         }
     }
 
@@ -56,6 +60,7 @@ impl Served {
             "tasks/list" | "tasks/get" | "tasks/result" | "tasks/cancel" | "tasks/update" => {
                 self.tasks
             }
+            "skills/list" | "skills/get" => self.skills,
             _ => true,
         }
     }
@@ -87,12 +92,16 @@ impl Served {
             }
             capabilities.insert("tasks".into(), tasks);
         }
+        let mut extensions = Map::new();
         if self.tasks && version.is_modern() {
             // An extension, declared as such: never the legacy `tasks`.
-            capabilities.insert(
-                "extensions".into(),
-                json!({ crate::tasks::wire::EXTENSION: {} }),
-            );
+            extensions.insert(crate::tasks::wire::EXTENSION.into(), json!({}));
+        }
+        if self.skills {
+            extensions.insert("io.modelcontextprotocol/skills".into(), json!({}));
+        }
+        if !extensions.is_empty() {
+            capabilities.insert("extensions".into(), Value::Object(extensions));
         }
         Value::Object(capabilities)
     }
