@@ -136,7 +136,14 @@ def check_primitives(check: Check, run: Callable[..., tuple[Any, Any]], on: str)
     with check.step(f"{on}resources/list: weather://cities, JSON"):
         out, _ = run("resources-list", "--method", "resources/list")
         resources = [(r["uri"], r["name"], r["mimeType"]) for r in out["result"]["resources"]]
-        check.equal(resources, [("weather://cities", "cities", "application/json")], "resources")
+        skill = "skill://weather/trip-briefing"
+        expected = [
+            # The trip-briefing skill's files (SEP-2640) come first, by URI.
+            (f"{skill}/SKILL.md", "trip-briefing", "text/markdown"),
+            (f"{skill}/references/briefing-template.md", "trip-briefing/references/briefing-template.md", "text/markdown"),
+            ("weather://cities", "cities", "application/json"),
+        ]
+        check.equal(resources, expected, "resources")
 
     with check.step(f"{on}resources/read --uri weather://cities: 36 cities as JSON"):
         out, _ = run("resources-read-cities", "--method", "resources/read", "--uri", "weather://cities")

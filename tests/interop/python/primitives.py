@@ -81,9 +81,19 @@ async def check_primitives(check: Check, session: ClientSession, on: str) -> Non
     with check.step(f"{on}: resources/list: weather://cities, JSON"):
         listed = await session.list_resources()
         resources = [(str(r.uri), r.name, r.title) for r in listed.resources]
-        check.equal(resources, [("weather://cities", "cities", "Cities")], "resources")
-        check.equal(listed.resources[0].mime_type, "application/json", "mimeType")
-        check.expect(listed.resources[0].description, "no description")
+        skill = "skill://weather/trip-briefing"
+        check.equal(
+            resources,
+            [
+                # The trip-briefing skill's files (SEP-2640) come first, by URI.
+                (f"{skill}/SKILL.md", "trip-briefing", None),
+                (f"{skill}/references/briefing-template.md", "trip-briefing/references/briefing-template.md", None),
+                ("weather://cities", "cities", "Cities"),
+            ],
+            "resources",
+        )
+        check.equal(listed.resources[2].mime_type, "application/json", "mimeType")
+        check.expect(listed.resources[2].description, "no description")
 
     with check.step(f"{on}: resources/read weather://cities: JSON, 36 cities in order, each with its URI"):
         cities = json_text(await session.read_resource("weather://cities"), "weather://cities")

@@ -52,7 +52,16 @@ async function checkPrimitives(client, on) {
   let cities = [];
   await step(`${on}: resources/list and resources/read weather://cities: JSON with the 36 cities`, async () => {
     const { resources } = await client.listResources();
-    equal(resources.map((r) => [r.uri, r.name, r.mimeType]), [["weather://cities", "cities", "application/json"]], "resources");
+    equal(
+      resources.map((r) => [r.uri, r.name, r.mimeType]),
+      [
+        // The trip-briefing skill's files (SEP-2640) come first, by URI.
+        ["skill://weather/trip-briefing/SKILL.md", "trip-briefing", "text/markdown"],
+        ["skill://weather/trip-briefing/references/briefing-template.md", "trip-briefing/references/briefing-template.md", "text/markdown"],
+        ["weather://cities", "cities", "application/json"],
+      ],
+      "resources",
+    );
     cities = jsonText(await client.readResource({ uri: "weather://cities" }), "weather://cities");
     equal(cities.length, 36, "number of cities");
     const tokyo = cities.find((city) => city.name === "Tokyo");
