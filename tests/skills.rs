@@ -410,3 +410,75 @@ fn the_weather_example_serves_its_trip_briefing_skill() {
     }
     weather.finish();
 }
+
+/// A layer that writes down the method of every request it sees.
+fn recording(
+    log: &std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+) -> impl tower::Layer<
+    mcp_runtime::middleware::McpService,
+    Service = mcp_runtime::middleware::McpService,
+> + Send
++ Sync
++ 'static {
+    use mcp_runtime::middleware::{McpRequest, McpService};
+    use tower::ServiceExt;
+
+    let log = std::sync::Arc::clone(log);
+    tower::layer::layer_fn(move |inner: McpService| {
+        let log = std::sync::Arc::clone(&log);
+        McpService::new(tower::service_fn(move |request: McpRequest| {
+            log.lock().unwrap().push(request.method().to_owned());
+            inner.clone().oneshot(request)
+        }))
+    })
+}
+
+#[tokio::test]
+async fn skills_methods_go_through_the_layers_and_answer_the_same() {
+    let seen = std::sync::Arc::default();
+    let mut client = within(TestClient::connect(server().layer(recording(&seen))))
+        .await
+        .unwrap();
+    let listed = ask(&mut client, "skills/list", json!({})).await.unwrap();
+    assert_eq!(listed["skills"][1], trip_entry());
+    let got = ask(
+        &mut client,
+        "skills/get",
+        json!({"uri": "skill://travel/trip/SKILL.md"}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(got, json!({"skill": trip_entry()}));
+    let error = ask(
+        &mut client,
+        "skills/get",
+        json!({"uri": "skill://nope/SKILL.md"}),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(error.code, -32602);
+
+    // A 2026-07-28 client (no `initialize`): the same entry, with the tail.
+    let mut modern_client = TestClient::start(server().layer(recording(&seen))).unwrap();
+    let modern_get = ask(
+        &mut modern_client,
+        "skills/get",
+        modern(json!({"uri": "skill://travel/trip/SKILL.md"})),
+    )
+    .await
+    .unwrap();
+    assert_eq!(modern_get["skill"], trip_entry());
+    assert_eq!(modern_get["ttlMs"], 300_000, "{modern_get}");
+    assert_eq!(modern_get["resultType"], "complete");
+    let methods = seen.lock().unwrap().clone();
+    assert_eq!(
+        methods,
+        [
+            "initialize",
+            "skills/list",
+            "skills/get",
+            "skills/get",
+            "skills/get"
+        ]
+    );
+}
