@@ -18,6 +18,10 @@
 //!   `name` completes from the city names;
 //! - a prompt (`prompts.rs`): `plan_trip`, whose `city` argument completes
 //!   from the city names;
+//! - a skill (`skills/trip-briefing/`, SEP-2640): instructions that teach a
+//!   model to brief a trip with these tools, served as the resources
+//!   `skill://weather/trip-briefing/SKILL.md` and its reference file, and
+//!   listed by `skills/list`;
 //! - a refresh (`refresh.rs`): every 5 seconds (`WEATHER_REFRESH_SECS`
 //!   sets another period, `0` turns it off) the current conditions drift,
 //!   and clients subscribed to a city's URI get
@@ -42,6 +46,7 @@ mod tools;
 use std::sync::Arc;
 
 use mcp_runtime::Server;
+use mcp_runtime::skills::Skill;
 
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
@@ -58,8 +63,19 @@ async fn main() -> std::io::Result<()> {
              plans a trip to a city around its forecast. subscribe_alerts asks the user to \
              confirm; summarize_forecast asks your model for a one-sentence summary. \
              weather_report covers every city and takes a few seconds: run it as a task \
-             if you can.",
+             if you can. The skill skill://weather/trip-briefing/SKILL.md explains how to \
+             brief a trip with these tools.",
         )
+        .skill(Skill::from_files(
+            "weather/trip-briefing",
+            [
+                ("SKILL.md", include_str!("skills/trip-briefing/SKILL.md")),
+                (
+                    "references/briefing-template.md",
+                    include_str!("skills/trip-briefing/references/briefing-template.md"),
+                ),
+            ],
+        ))
         .shared_state(Arc::clone(&db))
         .state(asking::Alerts::default());
     if let Some(period) = refresh::period()? {

@@ -11,7 +11,8 @@
 
 use std::sync::atomic::Ordering;
 
-use mcp_runtime::{State, resource};
+use mcp_runtime::apps::Html;
+use mcp_runtime::{State, resource, view_file};
 use serde::Serialize;
 
 use crate::data::{City, Condition, WeatherDb, normalize, round1};
@@ -93,17 +94,18 @@ async fn city(#[complete(city_names)] name: String, db: State<WeatherDb>) -> Opt
 /// A chart of a city's forecast: the view of `get_forecast` for hosts with
 /// MCP Apps, which render it next to the tool's result and let it ask for
 /// other cities and days.
-// apps: switch to ui=/view — `#[resource("ui://weather/forecast", view, ...)]`
-// returning `mcp_runtime::view_file!("forecast.html")`.
+// `view`: the MCP Apps MIME type, and the default content security policy
+// (no network; inline scripts and styles). `view_file!` embeds the file, and
+// in debug builds reads it again on every read, so a reload shows an edit.
 #[resource(
     "ui://weather/forecast",
     name = "forecast_view",
     title = "Forecast chart",
-    mime_type = "text/html;profile=mcp-app",
+    view,
     scopes = ["weather:read"]
 )]
-async fn forecast_view() -> &'static str {
-    include_str!("forecast.html")
+fn forecast_view() -> Html {
+    view_file!("forecast.html")
 }
 
 /// What `weather://cities/{name}` gives for `city`.

@@ -149,13 +149,12 @@ impl WeatherDb {
 // Hosts with MCP Apps show the result as a chart, the view
 // `ui://weather/forecast` (`resources.rs`); every other client reads the
 // forecast as JSON text next to the structured content.
-// apps: switch to ui=/view — `ui = "ui://weather/forecast"` instead of `meta`.
 #[tool(
     title = "Weather forecast",
     read_only,
     idempotent,
     scopes = ["weather:read"],
-    meta = r#"{"ui":{"resourceUri":"ui://weather/forecast"},"ui/resourceUri":"ui://weather/forecast"}"#
+    ui = "ui://weather/forecast"
 )]
 async fn get_forecast(
     /// City name, for example "Paris".

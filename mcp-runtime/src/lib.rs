@@ -91,6 +91,7 @@
 //! | `client` | no | an MCP client (`client`, with OAuth 2.1: `client::oauth`), and `Server::mount` |
 //! | `client-jwt` | no | the client's `private_key_jwt` authentication (`OAuth::private_key_jwt`) |
 //! | `otel` | no | OpenTelemetry export of traces and metrics over OTLP/HTTP |
+//! | `skills` | no | Skills (SEP-2640): `Server::skill` serves folders of instructions as `skill://` resources, with `skills/list` and `skills/get` (module `skills`) |
 #![warn(missing_docs)]
 // On docs.rs (`--cfg docsrs`, see Cargo.toml), each item says which cargo
 // feature it needs.
@@ -129,6 +130,8 @@ mod resources;
 mod schema;
 mod server;
 pub mod sessions;
+#[cfg(feature = "skills")]
+pub mod skills;
 mod startup;
 pub mod tasks;
 mod telemetry;

@@ -208,6 +208,15 @@ impl Server {
         self
     }
 
+    /// Serves a skill (feature `skills`): its files as `skill://`
+    /// resources, and its entry in `skills/list` and `skills/get`. Checked
+    /// when the server starts; see [`skills`](crate::skills).
+    #[cfg(feature = "skills")]
+    pub fn skill(mut self, skill: crate::skills::Skill) -> Self {
+        self.dynamic.skills.push(skill);
+        self
+    }
+
     /// Adds a prompt defined at run time.
     pub fn prompt(mut self, prompt: DynamicPrompt) -> Self {
         self.dynamic.prompts.push(prompt);
@@ -512,6 +521,8 @@ impl Server {
                     .with_tasks(tasks),
             );
         };
+        // Skills are fixed at start-up: a handle adds none.
+        let skills = registry.serves_skills();
         handle.start(|pending| {
             let mut registry = registry;
             for change in &pending {
@@ -526,7 +537,10 @@ impl Server {
                 info,
                 instructions,
                 registry,
-                Served::everything(),
+                Served {
+                    skills,
+                    ..Served::everything()
+                },
                 limits,
                 notifier,
             )

@@ -13,7 +13,8 @@ use super::prerequisite::{self, Prerequisite};
 /// The SDK, installed from the current pins.
 pub static INSTALL: Prerequisite = Prerequisite::new(
     "typescript-sdk",
-    "the TypeScript SDK client (npm @modelcontextprotocol/sdk 1.32.2, pinned in \
+    "the TypeScript SDK client (npm @modelcontextprotocol/sdk 1.32.2 and \
+     @modelcontextprotocol/client 2.4.0, pinned in \
      tests/interop/ts/package-lock.json)",
     "tests/interop/ts/install",
     "Install it by hand: run tests/interop/ts/install (it needs Node.js 20 or later with npm, \

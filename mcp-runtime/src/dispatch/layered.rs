@@ -204,6 +204,10 @@ fn served_method(method: &str) -> Option<&'static str> {
         "prompts/get" => "prompts/get",
         "completion/complete" => "completion/complete",
         "logging/setLevel" => "logging/setLevel",
+        #[cfg(feature = "skills")]
+        "skills/list" => "skills/list",
+        #[cfg(feature = "skills")]
+        "skills/get" => "skills/get",
         _ => return None,
     })
 }
@@ -345,6 +349,11 @@ impl Bottom {
             "logging/setLevel" => {
                 set_level(&object(params)?, &session)?;
                 Ok(json!({}))
+            }
+            #[cfg(feature = "skills")]
+            "skills/list" | "skills/get" => {
+                let answer = super::skills::answer(&snapshot, method, &object(params)?, version)?;
+                parsed(answer.get().as_bytes())
             }
             _ => Err(method_not_found(method)),
         }

@@ -32,6 +32,8 @@ pub(crate) struct Snapshot {
     resources: Pages,
     templates: Pages,
     prompts: Pages,
+    #[cfg(feature = "skills")]
+    skills: Pages,
 }
 
 impl Snapshot {
@@ -43,7 +45,20 @@ impl Snapshot {
             resources: Pages::new("resources", page_size),
             templates: Pages::new("resourceTemplates", page_size),
             prompts: Pages::new("prompts", page_size),
+            #[cfg(feature = "skills")]
+            skills: Pages::new("skills", page_size),
         }
+    }
+
+    /// The page of `skills/list` at `cursor`.
+    #[cfg(feature = "skills")]
+    pub(crate) fn skills_page(
+        &self,
+        cursor: Option<&Value>,
+        version: ProtocolVersion,
+    ) -> Result<&RawValue, ErrorObject> {
+        let entries = self.registry.skills.entries();
+        self.skills.page(entries, |entry, _| entry, cursor, version)
     }
 
     /// The answer to a list method (`tools/list`, `resources/list`,

@@ -45,6 +45,8 @@ mod reply;
 mod resources;
 mod route;
 mod serve;
+#[cfg(feature = "skills")]
+mod skills;
 mod state;
 mod tails;
 mod task_calls;

@@ -115,6 +115,21 @@ impl Connection {
             "tasks/get" | "tasks/cancel" | "tasks/update" | "tasks/result" | "tasks/list" => {
                 Box::pin(self.task_method(method, params, session, frame)).await
             }
+            #[cfg(feature = "skills")]
+            "skills/list" | "skills/get" => {
+                let params = params_object(params)?;
+                let snapshot = self.core.live.refresh(&mut self.held);
+                let result = super::skills::answer(snapshot, method, &params, session.version)?;
+                let tail = self.core.tail(&session, method);
+                frame.reply.write(|reply| {
+                    let start = reply.len();
+                    jsonrpc::write_result(reply, id, &result);
+                    if let Some(tail) = tail {
+                        finish(reply, start, id, &tail);
+                    }
+                });
+                Ok(Answer::Written)
+            }
             "logging/setLevel" => {
                 set_level(&params_object(params)?, &session)?;
                 write(&mut frame.reply, &raw("{}"))

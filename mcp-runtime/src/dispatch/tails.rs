@@ -94,7 +94,12 @@ impl Tails {
     /// caller's scopes).
     pub(crate) fn of(&self, method: &str, private: bool) -> &Arc<str> {
         match method {
-            "tools/list" | "resources/list" | "resources/templates/list" | "prompts/list" => {
+            "tools/list"
+            | "resources/list"
+            | "resources/templates/list"
+            | "prompts/list"
+            | "skills/list"
+            | "skills/get" => {
                 if private {
                     &self.private_lists
                 } else {

@@ -18,6 +18,8 @@ pub(crate) struct Served {
     pub(crate) tasks: bool,
     /// A tool links a view, or a resource is one (MCP Apps).
     pub(crate) apps: bool,
+    /// Skills are served: `skills/list` and `skills/get`.
+    pub(crate) skills: bool,
 }
 
 impl Served {
@@ -30,6 +32,7 @@ impl Served {
             list_changes: false,
             tasks: false,
             apps: crate::registry::views::any_app(registry.tools(), registry.resources()),
+            skills: registry.serves_skills(),
         }
     }
 
@@ -44,6 +47,7 @@ impl Served {
             tasks: false,
             // A tool with a view may come too.
             apps: true,
+            skills: false,
         }
     }
 
@@ -61,6 +65,7 @@ impl Served {
             "tasks/list" | "tasks/get" | "tasks/result" | "tasks/cancel" | "tasks/update" => {
                 self.tasks
             }
+            "skills/list" | "skills/get" => self.skills,
             _ => true,
         }
     }
@@ -110,6 +115,9 @@ impl Served {
                 self.tasks && version.is_modern(),
             ),
             (crate::apps::EXTENSION, self.apps && version.has_apps()),
+            // A string, not `crate::skills::EXTENSION`: that module needs
+            // the `skills` feature, and `skills` is false without it.
+            ("io.modelcontextprotocol/skills", self.skills),
         ];
         declared
             .into_iter()

@@ -176,6 +176,18 @@ pub enum RegistryError {
         /// What is wrong, and the fix.
         reason: String,
     },
+    /// A skill given to `Server::skill` (feature `skills`) cannot be served
+    /// (no `SKILL.md`, a bad frontmatter, a name that is not its path's
+    /// last segment, two skills at one path).
+    #[cfg(feature = "skills")]
+    InvalidSkill {
+        /// The skill's path under `skill://`.
+        path: String,
+        /// Where it was added.
+        location: Location,
+        /// What is wrong, and the fix.
+        reason: String,
+    },
 }
 
 impl std::fmt::Display for RegistryError {
@@ -340,6 +352,16 @@ impl std::fmt::Display for RegistryError {
             RegistryError::InvalidSessions { reason } => {
                 write!(f, "the session settings cannot work: {reason}")
             }
+            #[cfg(feature = "skills")]
+            RegistryError::InvalidSkill {
+                path,
+                location,
+                reason,
+            } => write!(
+                f,
+                "the skill `skill://{path}` given to `Server::skill` at {location} cannot be \
+                 served: {reason}"
+            ),
         }
     }
 }

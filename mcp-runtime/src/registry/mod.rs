@@ -79,6 +79,9 @@ pub struct Registry {
     /// Sorted by name.
     prompts: Vec<Arc<Prompt>>,
     pub(crate) state: Arc<StateMap>,
+    /// The skills (`Server::skill`), whose files are among `resources`.
+    #[cfg(feature = "skills")]
+    pub(crate) skills: Arc<crate::skills::Catalog>,
 }
 
 impl Registry {
@@ -111,10 +114,18 @@ impl Registry {
             all.into_iter().filter(|s| filter.allows(s.key())).collect();
         sort_unique(&mut sources).map_err(|d| RegistryError::duplicate(Primitive::Tool, d))?;
         let tools = parallel::build_all(&sources, |source| source.build(&state).map(Arc::new))?;
+        #[cfg(feature = "skills")]
+        let (skills, skill_files) = crate::skills::Catalog::build(&dynamic.skills)?;
+        #[cfg(not(feature = "skills"))]
+        let skill_files: [DynamicResource; 0] = [];
         let (resources, templates): (Vec<_>, Vec<_>) = build_all_of(
             Primitive::Resource,
             |def| crate::resources::build::build_static(def, &state),
-            dynamic.resources.iter().map(DynamicResource::build),
+            dynamic
+                .resources
+                .iter()
+                .chain(&skill_files)
+                .map(DynamicResource::build),
         )?
         .into_iter()
         .partition(|r| !r.is_template());
@@ -139,6 +150,8 @@ impl Registry {
             templates,
             prompts,
             state,
+            #[cfg(feature = "skills")]
+            skills: Arc::new(skills),
         })
     }
 
@@ -187,6 +200,14 @@ impl Registry {
     /// The template whose URI template is exactly `uri_template`.
     pub(crate) fn template(&self, uri_template: &str) -> Option<&Arc<Resource>> {
         position(&self.templates, uri_template).map(|i| &self.templates[i])
+    }
+
+    /// Whether any skill is served (`Server::skill`, feature `skills`).
+    pub(crate) fn serves_skills(&self) -> bool {
+        #[cfg(feature = "skills")]
+        return !self.skills.is_empty();
+        #[cfg(not(feature = "skills"))]
+        false
     }
 
     /// Whether any prompt argument or template variable completes.
@@ -287,6 +308,9 @@ pub(crate) struct Dynamic {
     pub(crate) tools: Vec<DynamicTool>,
     pub(crate) resources: Vec<DynamicResource>,
     pub(crate) prompts: Vec<DynamicPrompt>,
+    /// Added by `Server::skill`.
+    #[cfg(feature = "skills")]
+    pub(crate) skills: Vec<crate::skills::Skill>,
 }
 
 /// A template's variables bound to what a URI gives them, by name.

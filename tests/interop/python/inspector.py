@@ -137,10 +137,17 @@ def check_primitives(check: Check, run: Callable[..., tuple[Any, Any]], on: str)
     CLI has no completion or subscription method: those are checked with the
     SDK clients (primitives.py, primitives.mjs).
     """
-    with check.step(f"{on}resources/list: the view {VIEW} (HTML) and weather://cities (JSON)"):
+    with check.step(f"{on}resources/list: the skill's files, the view {VIEW} (HTML) and weather://cities (JSON)"):
         out, _ = run("resources-list", "--method", "resources/list")
         resources = [(r["uri"], r["name"], r["mimeType"]) for r in out["result"]["resources"]]
-        expected = [(VIEW, "forecast_view", VIEW_MIME_TYPE), ("weather://cities", "cities", "application/json")]
+        skill = "skill://weather/trip-briefing"
+        expected = [
+            # By URI: the trip-briefing skill's files (SEP-2640), the view, the cities.
+            (f"{skill}/SKILL.md", "trip-briefing", "text/markdown"),
+            (f"{skill}/references/briefing-template.md", "trip-briefing/references/briefing-template.md", "text/markdown"),
+            (VIEW, "forecast_view", VIEW_MIME_TYPE),
+            ("weather://cities", "cities", "application/json"),
+        ]
         check.equal(resources, expected, "resources")
 
     # What the issue asks of the Inspector: it shows the view and the tool's link.

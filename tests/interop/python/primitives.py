@@ -82,18 +82,28 @@ async def check_primitives(check: Check, session: ClientSession, on: str) -> Non
         check.expect(caps.prompts is not None, "no prompts capability")
         check.expect(caps.completions is not None, "no completions capability")
 
-    with check.step(f"{on}: resources/list: the view ui://weather/forecast (HTML) and weather://cities (JSON)"):
+    with check.step(f"{on}: resources/list: the skill's files, the view ui://weather/forecast (HTML) and weather://cities (JSON)"):
         listed = await session.list_resources()
         resources = [(str(r.uri), r.name, r.title, r.mime_type) for r in listed.resources]
+        skill = "skill://weather/trip-briefing"
         check.equal(
             resources,
             [
+                # By URI: the trip-briefing skill's files (SEP-2640), the view, the cities.
+                (f"{skill}/SKILL.md", "trip-briefing", None, "text/markdown"),
+                (
+                    f"{skill}/references/briefing-template.md",
+                    "trip-briefing/references/briefing-template.md",
+                    None,
+                    "text/markdown",
+                ),
                 (VIEW, "forecast_view", "Forecast chart", VIEW_MIME_TYPE),
                 ("weather://cities", "cities", "Cities", "application/json"),
             ],
             "resources",
         )
-        check.expect(all(r.description for r in listed.resources), "a resource without a description")
+        described = [r for r in listed.resources if not str(r.uri).startswith("skill://")]
+        check.expect(all(r.description for r in described), "a resource without a description")
 
     with check.step(f"{on}: MCP Apps: tools/list links get_forecast to {VIEW}, resources/read gives its HTML"):
         tools = {tool.name: tool for tool in (await session.list_tools()).tools}

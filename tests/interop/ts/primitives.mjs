@@ -58,7 +58,13 @@ async function checkPrimitives(client, on) {
     const { resources } = await client.listResources();
     equal(
       resources.map((r) => [r.uri, r.name, r.mimeType]),
-      [[VIEW, "forecast_view", VIEW_MIME_TYPE], ["weather://cities", "cities", "application/json"]],
+      [
+        // By URI: the trip-briefing skill's files (SEP-2640), the view, the cities.
+        ["skill://weather/trip-briefing/SKILL.md", "trip-briefing", "text/markdown"],
+        ["skill://weather/trip-briefing/references/briefing-template.md", "trip-briefing/references/briefing-template.md", "text/markdown"],
+        [VIEW, "forecast_view", VIEW_MIME_TYPE],
+        ["weather://cities", "cities", "application/json"],
+      ],
       "resources",
     );
     cities = jsonText(await client.readResource({ uri: "weather://cities" }), "weather://cities");
