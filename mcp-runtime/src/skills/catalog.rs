@@ -217,11 +217,9 @@ fn file_resource(uri: String, mime_type: &'static str, text: Arc<str>) -> Dynami
     DynamicResource::new(uri.clone(), uri, move |uri, _vars, _ctx| {
         let text = Arc::clone(&text);
         async move {
-            Ok(vec![ResourceContents::Text {
-                uri,
-                mime_type: Some(mime_type.to_owned()),
-                text: text.to_string(),
-            }])
+            Ok(vec![
+                ResourceContents::text(uri, text.to_string()).with_mime_type(mime_type),
+            ])
         }
     })
     .mime_type(mime_type)
