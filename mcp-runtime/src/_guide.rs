@@ -37,6 +37,11 @@
 //! 17. [Reliability](reliability): property tests, hostile clients, fuzzing.
 //! 18. [Performance](performance), measured against rmcp and others.
 //! 19. [The repository's tests](tests).
+//!
+//! Extensions:
+//!
+//! 20. [Tools with a view](views): MCP Apps, HTML views of tools' results.
+//! 21. [Skills](skills): instructions for a whole job (the `skills` feature).
 
 /// The text of a chapter that needs a cargo feature, when the documentation
 /// is built without it (so unused when every feature is on).
@@ -128,3 +133,10 @@ pub mod performance {}
 
 #[doc = include_str!("../guide/19-tests.md")]
 pub mod tests {}
+
+#[doc = include_str!("../guide/20-views.md")]
+pub mod views {}
+
+#[cfg_attr(feature = "skills", doc = include_str!("../guide/21-skills.md"))]
+#[cfg_attr(not(feature = "skills"), doc = needs_feature!("Skills", "skills"))]
+pub mod skills {}

@@ -201,6 +201,12 @@ pub(crate) fn check_origin(origin: &str) -> Result<(), &'static str> {
     {
         return Err("its scheme is not a URI scheme");
     }
+    // What a CSP source for fetches, scripts, styles, frames and `<base>`
+    // can name from a view (the `view(csp(..))` attribute refuses the rest
+    // at compile time, with the same rule).
+    if !["https", "http", "wss", "ws"].contains(&scheme) {
+        return Err("a view reaches only https, http, wss and ws origins");
+    }
     if rest.contains(['/', '?', '#']) {
         return Err("an origin has no path, query or fragment");
     }
@@ -317,6 +323,10 @@ mod tests {
             ("https://a..b", "its host has an empty label"),
             ("https://exa mple.com", "its host is not a host name"),
             ("1ttps://example.com", "its scheme is not a URI scheme"),
+            (
+                "ftp://files.example.com",
+                "a view reaches only https, http, wss and ws origins",
+            ),
             (
                 "https://u@example.com",
                 "an origin has no user name or password",
