@@ -17,9 +17,8 @@ mod common;
 #[path = "common/cut_proxy.rs"]
 mod cut_proxy;
 
-use std::io::Read;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 use common::fleet::Instance;
 use cut_proxy::{Cut, CutProxy, FILLERS, Seen};
@@ -74,42 +73,17 @@ fn run(sdk: Sdk, cut: Cut) -> Run {
             command
         }
     };
-    let mut child = command
-        .arg(&proxy.url)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("could not start the {sdk:?} client: {e}"));
-    let deadline = Instant::now() + CLIENT_TIMEOUT;
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!(
-                "the {sdk:?} client did not finish within {CLIENT_TIMEOUT:?}; the proxy saw {:#?}\nthe server's log:\n{}",
-                proxy.seen(),
-                server.log()
-            );
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    let (mut stdout, mut stderr) = (String::new(), String::new());
-    child
-        .stdout
-        .take()
-        .unwrap()
-        .read_to_string(&mut stdout)
-        .unwrap();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut stderr)
-        .unwrap();
+    let common::Finished {
+        status,
+        stdout,
+        stderr,
+    } = common::run_within(command.arg(&proxy.url), CLIENT_TIMEOUT).unwrap_or_else(|output| {
+        panic!(
+            "the {sdk:?} client did not finish within {CLIENT_TIMEOUT:?}: {output}\nthe proxy saw {:#?}\nthe server's log:\n{}",
+            proxy.seen(),
+            server.log()
+        )
+    });
     let seen = proxy.seen();
     assert!(
         status.success(),

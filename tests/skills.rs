@@ -489,46 +489,23 @@ async fn skills_methods_go_through_the_layers_and_answer_the_same() {
 /// reader.
 #[test]
 fn the_typescript_sdk_client_verifies_the_weather_skill() {
-    use std::io::Read;
-    use std::process::{Command, Stdio};
-    use std::time::{Duration, Instant};
+    use std::process::Command;
+    use std::time::Duration;
 
     let server = common::fleet::Instance::start(&[]);
     let script = common::typescript::script("skills.mjs");
-    let mut child = Command::new("node")
-        .current_dir(script.parent().unwrap())
-        .arg(&script)
-        .arg(format!("http://{}/mcp", server.addr))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("could not start node: {e}"));
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("the TypeScript client did not finish within 60 s");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    let (mut stdout, mut stderr) = (String::new(), String::new());
-    child
-        .stdout
-        .take()
-        .unwrap()
-        .read_to_string(&mut stdout)
-        .unwrap();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut stderr)
-        .unwrap();
+    let common::Finished {
+        status,
+        stdout,
+        stderr,
+    } = common::run_within(
+        Command::new("node")
+            .current_dir(script.parent().unwrap())
+            .arg(&script)
+            .arg(format!("http://{}/mcp", server.addr)),
+        Duration::from_secs(60),
+    )
+    .unwrap_or_else(|output| panic!("the TypeScript client did not finish within 60 s: {output}"));
     assert!(
         status.success() && stdout.contains("typescript-skills: 10 passed, 0 failed"),
         "{stdout}\n{stderr}\nthe server's log:\n{}",

@@ -176,6 +176,55 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+/// What a program run to its end by [`run_within`] gave.
+pub struct Finished {
+    pub status: std::process::ExitStatus,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Runs `command` with stdin closed and its output read as it comes (so a
+/// chatty program never blocks on a full pipe), until it exits; `Err` with
+/// what it printed when it runs longer than `timeout`, after killing it.
+pub fn run_within(command: &mut Command, timeout: Duration) -> Result<Finished, String> {
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("could not start {:?}: {e}", command.get_program()));
+    let read = |mut output: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut text = String::new();
+            let _ = output.read_to_string(&mut text);
+            text
+        })
+    };
+    let stdout = read(Box::new(child.stdout.take().unwrap()));
+    let stderr = read(Box::new(child.stderr.take().unwrap()));
+    let deadline = Instant::now() + timeout;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("try_wait") {
+            break Some(status);
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let (stdout, stderr) = (stdout.join().unwrap(), stderr.join().unwrap());
+    match status {
+        Some(status) => Ok(Finished {
+            status,
+            stdout,
+            stderr,
+        }),
+        None => Err(format!("{stdout}\n{stderr}")),
+    }
+}
+
 /// The lines `output` (a child's stdout) writes, read by a thread of
 /// their own as they come.
 pub fn lines_of(output: impl Read + Send + 'static) -> mpsc::Receiver<String> {

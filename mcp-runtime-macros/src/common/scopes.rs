@@ -5,40 +5,26 @@
 
 use proc_macro2::TokenStream;
 use quote::quote;
+use syn::LitStr;
 use syn::meta::ParseNestedMeta;
-use syn::punctuated::Punctuated;
-use syn::spanned::Spanned;
-use syn::{Expr, ExprLit, Lit, LitStr};
 
 use super::errors::Errors;
+use super::lists::string_list;
 
 /// Parses the value of `scopes`: a bracketed list of string literals.
 pub fn parse_scopes(meta: &ParseNestedMeta) -> syn::Result<Vec<LitStr>> {
     let value = meta.value()?;
-    if !value.peek(syn::token::Bracket) {
-        let example = match value.fork().parse::<LitStr>() {
-            Ok(lit) => format!("{:?}", lit.value()),
-            Err(_) => "\"weather:read\"".to_owned(),
-        };
-        return Err(value.error(format!(
-            "expected a list of scopes, even for one: scopes = [{example}]"
-        )));
-    }
-    let content;
-    syn::bracketed!(content in value);
-    let items = Punctuated::<Expr, syn::Token![,]>::parse_terminated(&content)?;
-    items
-        .into_iter()
-        .map(|item| match item {
-            Expr::Lit(ExprLit {
-                lit: Lit::Str(lit), ..
-            }) => Ok(lit),
-            other => Err(syn::Error::new(
-                other.span(),
-                "a scope must be a string literal, such as \"weather:read\"",
-            )),
-        })
-        .collect()
+    string_list(
+        value,
+        || {
+            let example = match value.fork().parse::<LitStr>() {
+                Ok(lit) => format!("{:?}", lit.value()),
+                Err(_) => "\"weather:read\"".to_owned(),
+            };
+            format!("expected a list of scopes, even for one: scopes = [{example}]")
+        },
+        "a scope must be a string literal, such as \"weather:read\"",
+    )
 }
 
 /// Checks each scope: not empty, only `scope-token` characters, and not

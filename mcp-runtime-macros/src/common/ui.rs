@@ -5,9 +5,8 @@
 
 use syn::LitStr;
 use syn::parse::ParseStream;
-use syn::punctuated::Punctuated;
-use syn::spanned::Spanned;
-use syn::{Expr, ExprLit, Lit};
+
+use super::lists::string_list;
 
 /// The scheme every view's URI has: hosts read views only from it.
 pub const UI_SCHEME: &str = "ui://";
@@ -73,26 +72,11 @@ pub fn meta_sets<'k>(meta: &LitStr, keys: &[&'k str]) -> Option<&'k str> {
 /// `example` is a whole `key = [..]` shown when the value is not a list or
 /// an item not a string literal.
 pub fn parse_str_list(value: ParseStream, example: &str) -> syn::Result<Vec<LitStr>> {
-    if !value.peek(syn::token::Bracket) {
-        return Err(value.error(format!(
-            "expected a list of strings in brackets, even for one: {example}"
-        )));
-    }
-    let content;
-    syn::bracketed!(content in value);
-    let items = Punctuated::<Expr, syn::Token![,]>::parse_terminated(&content)?;
-    items
-        .into_iter()
-        .map(|item| match item {
-            Expr::Lit(ExprLit {
-                lit: Lit::Str(lit), ..
-            }) => Ok(lit),
-            other => Err(syn::Error::new(
-                other.span(),
-                format!("expected a string literal, as in {example}"),
-            )),
-        })
-        .collect()
+    string_list(
+        value,
+        || format!("expected a list of strings in brackets, even for one: {example}"),
+        &format!("expected a string literal, as in {example}"),
+    )
 }
 
 #[cfg(test)]

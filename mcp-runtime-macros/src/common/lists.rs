@@ -1,0 +1,32 @@
+//! Lists of string literals in brackets, `key = ["a", "b"]`, as several
+//! keys take them (`scopes`, `visibility`, a view's `csp(..)` lists).
+
+use syn::parse::ParseStream;
+use syn::punctuated::Punctuated;
+use syn::spanned::Spanned;
+use syn::{Expr, ExprLit, Lit, LitStr};
+
+/// Parses a bracketed list of string literals. `not_a_list` is the error
+/// when the value has no brackets (made only then), `not_a_string` the one
+/// at an item that is not a string literal.
+pub fn string_list(
+    value: ParseStream,
+    not_a_list: impl FnOnce() -> String,
+    not_a_string: &str,
+) -> syn::Result<Vec<LitStr>> {
+    if !value.peek(syn::token::Bracket) {
+        return Err(value.error(not_a_list()));
+    }
+    let content;
+    syn::bracketed!(content in value);
+    let items = Punctuated::<Expr, syn::Token![,]>::parse_terminated(&content)?;
+    items
+        .into_iter()
+        .map(|item| match item {
+            Expr::Lit(ExprLit {
+                lit: Lit::Str(lit), ..
+            }) => Ok(lit),
+            other => Err(syn::Error::new(other.span(), not_a_string)),
+        })
+        .collect()
+}
