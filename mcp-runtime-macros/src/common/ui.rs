@@ -60,12 +60,82 @@ fn check_uri_characters(uri: &str) -> Result<(), String> {
 }
 
 /// The first of `keys` that the JSON object in `meta` has at its top
-/// level, if any. Text that is not a JSON object yields `None`: its own
-/// check reports it.
+/// level, if any. Text that is not a JSON object may yield `None`: the
+/// runtime reads `meta` at start-up, and refuses it there with a sentence
+/// (it refuses these keys too, so this check only brings the error forward).
 pub fn meta_sets<'k>(meta: &LitStr, keys: &[&'k str]) -> Option<&'k str> {
-    let value: serde_json::Value = serde_json::from_str(&meta.value()).ok()?;
-    let object = value.as_object()?;
-    keys.iter().copied().find(|key| object.contains_key(*key))
+    let found = top_level_keys(&meta.value())?;
+    keys.iter()
+        .copied()
+        .find(|key| found.iter().any(|k| k == key))
+}
+
+/// The keys of the JSON object `text` at its top level, or `None` when it
+/// does not read as one. A small scanner rather than serde_json, which the
+/// macros crate would otherwise wait for in every cold build.
+fn top_level_keys(text: &str) -> Option<Vec<String>> {
+    let mut chars = text.trim().chars().peekable();
+    let mut keys = Vec::new();
+    if chars.next()? != '{' {
+        return None;
+    }
+    loop {
+        while chars.next_if(|c| c.is_whitespace() || *c == ',').is_some() {}
+        match chars.next()? {
+            '}' => return Some(keys),
+            '"' => keys.push(string(&mut chars)?),
+            _ => return None,
+        }
+        while chars.next_if(|c| c.is_whitespace()).is_some() {}
+        if chars.next()? != ':' {
+            return None;
+        }
+        // Skip the value: up to a `,` or the closing `}` at this depth.
+        let mut depth = 0usize;
+        loop {
+            match chars.peek()? {
+                '"' => {
+                    chars.next();
+                    string(&mut chars)?;
+                }
+                '{' | '[' => {
+                    depth += 1;
+                    chars.next();
+                }
+                '}' | ']' if depth > 0 => {
+                    depth -= 1;
+                    chars.next();
+                }
+                '}' | ',' if depth == 0 => break,
+                _ => {
+                    chars.next();
+                }
+            }
+        }
+    }
+}
+
+/// The rest of a JSON string whose opening quote was read, unescaped.
+fn string(chars: &mut std::iter::Peekable<std::str::Chars>) -> Option<String> {
+    let mut text = String::new();
+    loop {
+        match chars.next()? {
+            '"' => return Some(text),
+            '\\' => text.push(match chars.next()? {
+                'n' => '\n',
+                't' => '\t',
+                'r' => '\r',
+                'b' => '\u{8}',
+                'f' => '\u{c}',
+                'u' => {
+                    let hex: String = chars.by_ref().take(4).collect();
+                    char::from_u32(u32::from_str_radix(&hex, 16).ok()?)?
+                }
+                other => other,
+            }),
+            c => text.push(c),
+        }
+    }
 }
 
 /// Parses a bracketed list of string literals, such as `["a", "b"]`;
@@ -132,5 +202,17 @@ mod tests {
         assert_eq!(meta_sets(&lit(r#"{"a": {"ui": 1}}"#), &keys), None);
         assert_eq!(meta_sets(&lit(r#"{"uix": 1}"#), &keys), None);
         assert_eq!(meta_sets(&lit("not json"), &keys), None);
+        assert_eq!(
+            meta_sets(
+                &lit(r#" { "a": "}\"", "b": [1, {"ui": 2}], "c": null, "\u0075i": true } "#),
+                &keys
+            ),
+            Some("ui")
+        );
+        assert_eq!(
+            meta_sets(&lit(r#"{"a": "x", "b": {"c": [1, 2]}}"#), &keys),
+            None
+        );
+        assert_eq!(meta_sets(&lit(r#"{"a": "#), &keys), None);
     }
 }
