@@ -463,11 +463,21 @@ fn bad_links_and_bad_view_metadata_stop_the_server_with_a_sentence() {
     );
     let text = refused(served().tool(sunny("forecast").visibility([Visibility::App])));
     assert!(
-        text.contains("it has a visibility but links no view"),
+        text.ends_with(
+            "cannot be served: it has a visibility but links no view; a visibility says who \
+             may call a tool with a view: call `.ui(\"ui://..\")` too, or leave \
+             `.visibility(..)` out"
+        ),
         "{text}"
     );
     let text = refused(served().tool(sunny("forecast").ui(VIEW).visibility([])));
-    assert!(text.contains("its visibility is empty"), "{text}");
+    assert!(
+        text.ends_with(
+            "cannot be served: its visibility is empty; give `Visibility::Model`, \
+             `Visibility::App` or both, or leave `.visibility(..)` out for both"
+        ),
+        "{text}"
+    );
 
     let line = line!() + 2;
     let text = refused(Server::new("t", "1").resource(

@@ -45,13 +45,21 @@ pub(crate) fn check_link_uri(uri: &str) -> Result<(), String> {
 
 /// A tool's `_meta` with its link added: `ui` (`resourceUri`, and
 /// `visibility` when given) and the flat `ui/resourceUri`. A `_meta` that
-/// has either key already is refused: the two would disagree.
+/// has either key already is refused (the two would disagree), and so is
+/// an empty visibility (no one could call the tool).
 pub(crate) fn tool_meta(
     meta: Option<Map<String, Value>>,
     uri: &str,
-    visibility: &[Visibility],
+    visibility: Option<&[Visibility]>,
 ) -> Result<Map<String, Value>, String> {
     check_link_uri(uri)?;
+    if visibility.is_some_and(<[Visibility]>::is_empty) {
+        return Err(
+            "its visibility is empty; give `Visibility::Model`, `Visibility::App` or \
+                    both, or leave `.visibility(..)` out for both"
+                .into(),
+        );
+    }
     let mut meta = meta.unwrap_or_default();
     for key in ["ui", FLAT_KEY] {
         if meta.contains_key(key) {
@@ -64,7 +72,7 @@ pub(crate) fn tool_meta(
     }
     let mut ui = Map::new();
     ui.insert("resourceUri".into(), Value::String(uri.to_owned()));
-    if !visibility.is_empty() {
+    if let Some(visibility) = visibility {
         let mut seen: Vec<Visibility> = Vec::new();
         for &who in visibility {
             if !seen.contains(&who) {

@@ -93,7 +93,10 @@ pub(crate) fn build_static(def: &'static ToolDef, state: &StateMap) -> Result<To
     let mut metadata =
         Metadata::from_attribute(def.icons, def.meta, def.scopes).map_err(invalid_tool)?;
     if let Some(ui) = &def.ui {
-        let meta = link::tool_meta(metadata.meta.take(), ui.resource_uri, ui.visibility);
+        // The macro writes no visibility as an empty list, and refuses an
+        // empty one.
+        let visibility = (!ui.visibility.is_empty()).then_some(ui.visibility);
+        let meta = link::tool_meta(metadata.meta.take(), ui.resource_uri, visibility);
         metadata.meta = Some(meta.map_err(invalid_tool)?);
     }
     Ok(Tool {
@@ -179,19 +182,13 @@ pub(crate) fn build_dynamic(tool: &DynamicTool) -> Result<Tool, RegistryError> {
         .map_err(invalid_tool)?;
     match (&tool.ui, &tool.visibility) {
         (Some(uri), visibility) => {
-            let visibility = visibility.as_deref().unwrap_or_default();
-            if tool.visibility.is_some() && visibility.is_empty() {
-                return Err(invalid_tool(
-                    "its visibility is empty; give `Visibility::Model`, `Visibility::App` or                      both, or leave `.visibility(..)` out for both"
-                        .into(),
-                ));
-            }
-            let meta = link::tool_meta(metadata.meta.take(), uri, visibility);
+            let meta = link::tool_meta(metadata.meta.take(), uri, visibility.as_deref());
             metadata.meta = Some(meta.map_err(invalid_tool)?);
         }
         (None, Some(_)) => {
             return Err(invalid_tool(
-                "it has a visibility but links no view; a visibility says who may call a tool                  with a view: call `.ui(\"ui://..\")` too, or leave `.visibility(..)` out"
+                "it has a visibility but links no view; a visibility says who may call a tool \
+                 with a view: call `.ui(\"ui://..\")` too, or leave `.visibility(..)` out"
                     .into(),
             ));
         }
