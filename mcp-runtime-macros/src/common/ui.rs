@@ -7,6 +7,7 @@ use syn::LitStr;
 use syn::parse::ParseStream;
 
 use super::lists::string_list;
+use super::uri::check_rfc3986_characters;
 
 /// The scheme every view's URI has: hosts read views only from it.
 pub const UI_SCHEME: &str = "ui://";
@@ -30,33 +31,7 @@ pub fn check_view_uri(uri: &str) -> Result<(), String> {
             "{uri:?} is a URI template, but a view is one fixed resource that a host reads by its exact URI; remove the `{{..}}` expression"
         ));
     }
-    check_uri_characters(uri)
-}
-
-/// Refuses what RFC 3986 does not allow in a URI: characters outside its
-/// unreserved and reserved sets, and a `%` not followed by two hex digits.
-fn check_uri_characters(uri: &str) -> Result<(), String> {
-    let allowed = |c: char| c.is_ascii_alphanumeric() || "-._~:/?#[]@!$&'()*+,;=%".contains(c);
-    if let Some((at, c)) = uri.char_indices().find(|(_, c)| !allowed(*c)) {
-        let hint = if c == ' ' {
-            "write it percent-encoded, as `%20`"
-        } else {
-            "percent-encode it"
-        };
-        return Err(format!(
-            "{uri:?} is not a valid URI: it contains {c:?} (at byte {at}), which a URI cannot contain; {hint}"
-        ));
-    }
-    let bytes = uri.as_bytes();
-    for (at, _) in uri.match_indices('%') {
-        let hex = bytes.get(at + 1..at + 3);
-        if !hex.is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) {
-            return Err(format!(
-                "{uri:?} is not a valid URI: the `%` at byte {at} is not followed by two hex digits; a literal `%` is written `%25`"
-            ));
-        }
-    }
-    Ok(())
+    check_rfc3986_characters(uri)
 }
 
 /// The first of `keys` that the JSON object in `meta` has at its top

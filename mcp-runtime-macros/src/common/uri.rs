@@ -49,6 +49,34 @@ pub fn check_characters(text: &str) -> Result<(), String> {
     }
 }
 
+/// Refuses what RFC 3986 does not allow in a URI: characters outside its
+/// unreserved and reserved sets, and a `%` not followed by two hex digits.
+/// Stricter than [`check_characters`], which resource URIs keep (a view's
+/// URI is new, so it gets the whole rule).
+pub fn check_rfc3986_characters(uri: &str) -> Result<(), String> {
+    let allowed = |c: char| c.is_ascii_alphanumeric() || "-._~:/?#[]@!$&'()*+,;=%".contains(c);
+    if let Some((at, c)) = uri.char_indices().find(|(_, c)| !allowed(*c)) {
+        let hint = if c == ' ' {
+            "write it percent-encoded, as `%20`"
+        } else {
+            "percent-encode it"
+        };
+        return Err(format!(
+            "{uri:?} is not a valid URI: it contains {c:?} (at byte {at}), which a URI cannot contain; {hint}"
+        ));
+    }
+    let bytes = uri.as_bytes();
+    for (at, _) in uri.match_indices('%') {
+        let hex = bytes.get(at + 1..at + 3);
+        if !hex.is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) {
+            return Err(format!(
+                "{uri:?} is not a valid URI: the `%` at byte {at} is not followed by two hex digits; a literal `%` is written `%25`"
+            ));
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
