@@ -1,7 +1,8 @@
 //! The outline of an absolute URI (RFC 3986): a scheme, a colon, and
 //! something after it, with no whitespace. Enough to catch a relative path,
 //! a missing scheme or a stray space at compile time; the runtime does not
-//! need more.
+//! need more. View URIs (`ui://`, MCP Apps) get the whole RFC 3986
+//! character rule.
 
 /// Checks `text` is an absolute URI; the error says what is wrong.
 pub fn check_absolute_uri(text: &str) -> Result<(), String> {
