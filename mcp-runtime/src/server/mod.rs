@@ -1,5 +1,11 @@
 //! The server builder.
 
+mod catalog;
+mod hint;
+
+pub(crate) use hint::{INSPECTOR, shell_word};
+use hint::{no_tools_warning, print_terminal_hint};
+
 use std::io::IsTerminal;
 use std::sync::Arc;
 use std::time::Duration;
@@ -10,13 +16,10 @@ use crate::handle::ServerHandle;
 use crate::meta::Icon;
 use crate::middleware::{Layers, McpRequest, McpService};
 use crate::notify::Notifier;
-use crate::prompts::dynamic::DynamicPrompt;
 use crate::protocol::capabilities::Served;
 use crate::protocol::info::ServerInfo;
 use crate::registry::error::RegistryError;
-use crate::registry::{Dynamic, Registry, ToolFilter, linked_tools};
-use crate::resources::dynamic::DynamicResource;
-use crate::tools::dynamic::DynamicTool;
+use crate::registry::{Dynamic, Registry, ToolFilter};
 
 /// An MCP server: every `#[tool]` linked into the binary, plus what the
 /// builder adds.
@@ -148,78 +151,6 @@ impl Server {
     /// Registers shared state that is already in an `Arc`.
     pub fn shared_state<T: Send + Sync + 'static>(mut self, value: Arc<T>) -> Self {
         self.state.insert(value);
-        self
-    }
-
-    /// Serves only the tools with these names. A name that matches no tool
-    /// is an error at start-up.
-    pub fn include_tools<I, S>(mut self, names: I) -> Self
-    where
-        I: IntoIterator<Item = S>,
-        S: Into<String>,
-    {
-        self.filter
-            .include
-            .get_or_insert_with(Vec::new)
-            .extend(names.into_iter().map(Into::into));
-        self
-    }
-
-    /// Leaves out the tools with these names. A name that matches no tool is
-    /// an error at start-up.
-    pub fn exclude_tools<I, S>(mut self, names: I) -> Self
-    where
-        I: IntoIterator<Item = S>,
-        S: Into<String>,
-    {
-        self.filter
-            .exclude
-            .extend(names.into_iter().map(Into::into));
-        self
-    }
-
-    /// Adds a tool defined at run time.
-    pub fn tool(mut self, tool: DynamicTool) -> Self {
-        self.dynamic.tools.push(tool);
-        self
-    }
-
-    /// A handle that tells this server's clients about changes from any
-    /// task: a resource they subscribed to was updated, or a list changed.
-    /// Taking one makes the capabilities say `listChanged: true`.
-    pub fn notifier(&mut self) -> Notifier {
-        self.notifier.get_or_insert_with(Notifier::default).clone()
-    }
-
-    /// A handle that adds and removes tools, resources and prompts while
-    /// the server runs, from any task, announcing each change. Taking one
-    /// makes the capabilities declare every primitive, with
-    /// `listChanged: true`.
-    pub fn handle(&mut self) -> ServerHandle {
-        let notifier = self.notifier();
-        self.handle
-            .get_or_insert_with(|| ServerHandle::new(notifier))
-            .clone()
-    }
-
-    /// Adds a resource (or resource template) defined at run time.
-    pub fn resource(mut self, resource: DynamicResource) -> Self {
-        self.dynamic.resources.push(resource);
-        self
-    }
-
-    /// Serves a skill (feature `skills`): its files as `skill://`
-    /// resources, and its entry in `skills/list` and `skills/get`. Checked
-    /// when the server starts; see [`skills`](crate::skills).
-    #[cfg(feature = "skills")]
-    pub fn skill(mut self, skill: crate::skills::Skill) -> Self {
-        self.dynamic.skills.push(skill);
-        self
-    }
-
-    /// Adds a prompt defined at run time.
-    pub fn prompt(mut self, prompt: DynamicPrompt) -> Self {
-        self.dynamic.prompts.push(prompt);
         self
     }
 
@@ -583,185 +514,4 @@ impl std::fmt::Debug for Server {
 /// A tool set that cannot be served, said on stderr, as an `io::Error`.
 fn failed(error: RegistryError) -> std::io::Error {
     crate::startup::failed(std::io::ErrorKind::Other, error)
-}
-
-/// The Inspector, as the README runs it: pinned, and on the Node 22 that npx
-/// fetches as the npm package `node@22`, so it works from Node 20 on.
-pub(crate) const INSPECTOR: &str =
-    "npx -y -p node@22 -p @modelcontextprotocol/inspector@2.12.0 -- mcp-inspector";
-
-/// What to tell the user when the server has no tools, if it has none.
-fn no_tools_warning(core: &ServerCore) -> Option<String> {
-    core.live
-        .load()
-        .registry
-        .is_empty()
-        .then(|| no_tools_text(&core.info.name, &core.info.version, linked_tools()))
-}
-
-/// The warning for a server with no tools, `linked` being the number of
-/// `#[tool]` functions in the binary before the filters.
-fn no_tools_text(name: &str, version: &str, linked: usize) -> String {
-    let head = format!("warning: the MCP server `{name}` {version} serves no tools");
-    if linked > 0 {
-        return format!(
-            "{head}: `Server::include_tools` / `exclude_tools` leave out all {linked} tools \
-             linked into this binary."
-        );
-    }
-    format!(
-        "{head}: no #[tool] is linked into this binary.\n\
-         A crate of tools is linked only if the binary names it. If your tools are in a \
-         library crate,\nadd this line to the file with `fn main`, with that crate's name \
-         (`-` written `_`):\n\n    use your_tools_crate as _;"
-    )
-}
-
-/// Someone ran the server by hand: say what it is and how to connect a
-/// client, instead of sitting silent.
-fn print_terminal_hint(core: &ServerCore, warning: Option<&str>) {
-    let exe = std::env::current_exe()
-        .map(|p| p.display().to_string())
-        .unwrap_or_else(|_| "<path to this binary>".into());
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let snapshot = core.live.load();
-    let names: Vec<&str> = snapshot.registry.tools().iter().map(|t| t.name()).collect();
-    let config = serde_json::json!({
-        "mcpServers": { core.info.name.clone(): { "command": exe, "args": args } }
-    });
-    let config = serde_json::to_string_pretty(&config).unwrap_or_default();
-    let command = std::iter::once(exe.as_str())
-        .chain(args.iter().map(String::as_str))
-        .map(shell_word)
-        .collect::<Vec<_>>()
-        .join(" ");
-    // stderr, never stdout: stdout is the protocol channel.
-    eprintln!(
-        "{}",
-        terminal_hint(
-            &core.info.name,
-            &core.info.version,
-            &names,
-            warning,
-            &command,
-            &config
-        )
-    );
-}
-
-/// The text of the terminal banner.
-fn terminal_hint(
-    name: &str,
-    version: &str,
-    tools: &[&str],
-    warning: Option<&str>,
-    command: &str,
-    config: &str,
-) -> String {
-    let tools = if tools.is_empty() {
-        "(none)".to_owned()
-    } else {
-        tools.join(", ")
-    };
-    let warning = warning
-        .map(|w| format!("\n{}\n", w.trim_end()))
-        .unwrap_or_default();
-    format!(
-        "{name} {version} is an MCP server: it speaks JSON-RPC on stdin and stdout and is \
-         waiting for a client.\n\
-         Tools: {tools}\n{warning}\n\
-         Try it with the MCP Inspector (npx brings the Node 22 it needs):\n    \
-         {INSPECTOR} --cli --method tools/list -- {command}\n\
-         (without `--cli --method tools/list`, the Inspector opens its web UI)\n\n\
-         Or add it to Claude Desktop (claude_desktop_config.json):\n{config}\n\n\
-         Press Ctrl-D to stop."
-    )
-}
-
-/// `word` as a POSIX shell reads it back: quoted when it has to be.
-pub(crate) fn shell_word(word: &str) -> String {
-    let plain = !word.is_empty()
-        && word
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "_-./=:,@+%".contains(c));
-    if plain {
-        word.to_owned()
-    } else {
-        format!("'{}'", word.replace('\'', r"'\''"))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_no_tools_warning_shows_the_fix() {
-        let text = no_tools_text("weather", "1.0.0", 0);
-        assert!(
-            text.starts_with(
-                "warning: the MCP server `weather` 1.0.0 serves no tools: no #[tool] is linked"
-            ),
-            "{text}"
-        );
-        assert!(
-            text.lines()
-                .any(|l| l.trim() == "use your_tools_crate as _;"),
-            "{text}"
-        );
-        // Tools that are linked but filtered out need another fix.
-        let text = no_tools_text("weather", "1.0.0", 3);
-        assert!(text.contains("leave out all 3 tools"), "{text}");
-        assert!(!text.contains("use your_tools_crate"), "{text}");
-    }
-
-    #[test]
-    fn the_banner_says_what_to_do_about_no_tools() {
-        let warning = no_tools_text("weather", "1.0.0", 0);
-        let banner = terminal_hint("weather", "1.0.0", &[], Some(&warning), "w", "{}");
-        assert!(banner.contains("Tools: (none)\n\nwarning: "), "{banner}");
-        assert!(
-            banner.contains("    use your_tools_crate as _;\n"),
-            "{banner}"
-        );
-
-        let banner = terminal_hint("weather", "1.0.0", &["a", "b"], None, "w", "{}");
-        assert!(banner.contains("Tools: a, b\n\nTry it"), "{banner}");
-        assert!(!banner.contains("warning"), "{banner}");
-    }
-
-    #[test]
-    fn the_banner_runs_the_inspector_the_readme_runs() {
-        let banner = terminal_hint("w", "1", &["a"], None, "'/my dir/w' --x", "{}");
-        let line = format!("    {INSPECTOR} --cli --method tools/list -- '/my dir/w' --x\n");
-        assert!(banner.contains(&line), "{banner}");
-
-        // The README's command lines, which tests/interop/run runs as
-        // written with the versions pinned in tests/interop/inspector.
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-        let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
-        assert!(
-            readme.contains(&format!("{INSPECTOR} --cli ")),
-            "{INSPECTOR}"
-        );
-        let pins = std::fs::read_to_string(root.join("tests/interop/inspector/package.json"));
-        let pins: serde_json::Value = serde_json::from_str(&pins.unwrap()).unwrap();
-        let pins = &pins["dependencies"];
-        let node = pins["node"].as_str().unwrap().split('.').next().unwrap();
-        let inspector = pins["@modelcontextprotocol/inspector"].as_str().unwrap();
-        assert!(
-            INSPECTOR.starts_with(&format!(
-                "npx -y -p node@{node} -p @modelcontextprotocol/inspector@{inspector} -- "
-            )),
-            "{INSPECTOR}"
-        );
-    }
-
-    #[test]
-    fn shell_words_are_quoted_only_when_needed() {
-        assert_eq!(shell_word("/a/b-c_d.e"), "/a/b-c_d.e");
-        assert_eq!(shell_word("/my dir/w"), "'/my dir/w'");
-        assert_eq!(shell_word("it's"), r"'it'\''s'");
-        assert_eq!(shell_word(""), "''");
-    }
 }

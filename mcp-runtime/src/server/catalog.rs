@@ -1,0 +1,84 @@
+//! The builder methods that choose what is served: tools, resources,
+//! prompts and skills added at run time, and the filters on tools.
+
+use crate::handle::ServerHandle;
+use crate::notify::Notifier;
+use crate::prompts::dynamic::DynamicPrompt;
+use crate::resources::dynamic::DynamicResource;
+use crate::tools::dynamic::DynamicTool;
+
+use super::Server;
+
+impl Server {
+    /// Serves only the tools with these names. A name that matches no tool
+    /// is an error at start-up.
+    pub fn include_tools<I, S>(mut self, names: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.filter
+            .include
+            .get_or_insert_with(Vec::new)
+            .extend(names.into_iter().map(Into::into));
+        self
+    }
+
+    /// Leaves out the tools with these names. A name that matches no tool is
+    /// an error at start-up.
+    pub fn exclude_tools<I, S>(mut self, names: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.filter
+            .exclude
+            .extend(names.into_iter().map(Into::into));
+        self
+    }
+
+    /// Adds a tool defined at run time.
+    pub fn tool(mut self, tool: DynamicTool) -> Self {
+        self.dynamic.tools.push(tool);
+        self
+    }
+
+    /// A handle that tells this server's clients about changes from any
+    /// task: a resource they subscribed to was updated, or a list changed.
+    /// Taking one makes the capabilities say `listChanged: true`.
+    pub fn notifier(&mut self) -> Notifier {
+        self.notifier.get_or_insert_with(Notifier::default).clone()
+    }
+
+    /// A handle that adds and removes tools, resources and prompts while
+    /// the server runs, from any task, announcing each change. Taking one
+    /// makes the capabilities declare every primitive, with
+    /// `listChanged: true`.
+    pub fn handle(&mut self) -> ServerHandle {
+        let notifier = self.notifier();
+        self.handle
+            .get_or_insert_with(|| ServerHandle::new(notifier))
+            .clone()
+    }
+
+    /// Adds a resource (or resource template) defined at run time.
+    pub fn resource(mut self, resource: DynamicResource) -> Self {
+        self.dynamic.resources.push(resource);
+        self
+    }
+
+    /// Serves a skill (feature `skills`): its files as `skill://`
+    /// resources, and its entry in `skills/list` and `skills/get`. Checked
+    /// when the server starts; see [`skills`](crate::skills).
+    #[cfg(feature = "skills")]
+    pub fn skill(mut self, skill: crate::skills::Skill) -> Self {
+        self.dynamic.skills.push(skill);
+        self
+    }
+
+    /// Adds a prompt defined at run time.
+    pub fn prompt(mut self, prompt: DynamicPrompt) -> Self {
+        self.dynamic.prompts.push(prompt);
+        self
+    }
+}
