@@ -113,6 +113,7 @@ pub(crate) fn build_static(def: &'static ToolDef, state: &StateMap) -> Result<To
         validator,
         metadata,
         ui: def.ui.map(|ui| Arc::from(ui.resource_uri)),
+        tags: Arc::from([]),
         handler: Handler::Static(def.call),
         location: def.location,
     })
@@ -208,6 +209,7 @@ pub(crate) fn build_dynamic(tool: &DynamicTool) -> Result<Tool, RegistryError> {
         validator,
         metadata,
         ui: tool.ui.as_deref().map(Arc::from),
+        tags: Arc::from(tool.tags.as_slice()),
         handler: Handler::Dynamic(Arc::clone(&tool.handler)),
         location: tool.location,
     })

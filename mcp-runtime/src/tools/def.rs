@@ -153,6 +153,9 @@ pub struct Tool {
     /// The `ui://` URI of its view (MCP Apps), if it links one; its
     /// `_meta` has the link already.
     pub(crate) ui: Option<Arc<str>>,
+    /// Words that group it, for search and pinning (progressive
+    /// discovery); never listed in `tools/list`, which has no such field.
+    pub(crate) tags: Arc<[String]>,
     pub(crate) handler: Handler,
     pub(crate) location: Location,
 }
@@ -166,6 +169,12 @@ impl Tool {
     /// The human-readable title, if any.
     pub fn title(&self) -> Option<&str> {
         self.title.as_deref()
+    }
+
+    /// Its tags: words that group it, searched and pinned by progressive
+    /// discovery. Clients never see them in `tools/list`.
+    pub fn tags(&self) -> &[String] {
+        &self.tags
     }
 
     /// The description the model reads.

@@ -51,6 +51,8 @@ pub struct DynamicTool {
     pub(crate) ui: Option<String>,
     /// `.visibility(..)`: who may call it.
     pub(crate) visibility: Option<Vec<Visibility>>,
+    /// `.tags(..)`: words that group it.
+    pub(crate) tags: Vec<String>,
     pub(crate) handler: DynHandler,
     pub(crate) location: Location,
     /// Forwarded to a server that checks the arguments itself (a mounted
@@ -94,6 +96,7 @@ impl DynamicTool {
             scopes: Vec::new(),
             ui: None,
             visibility: None,
+            tags: Vec::new(),
             handler,
             location: Location::caller(),
             checked_upstream: false,
@@ -170,6 +173,17 @@ impl DynamicTool {
         I: IntoIterator<Item = Visibility>,
     {
         self.visibility = Some(visibility.into_iter().collect());
+        self
+    }
+
+    /// Adds tags: words that group the tool, searched and pinned by
+    /// progressive discovery. Clients never see them in `tools/list`.
+    pub fn tags<I, S>(mut self, tags: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.tags.extend(tags.into_iter().map(Into::into));
         self
     }
 
