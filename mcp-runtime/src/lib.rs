@@ -120,6 +120,8 @@ pub mod middleware;
 #[cfg(feature = "client")]
 pub mod mount;
 mod notify;
+#[cfg(feature = "openapi")]
+pub mod openapi;
 mod outbox;
 mod prompts;
 mod protocol;
