@@ -97,8 +97,30 @@ impl Registry {
             .chain(dynamic.tools.iter().map(ToolSource::Dynamic))
             .collect();
 
+        #[cfg(feature = "openapi")]
+        if let Some(refusal) = dynamic
+            .openapi_refusals
+            .iter()
+            .find(|r| r.tool.as_deref().is_none_or(|tool| filter.allows(tool)))
+        {
+            return Err(RegistryError::InvalidOpenApi {
+                document: refusal.document.clone(),
+                location: refusal.location,
+                reason: refusal.reason.clone(),
+            });
+        }
+        // A refused operation's tool may be named by the filter, to leave
+        // it out.
+        #[cfg(feature = "openapi")]
+        let refused: Vec<&str> = dynamic
+            .openapi_refusals
+            .iter()
+            .filter_map(|r| r.tool.as_deref())
+            .collect();
+        #[cfg(not(feature = "openapi"))]
+        let refused: Vec<&str> = Vec::new();
         for name in filter.names() {
-            if !all.iter().any(|s| s.key() == name) {
+            if !all.iter().any(|s| s.key() == name) && !refused.contains(&name.as_str()) {
                 let mut known: Vec<&str> = all.iter().map(Keyed::key).collect();
                 known.sort_unstable();
                 // Two tools may share a name (reported later); list it once.
@@ -311,6 +333,10 @@ pub(crate) struct Dynamic {
     /// Added by `Server::skill`.
     #[cfg(feature = "skills")]
     pub(crate) skills: Vec<crate::skills::Skill>,
+    /// What `Server::openapi` could not serve, reported by `build` when the
+    /// tool filter lets it through (or when it is about a whole document).
+    #[cfg(feature = "openapi")]
+    pub(crate) openapi_refusals: Vec<crate::openapi::KeptRefusal>,
 }
 
 /// A template's variables bound to what a URI gives them, by name.

@@ -149,9 +149,13 @@ pub(crate) fn build_dynamic(tool: &DynamicTool) -> Result<Tool, RegistryError> {
         }
         Err(reason) => return Err(invalid("input", reason)),
     }
-    let output_schema = match &tool.output_schema {
+    let (output_schema, bare_output_schema) = match &tool.output_schema {
         Some(Value::Object(map)) if map.get("type") == Some(&Value::from("object")) => {
-            Some(map.clone())
+            (Some(map.clone()), None)
+        }
+        Some(Value::Object(map)) if tool.bare_output => {
+            let (wrapped, bare) = schema::wrap_output_schema(map.clone());
+            (Some(wrapped), bare)
         }
         Some(_) => {
             return Err(invalid(
@@ -159,7 +163,7 @@ pub(crate) fn build_dynamic(tool: &DynamicTool) -> Result<Tool, RegistryError> {
                 "an output schema must be an object with `\"type\": \"object\"`".into(),
             ));
         }
-        None => None,
+        None => (None, None),
     };
     let validator = match ArgumentValidator::new(&input_schema) {
         Ok(validator) => validator,
@@ -204,8 +208,8 @@ pub(crate) fn build_dynamic(tool: &DynamicTool) -> Result<Tool, RegistryError> {
         task: tool.task,
         input_schema,
         output_schema,
-        wrap_output: false,
-        bare_output_schema: None,
+        wrap_output: bare_output_schema.is_some(),
+        bare_output_schema,
         validator,
         metadata,
         ui: tool.ui.as_deref().map(Arc::from),
