@@ -24,9 +24,8 @@ impl Document {
     pub(crate) fn parse(name: &str, text: &str) -> Result<Document, String> {
         let root = parse_text(name, text)?;
         let version = check_version(&root)?;
-        if !root.get("paths").is_some_and(Value::is_object)
-            && !(version == Version::V31 && root.get("webhooks").is_some())
-        {
+        let webhooks_only = version == Version::V31 && root.get("webhooks").is_some();
+        if !(root.get("paths").is_some_and(Value::is_object) || webhooks_only) {
             return Err("it has no `paths` object, so it describes no operation to serve".into());
         }
         Ok(Document { root, version })

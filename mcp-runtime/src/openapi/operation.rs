@@ -153,7 +153,7 @@ pub(crate) fn tool(shared: &mut Shared<'_>, op: &Operation<'_>) -> Result<Dynami
         &mut shared.schemas,
         op.path,
         &parameters,
-        body.map(|(value, at)| (value, at)),
+        body,
         &shared.key_headers,
     )?;
     let mut input_schema = inputs.schema;
@@ -344,8 +344,13 @@ fn inline_root(root: &mut Map<String, Value>) {
         return;
     };
     root.remove("$ref");
+    let defs = root.remove("$defs");
     for (key, value) in target {
         root.entry(key).or_insert(value);
+    }
+    // Last, as generated schemas have them.
+    if let Some(defs) = defs {
+        root.insert("$defs".into(), defs);
     }
 }
 

@@ -236,3 +236,53 @@ fn check_name(name: &str) -> Result<(), String> {
         None => Ok(()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use serde_json::json;
+
+    use super::*;
+    use crate::context::Context;
+    use crate::protocol::shape::tool_json;
+    use crate::protocol::version::ProtocolVersion;
+    use crate::tools::output::CallToolResult;
+
+    /// A dynamic tool whose output is an array (as OpenAPI's are).
+    fn numbers(bare_output: bool) -> DynamicTool {
+        let mut tool = DynamicTool::new(
+            "numbers",
+            "Some numbers.",
+            json!({"type": "object"}),
+            |_arguments, _ctx| async move { CallToolResult::structured(json!([1, 2])) },
+        )
+        .output_schema(json!({"type": "array", "items": {"type": "integer"}}));
+        tool.bare_output = bare_output;
+        tool
+    }
+
+    #[tokio::test]
+    async fn a_bare_output_is_wrapped_for_clients_before_2026_07_28() {
+        let tool = build_dynamic(&numbers(true)).unwrap();
+        let wrapped = json!({"type": "object", "properties": {"result": {"type": "array", "items": {"type": "integer"}}}, "required": ["result"]});
+        for version in ProtocolVersion::ALL {
+            let listed = tool_json(&tool, version);
+            let expected = if version.is_modern() {
+                json!({"type": "array", "items": {"type": "integer"}})
+            } else {
+                wrapped.clone()
+            };
+            if version.has_structured_output() {
+                assert_eq!(listed["outputSchema"], expected, "{version}");
+            }
+        }
+        // A call without a client's version is answered as to the legacy era.
+        let ctx = Context::new(Arc::from("numbers"), Arc::new(StateMap::default()));
+        let result = tool.call(json!({}), ctx, None).await.into_result();
+        assert_eq!(result.structured_content, Some(json!({"result": [1, 2]})));
+        assert!(!result.is_error);
+        // Without the flag, only an object's schema is taken.
+        assert!(build_dynamic(&numbers(false)).is_err());
+    }
+}
