@@ -337,3 +337,159 @@ fn credential(api: &OpenApi, scheme: &Value) -> Option<Credential> {
         _ => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::openapi::document::Version;
+
+    fn doc(root: Value) -> Document {
+        Document {
+            root,
+            version: Version::V31,
+        }
+    }
+
+    fn secured() -> Document {
+        doc(json!({
+            "servers": [{"url": "https://{region}.example.com/v{major}", "variables": {
+                "region": {"default": "eu", "enum": ["eu", "us"]},
+                "major": {"default": "1"}
+            }}],
+            "security": [{"bearer": []}],
+            "components": {"securitySchemes": {
+                "bearer": {"type": "http", "scheme": "Bearer"},
+                "key": {"type": "apiKey", "in": "query", "name": "k"},
+                "both_a": {"type": "apiKey", "in": "header", "name": "X-Key"},
+                "basic": {"type": "http", "scheme": "basic"}
+            }}
+        }))
+    }
+
+    fn api() -> OpenApi {
+        OpenApi::from_text("t.json", "")
+    }
+
+    fn kinds(credentials: &[Credential]) -> Vec<String> {
+        credentials.iter().map(|c| format!("{c:?}")).collect()
+    }
+
+    #[test]
+    fn the_base_url_comes_from_the_first_server_and_its_variables() {
+        let doc = secured();
+        let base = base_url(&api(), &doc, None).unwrap();
+        assert_eq!(base.as_str(), "https://eu.example.com/v1");
+        let base = base_url(&api().server_variable("region", "us"), &doc, None).unwrap();
+        assert_eq!(base.as_str(), "https://us.example.com/v1");
+        assert_eq!(
+            base_url(&api().server_variable("region", "mars"), &doc, None).unwrap_err(),
+            "`.server_variable(\"region\", \"mars\")` is not one of the values the document \
+             allows: \"eu\", \"us\" (at #/servers/0/variables)"
+        );
+        assert_eq!(
+            base_url(&api().server_variable("port", "1"), &doc, None).unwrap_err(),
+            "`.server_variable(\"port\", ..)` names no variable of the first `servers` entry; its \
+             variables are: region, major"
+        );
+        let given = base_url(&api().base_url("http://127.0.0.1:4010/"), &doc, None).unwrap();
+        assert_eq!(given.as_str(), "http://127.0.0.1:4010/");
+        // A relative server resolves against the document's URL.
+        let relative = doc_with_server("/api/v3");
+        let from = Url::parse("https://petstore.example.com/openapi.json").unwrap();
+        let base = base_url(&api(), &relative, Some(&from)).unwrap();
+        assert_eq!(base.as_str(), "https://petstore.example.com/api/v3");
+    }
+
+    fn doc_with_server(url: &str) -> Document {
+        doc(json!({"servers": [{"url": url}]}))
+    }
+
+    #[test]
+    fn the_first_requirement_with_every_scheme_configured_wins() {
+        let doc = secured();
+        let requirements = json!([{"key": [], "basic": []}, {"key": []}, {}]);
+        let security = || Some((&requirements, "#/paths/~1a/get/security".to_owned()));
+        // Only the API key: the second requirement.
+        let chosen = credentials(&api().api_key("s3cret"), &doc, security()).unwrap();
+        assert_eq!(kinds(&chosen), ["ApiKey(k in Query, ..)"]);
+        // Key and basic: the first.
+        let both = api().api_key("s3cret").basic("me", "pw");
+        let chosen = credentials(&both, &doc, security()).unwrap();
+        assert_eq!(kinds(&chosen), ["ApiKey(k in Query, ..)", "Basic(me, ..)"]);
+        // Nothing configured: anonymous (`{}`).
+        assert!(credentials(&api(), &doc, security()).unwrap().is_empty());
+        // The document's own requirement, by scheme name in any case.
+        let root = json!([{"bearer": []}]);
+        let chosen = credentials(&api().bearer("t"), &doc, Some((&root, "#/security".into())));
+        assert_eq!(kinds(&chosen.unwrap()), ["Bearer(..)"]);
+        let unknown = json!([{"oauth": []}]);
+        assert_eq!(
+            credentials(
+                &api().bearer("t"),
+                &doc,
+                Some((&unknown, "#/security".into()))
+            )
+            .unwrap_err(),
+            "its security requirement names the scheme \"oauth\", which \
+             components.securitySchemes lacks (at #/security/0)"
+        );
+    }
+
+    #[test]
+    fn without_schemes_every_operation_gets_the_bearer_or_basic() {
+        let plain = doc(json!({}));
+        let chosen = credentials(&api().bearer("t").basic("u", "p"), &plain, None).unwrap();
+        assert_eq!(kinds(&chosen), ["Bearer(..)", "Basic(u, ..)"]);
+        assert!(check_configured(&api().bearer("t"), &plain).is_ok());
+        assert!(check_configured(&api().api_key("k"), &plain).is_err());
+        let secured = secured();
+        assert!(
+            check_configured(&api().bearer("t").basic("u", "p").api_key("k"), &secured).is_ok()
+        );
+        assert_eq!(key_headers(&api().api_key("k"), &secured), ["x-key"]);
+        assert!(key_headers(&api(), &secured).is_empty());
+    }
+
+    #[test]
+    fn operation_servers_stay_on_the_base_origin_unless_allowed() {
+        let base = Url::parse("https://api.example.com/v1").unwrap();
+        let same = json!([{"url": "https://api.example.com/v2"}]);
+        let url = operation_base(&api(), &base, Some((&same, "#/s".into()))).unwrap();
+        assert_eq!(url.as_str(), "https://api.example.com/v2");
+        let relative = json!([{"url": "/v3"}]);
+        let url = operation_base(&api(), &base, Some((&relative, "#/s".into()))).unwrap();
+        assert_eq!(url.as_str(), "https://api.example.com/v3");
+        let other = json!([{"url": "https://uploads.example.com"}]);
+        assert!(operation_base(&api(), &base, Some((&other, "#/s".into()))).is_err());
+        let allowed = api().allow_origin("https://uploads.example.com/");
+        let url = operation_base(&allowed, &base, Some((&other, "#/s".into()))).unwrap();
+        assert_eq!(url.host_str(), Some("uploads.example.com"));
+    }
+
+    #[test]
+    fn credentials_over_plain_http_go_to_loopback_only() {
+        let doc = doc(json!({}));
+        for url in [
+            "http://127.0.0.1:4010",
+            "http://localhost",
+            "http://[::1]:80",
+        ] {
+            assert!(
+                base_url(&api().base_url(url).bearer("t"), &doc, None).is_ok(),
+                "{url}"
+            );
+        }
+        let remote = api().base_url("http://api.example.com").bearer("t");
+        assert!(base_url(&remote, &doc, None).is_err());
+        assert!(base_url(&remote.allow_insecure_http(), &doc, None).is_ok());
+        // No credentials, no concern.
+        assert!(base_url(&api().base_url("http://api.example.com"), &doc, None).is_ok());
+        assert_eq!(
+            base_url(&api().base_url("ftp://example.com"), &doc, None).unwrap_err(),
+            "the base URL ftp://example.com/ is not an http or https URL with a host; give one \
+             with `.base_url(..)`"
+        );
+    }
+}

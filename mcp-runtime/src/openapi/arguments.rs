@@ -427,3 +427,200 @@ fn plain_members(schema: &Value) -> Option<&Map<String, Value>> {
     }
     map.get("properties")?.as_object()
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::openapi::document::{Document, Version};
+
+    fn doc() -> Document {
+        Document {
+            root: json!({"components": {"schemas": {"Pet": {"type": "object", "properties": {
+                "id": {"type": "integer", "readOnly": true}, "name": {"type": "string"}}}}}}),
+            version: Version::V31,
+        }
+    }
+
+    fn run(path: &str, parameters: &[Value], body: Option<Value>) -> Result<Inputs, String> {
+        let doc = doc();
+        let mut schemas = Schemas::new(&doc);
+        let raw: Vec<RawParameter<'_>> = parameters
+            .iter()
+            .enumerate()
+            .map(|(i, value)| RawParameter {
+                value,
+                at: format!("#/p/{i}"),
+            })
+            .collect();
+        let body = body.as_ref().map(|b| (b, "#/body".to_owned()));
+        inputs(&mut schemas, path, &raw, body, &["api_key".to_owned()])
+    }
+
+    fn names(inputs: &Inputs) -> Vec<&str> {
+        inputs
+            .arguments
+            .iter()
+            .map(|a| a.argument.as_str())
+            .collect()
+    }
+
+    #[test]
+    fn a_name_taken_by_an_earlier_location_gets_a_suffix() {
+        let parameters = [
+            json!({"name": "id", "in": "header", "schema": {"type": "string"}}),
+            json!({"name": "id", "in": "query", "schema": {"type": "string"}}),
+            json!({"name": "id", "in": "path", "required": true, "schema": {"type": "integer"}}),
+        ];
+        let inputs = run("/things/{id}", &parameters, None).unwrap();
+        assert_eq!(names(&inputs), ["id", "id__query", "id__header"]);
+        assert_eq!(inputs.schema["required"], json!(["id"]));
+        assert_eq!(inputs.schema["additionalProperties"], json!(false));
+        let Wire::Parameter(query) = &inputs.arguments[1].wire else {
+            panic!("a parameter");
+        };
+        assert_eq!(query.name, "id");
+        assert_eq!(query.location, ParameterLocation::Query(QueryStyle::Form));
+        assert!(query.explode);
+    }
+
+    #[test]
+    fn reserved_headers_and_the_key_header_are_no_arguments() {
+        let parameters = [
+            json!({"name": "Accept", "in": "header"}),
+            json!({"name": "Authorization", "in": "header"}),
+            json!({"name": "API_KEY", "in": "header"}),
+            json!({"name": "X-Trace", "in": "header"}),
+        ];
+        assert_eq!(names(&run("/", &parameters, None).unwrap()), ["X-Trace"]);
+    }
+
+    #[test]
+    fn a_plain_body_is_merged_and_any_other_is_one_argument() {
+        let body = json!({"required": true, "content": {"application/json; charset=utf-8": {
+            "schema": {"$ref": "#/components/schemas/Pet"}}}});
+        let inputs = run("/", &[], Some(body)).unwrap();
+        // `id` is read-only: not an argument.
+        assert_eq!(names(&inputs), ["name"]);
+        let plan = inputs.body.unwrap();
+        assert_eq!(plan.media_type, "application/json; charset=utf-8");
+        assert_eq!(plan.encoding, BodyEncoding::Json);
+        assert!(plan.required);
+        // A member named like a parameter: the body is `body`.
+        let parameters = [json!({"name": "name", "in": "query"})];
+        let body = json!({"content": {"application/vnd.api+json": {"schema": {"$ref": "#/components/schemas/Pet"}}}});
+        let inputs = run("/", &parameters, Some(body)).unwrap();
+        assert_eq!(names(&inputs), ["name", "body"]);
+        assert!(matches!(inputs.arguments[1].wire, Wire::Body));
+        assert!(inputs.schema.get("required").is_none());
+        // `body` taken too: `request_body`; both taken: refused.
+        let parameters = [json!({"name": "body", "in": "query"})];
+        let array = json!({"content": {"application/json": {"schema": {"type": "array"}}}});
+        let inputs = run("/", &parameters, Some(array.clone())).unwrap();
+        assert_eq!(names(&inputs), ["body", "request_body"]);
+        let parameters = [
+            json!({"name": "body", "in": "query"}),
+            json!({"name": "request_body", "in": "query"}),
+        ];
+        assert_eq!(
+            run("/", &parameters, Some(array)).err().unwrap(),
+            "its request body needs an argument of its own, but parameters already take both \
+             `body` and `request_body` (at #/body)"
+        );
+    }
+
+    #[test]
+    fn form_bodies_must_be_flat() {
+        let flat = json!({"content": {"application/x-www-form-urlencoded": {"schema": {"type": "object",
+            "properties": {"a": {"type": "string"}, "b": {"type": "array", "items": {"type": "integer"}}}}}}});
+        let inputs = run("/", &[], Some(flat)).unwrap();
+        assert_eq!(inputs.body.unwrap().encoding, BodyEncoding::Form);
+        let nested = json!({"content": {"application/x-www-form-urlencoded": {"schema": {"type": "object",
+            "properties": {"a": {"type": "object"}}}}}});
+        assert_eq!(
+            run("/", &[], Some(nested)).err().unwrap(),
+            "its application/x-www-form-urlencoded body has the object member \"a\", which cannot \
+             be written; only primitive and array members can (at \
+             #/body/content/application~1x-www-form-urlencoded/schema)"
+        );
+    }
+
+    #[test]
+    fn path_parameters_and_placeholders_match() {
+        let parameters = [json!({"name": "id", "in": "path", "required": true})];
+        assert_eq!(
+            run("/things", &parameters, None).err().unwrap(),
+            "the path parameter \"id\" has no {id} in the path (at #/p/0)"
+        );
+        let parameters = [json!({"name": "id", "in": "body"})];
+        assert_eq!(
+            run("/things", &parameters, None).err().unwrap(),
+            "the parameter \"id\" is `in: body`, which is none of path, query, header and cookie \
+             (at #/p/0)"
+        );
+    }
+
+    #[test]
+    fn accepted_styles_become_plans_and_json_content_is_marked() {
+        let parameters = [
+            json!({"name": "a", "in": "query", "style": "pipeDelimited", "explode": false, "schema": {"type": "array"}}),
+            json!({"name": "b", "in": "query", "style": "deepObject", "schema": {"type": "object", "properties": {"x": {"type": "string"}}}}),
+            json!({"name": "c", "in": "query", "content": {"application/json": {"schema": {"type": "object"}}}}),
+            json!({"name": "d", "in": "cookie", "schema": {"type": "string"}}),
+            json!({"name": "e", "in": "query", "allowReserved": true, "schema": {"type": "string"}}),
+        ];
+        let inputs = run("/", &parameters, None).unwrap();
+        let plans: Vec<(ParameterLocation, bool, bool, bool)> = inputs
+            .arguments
+            .iter()
+            .map(|a| match &a.wire {
+                Wire::Parameter(p) => (p.location, p.explode, p.json, p.allow_reserved),
+                _ => panic!("a parameter"),
+            })
+            .collect();
+        assert_eq!(
+            plans,
+            [
+                (
+                    ParameterLocation::Query(QueryStyle::PipeDelimited),
+                    false,
+                    false,
+                    false
+                ),
+                (
+                    ParameterLocation::Query(QueryStyle::DeepObject),
+                    false,
+                    false,
+                    false
+                ),
+                (
+                    ParameterLocation::Query(QueryStyle::Form),
+                    true,
+                    true,
+                    false
+                ),
+                (
+                    ParameterLocation::Query(QueryStyle::Form),
+                    true,
+                    false,
+                    true
+                ),
+                (ParameterLocation::Cookie, true, false, false),
+            ]
+        );
+        let label = [json!({"name": "id", "in": "path", "required": true, "style": "label"})];
+        assert_eq!(
+            run("/{id}", &label, None).err().unwrap(),
+            "the path parameter \"id\" has style label, which cannot be written (at #/p/0)"
+        );
+        let deep = [
+            json!({"name": "f", "in": "query", "style": "deepObject", "schema": {"type": "string"}}),
+        ];
+        assert_eq!(
+            run("/", &deep, None).err().unwrap(),
+            "the query parameter \"f\" has style deepObject but is not an object, which cannot be \
+             written (at #/p/0)"
+        );
+    }
+}

@@ -449,3 +449,170 @@ pub(crate) fn convert_all(
     }
     tools.into_iter().map(|(tool, ..)| tool).collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::openapi::document::Version;
+
+    fn doc() -> Document {
+        Document {
+            root: json!({
+                "servers": [{"url": "https://api.example.com"}],
+                "paths": {
+                    "/pets/{id}": {
+                        "parameters": [
+                            {"name": "id", "in": "path", "required": true, "schema": {"type": "string"}},
+                            {"name": "v", "in": "query", "schema": {"type": "string"}}
+                        ],
+                        "get": {
+                            "operationId": "getPet", "tags": ["pets"], "summary": "Get",
+                            "parameters": [{"name": "v", "in": "query", "schema": {"type": "integer"}}],
+                            "responses": {
+                                "default": {"description": "e", "content": {"application/json": {"schema": {"type": "string"}}}},
+                                "2XX": {"description": "a", "content": {"application/json": {"schema": {"type": "boolean"}}}},
+                                "201": {"description": "b", "content": {"application/json": {"schema": {"type": "integer"}}}},
+                                "200": {"$ref": "#/components/responses/Pet"}
+                            }
+                        },
+                        "delete": {"tags": ["admin"], "description": "Gone.", "deprecated": true,
+                            "responses": {"2XX": {"description": "a", "content": {"application/problem+json": {"schema": {"type": "object"}}}}}}
+                    },
+                    "/a": {"$ref": "#/components/pathItems/A"}
+                },
+                "components": {
+                    "responses": {"Pet": {"description": "p", "content": {
+                        "text/html": {}, "application/json": {"schema": {"type": "object", "properties": {"n": {"type": "string", "writeOnly": true}}}}}}},
+                    "pathItems": {"A": {"put": {"operationId": "putA", "responses": {}}}}
+                }
+            }),
+            version: Version::V31,
+        }
+    }
+
+    fn shared<'d>(api: &'d OpenApi, doc: &'d Document) -> Shared<'d> {
+        Shared {
+            api,
+            doc,
+            schemas: Schemas::new(doc),
+            base: Url::parse("https://api.example.com").unwrap(),
+            settings: Arc::new(Settings {
+                client: crate::openapi::plan::http_client().unwrap(),
+                timeout: std::time::Duration::from_secs(1),
+                max_response_bytes: 1,
+            }),
+            key_headers: Vec::new(),
+            location: Location::caller(),
+        }
+    }
+
+    #[test]
+    fn operations_are_walked_with_their_keys_and_labels() {
+        let doc = doc();
+        let all = operations(&doc).unwrap();
+        let labels: Vec<String> = all.iter().map(Operation::label).collect();
+        assert_eq!(
+            labels,
+            [
+                "GET /pets/{id} (getPet)",
+                "DELETE /pets/{id}",
+                "PUT /a (putA)"
+            ]
+        );
+        assert_eq!(all[2].at, "#/components/pathItems/A/put");
+        assert!(all[0].is("getPet") && all[0].is("get /pets/{id}") && !all[0].is("GET /pets"));
+        assert_eq!(all[1].key(), "DELETE /pets/{id}");
+    }
+
+    #[test]
+    fn filters_choose_by_tag_path_method_and_key() {
+        let doc = doc();
+        let all = operations(&doc).unwrap();
+        let chosen = |api: OpenApi| -> Vec<String> {
+            all.iter()
+                .filter(|op| selected(&api, op))
+                .map(Operation::key)
+                .collect()
+        };
+        let api = || OpenApi::from_text("t.json", "");
+        assert_eq!(chosen(api().include_tags(["pets"])), ["getPet"]);
+        assert_eq!(
+            chosen(api().exclude_tags(["pets"])),
+            ["DELETE /pets/{id}", "putA"]
+        );
+        assert_eq!(
+            chosen(api().include_paths(["/p*"])),
+            ["getPet", "DELETE /pets/{id}"]
+        );
+        assert_eq!(
+            chosen(api().include_paths(["/a"]).include_methods(["put"])),
+            ["putA"]
+        );
+        assert_eq!(
+            chosen(
+                api()
+                    .include_methods(["GET", "delete"])
+                    .exclude_operations(["getPet"])
+            ),
+            ["DELETE /pets/{id}"]
+        );
+        assert_eq!(
+            chosen(api().include_operations(["DELETE /pets/{id}"])),
+            ["DELETE /pets/{id}"]
+        );
+    }
+
+    #[test]
+    fn a_tool_has_its_parameters_success_schema_and_description() {
+        let doc = doc();
+        let api = OpenApi::from_text("t.json", "");
+        let mut shared = shared(&api, &doc);
+        let all = operations(&doc).unwrap();
+        let get = tool(&mut shared, &all[0]).unwrap();
+        assert_eq!(get.name, "getPet");
+        assert_eq!(get.description, "Get");
+        // The operation's `v` wins over the path item's.
+        assert_eq!(
+            get.input_schema["properties"]["v"],
+            json!({"type": "integer"})
+        );
+        // 200 (a reference) before 201 and 2XX; `writeOnly` left out; JSON
+        // chosen over HTML.
+        assert_eq!(
+            get.output_schema,
+            Some(json!({"type": "object", "properties": {}}))
+        );
+        assert!(!get.bare_output);
+        assert_eq!(get.hints.read_only, Some(true));
+        assert_eq!(get.hints.destructive, None);
+        let delete = tool(&mut shared, &all[1]).unwrap();
+        assert_eq!(delete.name, "delete_pets_id");
+        assert_eq!(delete.description, "Gone.\n\nDeprecated.");
+        assert_eq!(delete.tags, ["admin"]);
+        assert_eq!(delete.output_schema, Some(json!({"type": "object"})));
+        let put = tool(&mut shared, &all[2]).unwrap();
+        assert_eq!(put.output_schema, None);
+        assert_eq!(put.description, "PUT /a");
+        assert_eq!(put.hints.idempotent, Some(true));
+    }
+
+    #[test]
+    fn output_schemas_can_be_left_out_and_non_objects_are_bare() {
+        let doc = Document {
+            root: json!({"paths": {"/n": {"get": {"operationId": "n", "responses": {
+                "2XX": {"description": "a", "content": {"application/json": {"schema": {"type": "boolean"}}}}}}}}}),
+            version: Version::V30,
+        };
+        let api = OpenApi::from_text("t.json", "");
+        let mut shared = shared(&api, &doc);
+        let all = operations(&doc).unwrap();
+        let n = tool(&mut shared, &all[0]).unwrap();
+        assert_eq!(n.output_schema, Some(json!({"type": "boolean"})));
+        assert!(n.bare_output);
+        let api = OpenApi::from_text("t.json", "").output_schemas(false);
+        let mut shared = self::shared(&api, &doc);
+        assert_eq!(tool(&mut shared, &all[0]).unwrap().output_schema, None);
+    }
+}
