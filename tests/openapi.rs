@@ -623,3 +623,65 @@ fn operations_named_alike_are_refused_with_a_rename() {
     assert!(registry.get("create_a").is_some());
     assert!(registry.get("a.list").is_some());
 }
+
+#[tokio::test]
+async fn from_url_fetches_resolves_relative_servers_and_follows_no_redirect() {
+    use axum::http::{StatusCode, header::LOCATION};
+    use axum::routing::get;
+
+    let text = std::fs::read_to_string(dir().join("petstore.json")).unwrap();
+    let mut doc: Value = serde_json::from_str(&text).unwrap();
+    // Relative: resolved against the document's URL (from a file, refused).
+    doc["servers"] = json!([{"url": "/v1"}]);
+    let body = doc.to_string();
+    let router = axum::Router::new()
+        .route("/openapi.json", get(move || async move { body }))
+        .route(
+            "/moved",
+            get(|| async { (StatusCode::FOUND, [(LOCATION, "/openapi.json")]) }),
+        );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let server = tokio::spawn(async move { axum::serve(listener, router).await });
+
+    let url = format!("http://127.0.0.1:{port}/openapi.json");
+    let api = within(OpenApi::from_url(&url)).await.expect("fetched");
+    let tools = list(
+        Server::new("p", "1").openapi(api.skip_unsupported()),
+        LEGACY,
+    )
+    .await;
+    assert_eq!(tools.len(), 8);
+    let reason = refusal(
+        Server::new("p", "1").openapi(within(OpenApi::from_url(&url)).await.unwrap()),
+        "/openapi.json",
+    );
+    assert!(
+        reason.starts_with("the operation POST /upload (uploadPhoto)"),
+        "{reason}"
+    );
+
+    let moved = format!("http://127.0.0.1:{port}/moved");
+    let error = within(OpenApi::from_url(&moved)).await.unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "cannot fetch the OpenAPI document {moved}: it answered 302 Found, a redirect, which \
+             is not followed; give the final URL"
+        )
+    );
+    let missing = format!("http://127.0.0.1:{port}/missing.json");
+    let error = within(OpenApi::from_url(&missing)).await.unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        format!("cannot fetch the OpenAPI document {missing}: it answered 404 Not Found")
+    );
+    let error = within(OpenApi::from_url("file:///etc/passwd"))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "file:///etc/passwd is not an http or https URL"
+    );
+    server.abort();
+}
