@@ -483,12 +483,13 @@ fn a_loop_that_never_enters_the_value_is_refused_by_the_validator() {
     ], "responses": {"204": {"description": "ok"}}});
     let components = json!({"schemas": {"A": {"allOf": [{"$ref": "#/components/schemas/A"}]}}});
     let reason = refused_text("loop.json", doc("3.1.0", "/things", op, components));
-    assert!(
-        reason.starts_with(
-            "the operation GET /things (loop) is not supported: its input schema cannot be \
-             checked: "
-        ),
-        "{reason}"
+    assert_eq!(
+        reason,
+        "the operation GET /things (loop) is not supported: its input schema cannot be checked: \
+         the schema at `/$defs/A` refers back to itself without going into the value (through \
+         `$ref`, `allOf`, `anyOf`, `oneOf`, `not`, `if`, `then` or `else`), so validation would \
+         never end (`/$defs/A` is #/components/schemas/A); leave it out with .exclude_operations([\"loop\"]) or serve the rest with \
+         .skip_unsupported()"
     );
 }
 

@@ -158,8 +158,26 @@ pub(crate) fn tool(shared: &mut Shared<'_>, op: &Operation<'_>) -> Result<Dynami
     )?;
     let mut input_schema = inputs.schema;
     inline_root(&mut input_schema);
-    ArgumentValidator::new(&input_schema)
-        .map_err(|e| format!("its input schema cannot be checked: {e}"))?;
+    if let Err(e) = ArgumentValidator::new(&input_schema) {
+        // Name the document's place of each definition the sentence names.
+        let origins: Vec<String> = input_schema
+            .get("$defs")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flat_map(|defs| defs.keys())
+            .filter(|name| e.contains(&format!("/$defs/{name}`")))
+            .filter_map(|name| {
+                let origin = shared.schemas.origin(name)?;
+                Some(format!("`/$defs/{name}` is {origin}"))
+            })
+            .collect();
+        let origins = if origins.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", origins.join(", "))
+        };
+        return Err(format!("its input schema cannot be checked: {e}{origins}"));
+    }
     let (output, accept) = success(shared, op)?;
     let security = match op.value.get("security") {
         Some(security) => Some((security, format!("{}/security", op.at))),

@@ -92,6 +92,15 @@ impl<'d> Schemas<'d> {
         })
     }
 
+    /// The document pointer of the recursive component kept as
+    /// `#/$defs/{name}`.
+    pub(crate) fn origin(&self, name: &str) -> Option<&str> {
+        self.names
+            .iter()
+            .find(|(_, n)| *n == name)
+            .map(|(pointer, _)| pointer.as_str())
+    }
+
     fn value(
         &mut self,
         schema: &Value,
