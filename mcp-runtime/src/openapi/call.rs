@@ -193,6 +193,14 @@ mod tests {
     }
 
     #[test]
+    fn a_call_can_run_on_any_thread() {
+        // What a `DynamicTool` handler needs of it.
+        fn send<T: Send + 'static>(_: T) {}
+        let plan = std::sync::Arc::new(PlanBuilder::get("http://127.0.0.1:1", "/").build());
+        send(async move { call(&plan, json!({})).await });
+    }
+
+    #[test]
     fn the_origin_is_scheme_host_and_port() {
         let base = url("http://127.0.0.1:4010/v1");
         assert!(same_origin(&base, &url("http://127.0.0.1:4010/other?x=1")));

@@ -228,8 +228,9 @@ fn header(argument: &str, name: &str, text: &str) -> Result<(HeaderName, HeaderV
         .map_err(|_| format!("\"{name}\" is not a valid HTTP header name"))?;
     let value = HeaderValue::from_str(text).map_err(|_| {
         format!(
-            "the argument \"{argument}\" cannot be sent as the header {name}: it holds a \
-             line break or another character a header cannot carry"
+            "the argument \"{argument}\" cannot be sent as the header {name}: a header \
+             carries printable ASCII only, not line breaks, control characters or other \
+             scripts"
         )
     })?;
     Ok((header, value))
