@@ -366,6 +366,14 @@ async fn successes_answer_json_as_structured_content_and_text_as_text() {
 
     let result = run(&get("/empty"), json!({})).await;
     assert_eq!((result.text().as_str(), result.is_error), ("200 OK", false));
+
+    // A HEAD answer announces a length it does not send; the limit and
+    // the result go by what came.
+    let head = PlanBuilder::new(reqwest::Method::HEAD, &stub.url(), "/array")
+        .max_response_bytes(5)
+        .build();
+    let result = run(&head, json!({})).await;
+    assert_eq!((result.text().as_str(), result.is_error), ("200 OK", false));
 }
 
 #[tokio::test]
