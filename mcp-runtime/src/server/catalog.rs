@@ -6,6 +6,7 @@ use crate::notify::Notifier;
 use crate::prompts::dynamic::DynamicPrompt;
 use crate::resources::dynamic::DynamicResource;
 use crate::tools::dynamic::DynamicTool;
+use crate::tools::transform::ToolTransform;
 
 use super::Server;
 
@@ -34,6 +35,24 @@ impl Server {
         self.filter
             .exclude
             .extend(names.into_iter().map(Into::into));
+        self
+    }
+
+    /// Serves a tool transformed: renamed, re-described, with arguments
+    /// renamed or hidden, or not at all; see [`ToolTransform`]. The tool
+    /// is named as it would be served without transforms, after
+    /// [`include_tools`](Self::include_tools) and
+    /// [`exclude_tools`](Self::exclude_tools) chose it; a transform given
+    /// here applies to tools added later too. A transform that cannot apply,
+    /// or that names no tool (unless [`optional`](ToolTransform::optional)),
+    /// is an error at start-up naming this call's place.
+    #[track_caller]
+    pub fn transform(mut self, transform: ToolTransform) -> Self {
+        let location = crate::location::Location::caller();
+        self.dynamic.transforms.push(ToolTransform {
+            location,
+            ..transform
+        });
         self
     }
 
