@@ -55,7 +55,7 @@ pub(crate) struct ToolFilter {
 }
 
 impl ToolFilter {
-    fn allows(&self, name: &str) -> bool {
+    pub(crate) fn allows(&self, name: &str) -> bool {
         self.include
             .as_ref()
             .is_none_or(|names| names.iter().any(|n| n == name))

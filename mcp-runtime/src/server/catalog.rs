@@ -5,6 +5,8 @@ use crate::handle::ServerHandle;
 use crate::notify::Notifier;
 use crate::prompts::dynamic::DynamicPrompt;
 use crate::resources::dynamic::DynamicResource;
+#[cfg(feature = "client")]
+use crate::tools::derived::Transforms;
 use crate::tools::dynamic::DynamicTool;
 use crate::tools::transform::ToolTransform;
 
@@ -54,6 +56,21 @@ impl Server {
             ..transform
         });
         self
+    }
+
+    /// How a tool's own name becomes the name it is served under: `None`
+    /// if the filter or a transform leaves it out. For the checks made
+    /// before the registry exists (a mount's collisions); transforms that
+    /// cannot apply are the registry's to refuse, and count as absent here.
+    #[cfg(feature = "client")]
+    pub(crate) fn served_tool_names(&self) -> impl Fn(&str) -> Option<String> + '_ {
+        let transforms = Transforms::new(&self.dynamic.transforms).unwrap_or_default();
+        move |name| {
+            if !self.filter.allows(name) {
+                return None;
+            }
+            transforms.served_name(name).map(str::to_owned)
+        }
     }
 
     /// Adds a tool defined at run time.
