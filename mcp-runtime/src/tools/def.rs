@@ -133,7 +133,14 @@ pub(crate) enum Handler {
     Dynamic(DynHandler),
     /// A transformed tool: its arguments map back, then the tool it was
     /// made from runs (`tools::derived`).
-    Derived(Arc<crate::tools::derived::Derived>),
+    Derived(Arc<Derived>),
+}
+
+/// What a transformed tool runs: the tool it was made from, and how its
+/// arguments map back.
+pub(crate) struct Derived {
+    pub(crate) inner: Arc<Tool>,
+    pub(crate) args: crate::tools::argmap::ArgMap,
 }
 
 /// A tool as served: its metadata, schemas and compiled validator.

@@ -1,6 +1,6 @@
 //! Applying [`ToolTransform`]s: the table the registry keeps (one merged
-//! transform per tool name), the derived [`Tool`] it makes of a tool, and
-//! the mapping of a call's arguments back to the tool's own names.
+//! transform per tool name), and the derived [`Tool`] it makes of a tool
+//! (whose arguments map back with an `ArgMap`).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -11,8 +11,9 @@ use crate::location::Location;
 use crate::registry::error::RegistryError;
 use crate::schema::arguments::ArgumentValidator;
 use crate::schema::{headers, reshape};
+use crate::tools::argmap::ArgMap;
 use crate::tools::build::check_name;
-use crate::tools::def::{Handler, Tool};
+use crate::tools::def::{Derived, Handler, Tool};
 use crate::tools::transform::{ArgChange, ToolTransform};
 
 /// The transforms of a server, merged per tool name.
@@ -212,129 +213,9 @@ fn derive(inner: Arc<Tool>, merged: &Merged) -> Result<Tool, RegistryError> {
     })
 }
 
-/// What a derived tool runs: the tool it was made from, and how its
-/// arguments map back.
-pub(crate) struct Derived {
-    pub(crate) inner: Arc<Tool>,
-    pub(crate) args: ArgMap,
-}
-
-/// How the arguments a client sends become the tool's own.
-#[derive(Debug, Default)]
-pub(crate) struct ArgMap {
-    /// Served name → the tool's own name.
-    renamed: Vec<(String, String)>,
-    /// The tool's own names that are not served as such (renamed or
-    /// hidden): a client's value under one is dropped.
-    unserved: Vec<String>,
-    /// The fixed values, by the tool's own names.
-    fixed: Vec<(String, Value)>,
-}
-
-impl ArgMap {
-    /// The tool's own name of the argument served as `name`.
-    fn original<'a>(&'a self, name: &'a str) -> &'a str {
-        self.renamed
-            .iter()
-            .find(|(served, _)| served == name)
-            .map_or(name, |(_, own)| own)
-    }
-
-    fn rename(&mut self, from: &str, to: &str) {
-        let own = self.original(from).to_owned();
-        self.unserve(from);
-        if own == to {
-            self.unserved.retain(|n| n != to);
-        } else {
-            self.renamed.push((to.to_owned(), own));
-        }
-    }
-
-    /// `name` (as served so far) is served no more, nor its own name.
-    fn unserve(&mut self, name: &str) {
-        let own = self.original(name).to_owned();
-        self.renamed.retain(|(served, _)| served != name);
-        for gone in [own.as_str(), name] {
-            if !self.unserved.iter().any(|n| n == gone) {
-                self.unserved.push(gone.to_owned());
-            }
-        }
-    }
-
-    fn fix(&mut self, name: &str, value: &Value) {
-        let own = self.original(name).to_owned();
-        self.hide(name);
-        self.fixed.push((own, value.clone()));
-    }
-
-    fn hide(&mut self, name: &str) {
-        self.unserve(name);
-    }
-
-    /// The arguments with the tool's own names, hidden ones dropped and
-    /// fixed ones inserted.
-    pub(crate) fn map(&self, arguments: Value) -> Value {
-        let Value::Object(sent) = arguments else {
-            return arguments;
-        };
-        let mut own = Map::new();
-        for (name, value) in sent {
-            if let Some((_, original)) = self.renamed.iter().find(|(served, _)| *served == name) {
-                own.insert(original.clone(), value);
-            } else if !self.unserved.contains(&name) {
-                own.insert(name, value);
-            }
-        }
-        for (name, value) in &self.fixed {
-            own.insert(name.clone(), value.clone());
-        }
-        Value::Object(own)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn arguments_map_back_to_the_tools_own_names() {
-        let mut map = ArgMap::default();
-        map.rename("message", "text");
-        map.fix("b", &json!(1));
-        map.hide("page");
-        assert_eq!(
-            map.map(json!({"text": "hi", "b": 99, "page": 3, "message": "sneaky", "x": true})),
-            json!({"message": "hi", "x": true, "b": 1})
-        );
-    }
-
-    #[test]
-    fn chained_and_swapped_renames_reach_the_first_name() {
-        let mut map = ArgMap::default();
-        map.rename("a", "x");
-        map.rename("x", "y");
-        assert_eq!(map.map(json!({"y": 1, "a": 2, "x": 3})), json!({"a": 1}));
-
-        let mut map = ArgMap::default();
-        map.rename("a", "tmp");
-        map.rename("b", "a");
-        map.rename("tmp", "b");
-        assert_eq!(map.map(json!({"a": 1, "b": 2})), json!({"b": 1, "a": 2}));
-
-        let mut map = ArgMap::default();
-        map.rename("a", "x");
-        map.rename("x", "a");
-        assert_eq!(map.map(json!({"a": 1})), json!({"a": 1}));
-    }
-
-    #[test]
-    fn a_renamed_then_fixed_argument_is_fixed_under_its_own_name() {
-        let mut map = ArgMap::default();
-        map.rename("b", "second");
-        map.fix("second", &json!(5));
-        assert_eq!(map.map(json!({"second": 7, "b": 8})), json!({"b": 5}));
-    }
 
     #[test]
     fn two_renames_of_one_tool_are_refused() {

@@ -1,8 +1,10 @@
 //! Tools: what `#[tool]` submits and how a call runs (`def`), how a
 //! served tool is built from it (`build`), what a tool
 //! returns (`output`), tools defined at run time (`dynamic`), and tools
-//! served transformed (`transform`, applied by `derived`).
+//! served transformed (`transform`, applied by `derived`,
+//! arguments mapped back by `argmap`).
 
+pub(crate) mod argmap;
 pub(crate) mod build;
 pub(crate) mod def;
 pub(crate) mod derived;
