@@ -5,8 +5,10 @@
 //!
 //! This binary defines three `#[tool]`s: `add`, `list_items` and `secret`.
 
+use std::time::Duration;
+
 use mcp_runtime::testing::{RpcError, TestClient};
-use mcp_runtime::{DynamicTool, RegistryError, Server, ToolTransform, tool};
+use mcp_runtime::{DynamicTool, RegistryError, Server, TaskSupport, ToolTransform, tool};
 use serde_json::{Value, json};
 
 const MODERN: &str = "2026-07-28";
@@ -37,7 +39,10 @@ impl Client {
                 "io.modelcontextprotocol/clientCapabilities": {},
             });
         }
-        self.client.request(method, params).await
+        let answer = self.client.request(method, params);
+        tokio::time::timeout(Duration::from_secs(30), answer)
+            .await
+            .expect("the server answers within 30 s")
     }
 
     async fn list_tools(&mut self) -> Vec<Value> {
@@ -427,4 +432,38 @@ async fn a_tool_added_later_under_a_renamed_tools_new_name_is_refused() {
         matches!(&error, RegistryError::DuplicateName { name, .. } if name == "increment"),
         "{error}"
     );
+}
+
+#[tokio::test]
+async fn a_renamed_tool_runs_as_a_task_as_the_tool_would() {
+    let server = Server::new("tasks", "1")
+        .exclude_tools(["add", "list_items", "secret"])
+        .tool(echo("echo").task(TaskSupport::Optional))
+        .transform(
+            ToolTransform::new("echo")
+                .rename("say")
+                .rename_arg("message", "text")
+                .fix_arg("b", json!(4)),
+        );
+    let mut client = Client::connect(server, "2025-11-25").await;
+    let tools = client.list_tools().await;
+    assert_eq!(tools[0]["name"], "say");
+    assert_eq!(tools[0]["execution"]["taskSupport"], "optional");
+    let created = client
+        .request(
+            "tools/call",
+            json!({"name": "say", "arguments": {"text": "later"}, "task": {}}),
+        )
+        .await
+        .unwrap();
+    let id = created["task"]["taskId"]
+        .as_str()
+        .expect("a task")
+        .to_owned();
+    let result = client
+        .request("tasks/result", json!({"taskId": id}))
+        .await
+        .unwrap();
+    let received: Value = serde_json::from_str(text(&result)).unwrap();
+    assert_eq!(received, json!({"message": "later", "b": 4}));
 }
