@@ -18,7 +18,7 @@ use crate::location::Location;
 /// later, so every tool is covered alike: `#[tool]` functions,
 /// [`DynamicTool`](crate::DynamicTool)s, mounted and generated tools.
 ///
-/// ```
+/// ```standalone_crate
 /// use mcp_runtime::{DynamicTool, Server, ToolTransform, serde_json::json};
 ///
 /// let sum = DynamicTool::new(
