@@ -106,6 +106,7 @@ fn server() -> Server {
         .transform(
             ToolTransform::new("add")
                 .rename("increment")
+                .title("Increment")
                 .description("Adds one to a number.")
                 .tags(["core"])
                 .rename_arg("a", "number")
@@ -137,6 +138,7 @@ async fn clients_see_the_transformed_tools_in_both_eras() {
         let increment = &tools[0];
         assert_eq!(increment["description"], "Adds one to a number.");
         assert_eq!(increment["annotations"]["readOnlyHint"], true, "{era}");
+        assert_eq!(increment["title"], "Increment", "{era}");
         let input = &increment["inputSchema"];
         assert_eq!(input["required"], json!(["number"]), "{era}");
         let properties: Vec<&String> = input["properties"].as_object().unwrap().keys().collect();
