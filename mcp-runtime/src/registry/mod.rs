@@ -23,8 +23,10 @@ use crate::resources::build::Resource;
 use crate::resources::dynamic::DynamicResource;
 use crate::tools::build::ToolSource;
 use crate::tools::def::{Tool, ToolDef};
+use crate::tools::derived::Transforms;
 use crate::tools::dynamic::DynamicTool;
 use crate::tools::output::CallToolResult;
+use crate::tools::transform::ToolTransform;
 
 /// The number of `#[tool]` functions linked into this binary, before any
 /// filter.
@@ -53,7 +55,7 @@ pub(crate) struct ToolFilter {
 }
 
 impl ToolFilter {
-    fn allows(&self, name: &str) -> bool {
+    pub(crate) fn allows(&self, name: &str) -> bool {
         self.include
             .as_ref()
             .is_none_or(|names| names.iter().any(|n| n == name))
@@ -79,6 +81,8 @@ pub struct Registry {
     /// Sorted by name.
     prompts: Vec<Arc<Prompt>>,
     pub(crate) state: Arc<StateMap>,
+    /// The tool transforms, applied to the tools added later too.
+    pub(crate) transforms: Arc<Transforms>,
     /// The skills (`Server::skill`), whose files are among `resources`.
     #[cfg(feature = "skills")]
     pub(crate) skills: Arc<crate::skills::Catalog>,
@@ -97,23 +101,42 @@ impl Registry {
             .chain(dynamic.tools.iter().map(ToolSource::Dynamic))
             .collect();
 
+        let transforms = Arc::new(Transforms::new(&dynamic.transforms)?);
+        for (name, location) in transforms.required() {
+            if !all.iter().any(|s| s.key() == name) {
+                return Err(RegistryError::UnknownTransformName {
+                    name: name.to_owned(),
+                    location,
+                    known: known_names(&all),
+                });
+            }
+        }
         for name in filter.names() {
             if !all.iter().any(|s| s.key() == name) {
-                let mut known: Vec<&str> = all.iter().map(Keyed::key).collect();
-                known.sort_unstable();
-                // Two tools may share a name (reported later); list it once.
-                known.dedup();
                 return Err(RegistryError::UnknownFilterName {
                     name: name.clone(),
-                    known: known.join(", "),
+                    known: known_names(&all),
                 });
             }
         }
 
-        let mut sources: Vec<ToolSource<'_>> =
-            all.into_iter().filter(|s| filter.allows(s.key())).collect();
+        // Filtered, then transformed, by the tools' own names; a hidden
+        // tool is never built.
+        let mut sources: Vec<ToolSource<'_>> = all
+            .into_iter()
+            .filter(|s| filter.allows(s.key()) && !transforms.hides(s.key()))
+            .collect();
         sort_unique(&mut sources).map_err(|d| RegistryError::duplicate(Primitive::Tool, d))?;
-        let tools = parallel::build_all(&sources, |source| source.build(&state).map(Arc::new))?;
+        let mut tools = parallel::build_all(&sources, |source| source.build(&state).map(Arc::new))?;
+        if !transforms.is_empty() {
+            let mut served = Vec::with_capacity(tools.len());
+            for tool in tools {
+                served.extend(transforms.apply(tool)?);
+            }
+            // A new name may be another tool's.
+            sort_unique(&mut served).map_err(|d| RegistryError::duplicate(Primitive::Tool, d))?;
+            tools = served;
+        }
         #[cfg(feature = "skills")]
         let (skills, skill_files) = crate::skills::Catalog::build(&dynamic.skills)?;
         #[cfg(not(feature = "skills"))]
@@ -150,6 +173,7 @@ impl Registry {
             templates,
             prompts,
             state,
+            transforms,
             #[cfg(feature = "skills")]
             skills: Arc::new(skills),
         })
@@ -308,9 +332,21 @@ pub(crate) struct Dynamic {
     pub(crate) tools: Vec<DynamicTool>,
     pub(crate) resources: Vec<DynamicResource>,
     pub(crate) prompts: Vec<DynamicPrompt>,
+    /// Added by `Server::transform`, in order.
+    pub(crate) transforms: Vec<ToolTransform>,
     /// Added by `Server::skill`.
     #[cfg(feature = "skills")]
     pub(crate) skills: Vec<crate::skills::Skill>,
+}
+
+/// The names of `tools`, sorted, each once, comma-separated: what a
+/// filter or transform could have named.
+fn known_names(tools: &[ToolSource<'_>]) -> String {
+    let mut known: Vec<&str> = tools.iter().map(Keyed::key).collect();
+    known.sort_unstable();
+    // Two tools may share a name (reported later); list it once.
+    known.dedup();
+    known.join(", ")
 }
 
 /// A template's variables bound to what a URI gives them, by name.

@@ -5,7 +5,10 @@ use crate::handle::ServerHandle;
 use crate::notify::Notifier;
 use crate::prompts::dynamic::DynamicPrompt;
 use crate::resources::dynamic::DynamicResource;
+#[cfg(feature = "client")]
+use crate::tools::derived::Transforms;
 use crate::tools::dynamic::DynamicTool;
+use crate::tools::transform::ToolTransform;
 
 use super::Server;
 
@@ -35,6 +38,39 @@ impl Server {
             .exclude
             .extend(names.into_iter().map(Into::into));
         self
+    }
+
+    /// Serves a tool transformed: renamed, re-described, with arguments
+    /// renamed or hidden, or not at all; see [`ToolTransform`]. The tool
+    /// is named as it would be served without transforms, after
+    /// [`include_tools`](Self::include_tools) and
+    /// [`exclude_tools`](Self::exclude_tools) chose it; a transform given
+    /// here applies to tools added later too. A transform that cannot apply,
+    /// or that names no tool (unless [`optional`](ToolTransform::optional)),
+    /// is an error at start-up naming this call's place.
+    #[track_caller]
+    pub fn transform(mut self, transform: ToolTransform) -> Self {
+        let location = crate::location::Location::caller();
+        self.dynamic.transforms.push(ToolTransform {
+            location,
+            ..transform
+        });
+        self
+    }
+
+    /// How a tool's own name becomes the name it is served under: `None`
+    /// if the filter or a transform leaves it out. For the checks made
+    /// before the registry exists (a mount's collisions); transforms that
+    /// cannot apply are the registry's to refuse, and count as absent here.
+    #[cfg(feature = "client")]
+    pub(crate) fn served_tool_names(&self) -> impl Fn(&str) -> Option<String> + '_ {
+        let transforms = Transforms::new(&self.dynamic.transforms).unwrap_or_default();
+        move |name| {
+            if !self.filter.allows(name) {
+                return None;
+            }
+            transforms.served_name(name).map(str::to_owned)
+        }
     }
 
     /// Adds a tool defined at run time.
