@@ -138,11 +138,13 @@ impl ServerHandle {
         let outcomes = changes
             .iter()
             .map(|change| {
-                let changed = live.change(change);
-                if matches!(changed, Ok(true)) && !touched.contains(&change.list()) {
+                let changed = live.change(change)?;
+                // With progressive discovery, a tool that is not listed
+                // changes no client's list: the next search finds it.
+                if changed.listed && !touched.contains(&change.list()) {
                     touched.push(change.list());
                 }
-                changed
+                Ok(changed.any)
             })
             .collect();
         for list in touched {

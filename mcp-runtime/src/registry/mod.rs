@@ -82,6 +82,9 @@ pub struct Registry {
     /// The skills (`Server::skill`), whose files are among `resources`.
     #[cfg(feature = "skills")]
     pub(crate) skills: Arc<crate::skills::Catalog>,
+    /// Progressive discovery (`Server::tool_search`): what `tools/list`
+    /// shows of `tools`.
+    pub(crate) discovery: Option<Arc<crate::tools::search::Discovery>>,
 }
 
 impl Registry {
@@ -152,6 +155,7 @@ impl Registry {
             state,
             #[cfg(feature = "skills")]
             skills: Arc::new(skills),
+            discovery: None,
         })
     }
 
@@ -221,6 +225,11 @@ impl Registry {
     /// The tools, sorted by name.
     pub fn tools(&self) -> &[Arc<Tool>] {
         &self.tools
+    }
+
+    /// The tools, to add to (kept sorted by name).
+    pub(crate) fn tools_mut(&mut self) -> &mut Vec<Arc<Tool>> {
+        &mut self.tools
     }
 
     /// The tool with this name.
