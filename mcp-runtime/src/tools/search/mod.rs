@@ -6,6 +6,7 @@
 //! What clients see is documented on [`ToolSearch`].
 
 mod index;
+mod install;
 mod synthetic;
 
 use std::sync::{Arc, OnceLock, Weak};
@@ -14,11 +15,6 @@ use std::time::Duration;
 pub(crate) use index::Index;
 
 use crate::dispatch::Live;
-use crate::location::Location;
-use crate::registry::Registry;
-use crate::registry::catalog::insert_unique;
-use crate::registry::error::{Primitive, RegistryError};
-use crate::tools::build::build_dynamic;
 use crate::tools::def::Tool;
 
 /// Progressive discovery, for [`Server::tool_search`](crate::Server::tool_search).
@@ -207,44 +203,6 @@ impl ToolSearch {
             self.name
         ))
     }
-
-    /// `registry` with the synthetic tools added (defined at `location`)
-    /// and the listed view on; refused when a served tool has a synthetic
-    /// tool's name.
-    pub(crate) fn install(
-        &self,
-        mut registry: Registry,
-        location: Location,
-    ) -> Result<Registry, RegistryError> {
-        let discovery = Arc::new(Discovery {
-            pins: self.pins.clone(),
-            pin_tags: self.pin_tags.clone(),
-            threshold: self.threshold,
-            search_name: self.name.clone(),
-            proxy_name: self.call_proxy.then(|| self.proxy_name.clone()),
-            max_results: self.max_results,
-            serving: OnceLock::new(),
-        });
-        let mut synthetic = vec![synthetic::search_tool(&discovery, location)];
-        if self.call_proxy {
-            synthetic.push(synthetic::proxy_tool(&discovery, location));
-        }
-        for tool in synthetic {
-            let tool = Arc::new(build_dynamic(&tool)?);
-            insert_unique(registry.tools_mut(), tool)
-                .map_err(|d| RegistryError::duplicate(Primitive::Tool, d))?;
-        }
-        for pin in &self.pins {
-            if registry.get(pin).is_none() {
-                tracing::warn!(
-                    tool = %pin,
-                    "ToolSearch::pin names no tool served now; it is listed if one is added"
-                );
-            }
-        }
-        registry.discovery = Some(discovery);
-        Ok(registry)
-    }
 }
 
 /// Progressive discovery as a registry carries it: what is listed, and
@@ -323,41 +281,5 @@ impl Discovery {
                 .cloned()
                 .collect(),
         )
-    }
-}
-
-impl Registry {
-    /// The tools a client's `tools/list` shows: every tool, or with
-    /// [`Server::tool_search`](crate::Server::tool_search) the listed view
-    /// (pinned tools and the synthetic ones), sorted by name.
-    pub fn listed(&self) -> Vec<Arc<Tool>> {
-        match &self.discovery {
-            Some(discovery) => discovery.listed(self.tools()),
-            None => self.tools().to_vec(),
-        }
-    }
-
-    /// For a call of the discovery proxy, the name of the tool it calls
-    /// (`arguments.name`); `None` for any other call.
-    pub(crate) fn proxied<'a>(
-        &self,
-        name: &str,
-        arguments: Option<&'a serde_json::Value>,
-    ) -> Option<&'a str> {
-        let discovery = self.discovery.as_ref()?;
-        if discovery.proxy_name() != Some(name) {
-            return None;
-        }
-        arguments?.get("name")?.as_str()
-    }
-
-    /// The tool a `tools/call` of `name` with `arguments` runs: the
-    /// proxy's target for the discovery proxy, else the tool `name`.
-    pub(crate) fn called(
-        &self,
-        name: &str,
-        arguments: Option<&serde_json::Value>,
-    ) -> Option<&Arc<Tool>> {
-        self.get(self.proxied(name, arguments).unwrap_or(name))
     }
 }
