@@ -24,9 +24,11 @@ use crate::tools::def::Tool;
 /// tools, and a proxy that calls any of them. Every tool stays callable
 /// by name, listed or not.
 ///
-/// ```
-/// use mcp_runtime::{DynamicTool, Server, ToolSearch, serde_json::json};
+/// ```standalone_crate
+/// use mcp_runtime::{DynamicTool, Server, ToolSearch, serde_json::json, testing::TestClient};
 ///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
 /// let tool = |name: &str, description: &str| {
 ///     DynamicTool::new(name, description, json!({"type": "object"}), |_, _| async { "ok" })
 /// };
@@ -34,17 +36,25 @@ use crate::tools::def::Tool;
 ///     .tool(tool("get_me", "Who the token belongs to."))
 ///     .tool(tool("issues_create", "Opens an issue.").tags(["issues"]))
 ///     .tool(tool("pulls_list", "Lists pull requests.").tags(["pulls"]))
-///     // tools/list: get_me, search_tools and call_tool.
 ///     .tool_search(ToolSearch::new().pin(["get_me"]));
 ///
-/// let listed: Vec<String> = server
-///     .registry()
-///     .unwrap()
-///     .listed()
-///     .iter()
-///     .map(|tool| tool.name().to_owned())
-///     .collect();
-/// assert_eq!(listed, ["call_tool", "get_me", "search_tools"]);
+/// let mut client = TestClient::connect(server).await.unwrap();
+/// let listed: Vec<_> = client.list_tools().await.unwrap();
+/// let names: Vec<&str> = listed.iter().map(|t| t["name"].as_str().unwrap()).collect();
+/// assert_eq!(names, ["call_tool", "get_me", "search_tools"]);
+///
+/// let found = client.call_tool("search_tools", json!({"query": "pull requests"})).await.unwrap();
+/// let first = &found["structuredContent"]["tools"][0];
+/// assert_eq!(first["name"], "pulls_list");
+/// assert_eq!(first["tags"], json!(["pulls"]));
+///
+/// // Unlisted, and callable all the same: by name, or through the proxy.
+/// let called = client
+///     .call_tool("call_tool", json!({"name": "pulls_list", "arguments": {}}))
+///     .await
+///     .unwrap();
+/// assert_eq!(called["content"][0]["text"], "ok");
+/// # }
 /// ```
 ///
 /// **The listed view.** The registry keeps every tool (the catalog); a
