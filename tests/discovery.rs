@@ -575,3 +575,45 @@ async fn the_instructions_say_the_list_is_partial_unless_told_not_to() {
     let init = within(client.initialize("2025-06-18")).await.unwrap();
     assert!(init.get("instructions").is_none(), "{init}");
 }
+
+#[tokio::test]
+async fn registry_call_searches_and_proxies_in_process() {
+    let registry = discovering().registry().unwrap();
+    let found = registry
+        .call("search_tools", json!({"query": "pull"}))
+        .await
+        .unwrap();
+    let tools = found.structured_content.unwrap()["tools"].clone();
+    assert_eq!(names(tools.as_array().unwrap()), ["pulls_list"]);
+    let called = registry
+        .call(
+            "call_tool",
+            json!({"name": "issues_create", "arguments": {"title": "x"}}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(called.structured_content.unwrap()["number"], 7);
+    let invalid = registry
+        .call(
+            "call_tool",
+            json!({"name": "issues_create", "arguments": {}}),
+        )
+        .await
+        .unwrap();
+    assert!(invalid.is_error, "{invalid:?}");
+    let unknown = registry
+        .call("call_tool", json!({"name": "nope"}))
+        .await
+        .unwrap();
+    assert!(unknown.text().contains("Unknown tool: nope"), "{unknown:?}");
+    let own = registry
+        .call("call_tool", json!({"name": "call_tool"}))
+        .await
+        .unwrap();
+    assert!(own.is_error);
+    let bad = registry
+        .call("search_tools", json!({"limit": 3}))
+        .await
+        .unwrap();
+    assert!(bad.is_error, "the query is required: {bad:?}");
+}

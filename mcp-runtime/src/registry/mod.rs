@@ -265,6 +265,10 @@ impl Registry {
     pub async fn call(&self, name: &str, arguments: Value) -> Result<CallToolResult, CallError> {
         let (tool, arguments) = self.callable(name, arguments)?;
         let ctx = Context::new(Arc::clone(&tool.name), Arc::clone(&self.state));
+        // Progressive discovery's tools answer from this registry.
+        if let Some(answer) = self.call_synthetic(tool, &arguments, &ctx).await {
+            return answer;
+        }
         Ok(tool.call(arguments, ctx, None).await.into_result())
     }
 }

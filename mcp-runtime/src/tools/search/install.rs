@@ -6,11 +6,13 @@ use std::sync::{Arc, OnceLock};
 
 use super::{Discovery, ToolSearch, synthetic};
 use crate::location::Location;
+use crate::registry::CallError;
 use crate::registry::Registry;
 use crate::registry::catalog::insert_unique;
 use crate::registry::error::{Primitive, RegistryError};
 use crate::tools::build::build_dynamic;
 use crate::tools::def::Tool;
+use crate::tools::output::CallToolResult;
 
 impl ToolSearch {
     /// `registry` with the synthetic tools added (defined at `location`)
@@ -61,6 +63,34 @@ impl Registry {
             Some(discovery) => discovery.listed(self.tools()),
             None => self.tools().to_vec(),
         }
+    }
+
+    /// For [`Registry::call`]: the answer of a synthetic tool, from this
+    /// registry (no server is serving it); `None` for any other tool.
+    pub(crate) async fn call_synthetic(
+        &self,
+        tool: &Tool,
+        arguments: &serde_json::Value,
+        ctx: &crate::context::Context,
+    ) -> Option<Result<CallToolResult, CallError>> {
+        let discovery = self.discovery.as_ref()?;
+        if !discovery.is_synthetic(tool.name()) {
+            return None;
+        }
+        if let Err(text) = tool.validator.validate(&tool.name, arguments) {
+            return Some(Ok(CallToolResult::error(text)));
+        }
+        if tool.name() == discovery.search_name {
+            let index = discovery.index(self.tools());
+            return Some(Ok(synthetic::answer(discovery, &index, arguments, ctx)));
+        }
+        // The proxy: the tool it names, as `Registry::call` calls it.
+        let name = arguments["name"].as_str().unwrap_or_default();
+        if let Some(refusal) = synthetic::refusal(discovery, name, self) {
+            return Some(Ok(refusal));
+        }
+        let inner = arguments.get("arguments").cloned().unwrap_or_default();
+        Some(Box::pin(self.call(name, inner)).await)
     }
 
     /// For a call of the discovery proxy, the name of the tool it calls

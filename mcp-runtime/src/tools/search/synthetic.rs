@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
-use super::{DEFAULT_LIMIT, Discovery};
+use super::{DEFAULT_LIMIT, Discovery, Index};
 use crate::context::Context;
 use crate::dispatch::Snapshot;
 use crate::location::Location;
@@ -118,20 +118,15 @@ pub(super) fn proxy_tool(discovery: &Arc<Discovery>, location: Location) -> Dyna
     tool
 }
 
-/// The snapshot being served, or the error result saying there is none.
+/// The snapshot being served, or the error result saying there is none
+/// (the server stopped; `Registry::call` answers without this).
 fn served(discovery: &Discovery) -> Result<Arc<Snapshot>, CallToolResult> {
     discovery
         .serving
         .get()
         .and_then(|serving| serving.live.upgrade())
         .map(|live| live.load())
-        .ok_or_else(|| {
-            CallToolResult::error(format!(
-                "`{}` answers only while the server is serving (not in an in-process \
-                 `Registry::call`)",
-                discovery.search_name
-            ))
-        })
+        .ok_or_else(|| CallToolResult::error("the server is not serving"))
 }
 
 /// Whether the caller of `ctx` may see and call `scopes`' tool (always,
@@ -142,10 +137,19 @@ fn permits(ctx: &Context, scopes: &[String]) -> bool {
 }
 
 fn search(discovery: &Discovery, arguments: &Value, ctx: &Context) -> CallToolResult {
-    let snapshot = match served(discovery) {
-        Ok(snapshot) => snapshot,
-        Err(error) => return error,
-    };
+    match served(discovery) {
+        Ok(snapshot) => answer(discovery, snapshot.search_index(), arguments, ctx),
+        Err(error) => error,
+    }
+}
+
+/// The search's answer from `index`.
+pub(super) fn answer(
+    discovery: &Discovery,
+    index: &Index,
+    arguments: &Value,
+    ctx: &Context,
+) -> CallToolResult {
     let query = arguments["query"].as_str().unwrap_or_default();
     let tags: Vec<String> = arguments["tags"]
         .as_array()
@@ -165,7 +169,7 @@ fn search(discovery: &Discovery, arguments: &Value, ctx: &Context) -> CallToolRe
         .serving
         .get()
         .is_some_and(|serving| serving.list_only_permitted);
-    let found = snapshot.search_index().search(query, &tags, |tool| {
+    let found = index.search(query, &tags, |tool| {
         !only_permitted || permits(ctx, tool.scopes())
     });
     let version = ctx.protocol_version().unwrap_or(ProtocolVersion::LATEST);
@@ -185,6 +189,26 @@ fn search(discovery: &Discovery, arguments: &Value, ctx: &Context) -> CallToolRe
     CallToolResult::structured(json!({"tools": tools, "total": found.len()}))
 }
 
+/// Why the proxy does not call `name`: a synthetic tool, or no tool.
+pub(super) fn refusal(
+    discovery: &Discovery,
+    name: &str,
+    registry: &crate::registry::Registry,
+) -> Option<CallToolResult> {
+    let own = discovery.proxy_name.as_deref().unwrap_or_default();
+    if discovery.is_synthetic(name) {
+        return Some(CallToolResult::error(format!(
+            "`{own}` does not call `{name}`: call `{name}` directly"
+        )));
+    }
+    registry.get(name).is_none().then(|| {
+        CallToolResult::error(format!(
+            "Unknown tool: {name}. Find the tools this server has with `{}`.",
+            discovery.search_name
+        ))
+    })
+}
+
 async fn proxy(discovery: &Discovery, arguments: Value, ctx: Context) -> CallToolResult {
     let snapshot = match served(discovery) {
         Ok(snapshot) => snapshot,
@@ -197,17 +221,12 @@ async fn proxy(discovery: &Discovery, arguments: Value, ctx: Context) -> CallToo
         Some(Value::String(name)) => name,
         _ => return CallToolResult::error("`name` must be the name of a tool"),
     };
-    let own = discovery.proxy_name.as_deref().unwrap_or_default();
-    if discovery.is_synthetic(&name) {
-        return CallToolResult::error(format!(
-            "`{own}` does not call `{name}`: call `{name}` directly"
-        ));
+    if let Some(refusal) = refusal(discovery, &name, &snapshot.registry) {
+        return refusal;
     }
+    // Found: `refusal` looked in the same snapshot.
     let Some(tool) = snapshot.registry.get(&name).map(Arc::clone) else {
-        return CallToolResult::error(format!(
-            "Unknown tool: {name}. Find the tools this server has with `{}`.",
-            discovery.search_name
-        ));
+        return CallToolResult::error(format!("Unknown tool: {name}"));
     };
     let missing = ctx
         .auth()
