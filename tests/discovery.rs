@@ -10,7 +10,7 @@ use mcp_runtime::auth::Identity;
 use mcp_runtime::middleware::{McpError, McpRequest, McpService};
 use mcp_runtime::serde_json::{Value, json};
 use mcp_runtime::testing::{RpcError, TestClient};
-use mcp_runtime::{CallToolResult, DynamicTool, RegistryError, Server, ToolSearch};
+use mcp_runtime::{CallToolResult, DynamicTool, RegistryError, Server, TaskSupport, ToolSearch};
 use tower::ServiceExt;
 
 /// How long any wait lasts before the test fails.
@@ -339,6 +339,25 @@ async fn the_proxy_refuses_unknown_tools_itself_and_the_search() {
     // Arguments default to none.
     let me = call(&mut client, version, "call_tool", json!({"name": "get_me"})).await;
     assert_eq!(text(&me), "ok");
+}
+
+#[tokio::test]
+async fn the_proxy_refuses_a_tool_that_runs_only_as_a_task() {
+    let server = || {
+        let export = tool("export", "Exports everything.", json!({})).task(TaskSupport::Required);
+        discovering().tool(export)
+    };
+    let version = "2025-11-25";
+    let mut client = connect(server(), version).await;
+    let refused = call(&mut client, version, "call_tool", json!({"name": "export"})).await;
+    assert_eq!(refused["isError"], true, "{refused}");
+    let text = refused["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("only as a task"), "{text}");
+    // A client that knows no tasks calls it plainly, as tools/call would.
+    let version = "2025-06-18";
+    let mut client = connect(server(), version).await;
+    let called = call(&mut client, version, "call_tool", json!({"name": "export"})).await;
+    assert_eq!(called["content"][0]["text"], "ok", "{called}");
 }
 
 #[tokio::test]

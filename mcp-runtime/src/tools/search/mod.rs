@@ -82,7 +82,9 @@ use crate::tools::def::Tool;
 /// Policies see through it: [`McpRequest::tool`](crate::middleware::McpRequest::tool)
 /// is the target, the HTTP scope check asks for the target's scopes, and a
 /// caller without them is refused. It never calls itself or the search
-/// tool. A proxied call runs plainly, never as a task.
+/// tool. A proxied call runs plainly, never as a task: a tool that runs
+/// only as a task is refused to clients that know tasks (2025-11-25 and
+/// 2026-07-28), which call it with `tools/call`.
 ///
 /// **`list_changed`.** A [`ServerHandle`](crate::ServerHandle) (or a
 /// mount following its upstream) announces `notifications/tools/list_changed`

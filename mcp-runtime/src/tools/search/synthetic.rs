@@ -13,6 +13,7 @@ use crate::dispatch::Snapshot;
 use crate::location::Location;
 use crate::protocol::shape::tool_json;
 use crate::protocol::version::ProtocolVersion;
+use crate::tools::def::TaskSupport;
 use crate::tools::dynamic::DynamicTool;
 use crate::tools::output::CallToolResult;
 
@@ -236,6 +237,18 @@ async fn proxy(discovery: &Discovery, arguments: Value, ctx: Context) -> CallToo
         return CallToolResult::error(format!(
             "the tool `{name}` needs the scope(s) {}, which this caller's token lacks",
             missing.join(", ")
+        ));
+    }
+    // A client that knows tasks must run this one as a task, which the
+    // proxy cannot: `tools/call` with `task` can.
+    let knows_tasks = ctx
+        .protocol_version()
+        .is_some_and(|v| v == ProtocolVersion::V2025_11_25 || v.is_modern());
+    if tool.task_support() == TaskSupport::Required && knows_tasks {
+        return CallToolResult::error(format!(
+            "the tool `{name}` runs only as a task, which `{}` cannot start: call it with \
+             tools/call and `task`",
+            discovery.proxy_name.as_deref().unwrap_or_default()
         ));
     }
     let arguments = match arguments.remove("arguments") {
