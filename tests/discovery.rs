@@ -342,6 +342,25 @@ async fn the_proxy_refuses_unknown_tools_itself_and_the_search() {
 }
 
 #[tokio::test]
+async fn a_proxied_tool_sees_its_own_name() {
+    let named = DynamicTool::new(
+        "named",
+        "Says its name.",
+        json!({"type": "object"}),
+        |_, ctx| async move { ctx.tool_name().to_owned() },
+    );
+    let mut client = connect(discovering().tool(named), "2025-06-18").await;
+    let called = call(
+        &mut client,
+        "2025-06-18",
+        "call_tool",
+        json!({"name": "named"}),
+    )
+    .await;
+    assert_eq!(called["content"][0]["text"], "named");
+}
+
+#[tokio::test]
 async fn the_proxy_refuses_a_tool_that_runs_only_as_a_task() {
     let server = || {
         let export = tool("export", "Exports everything.", json!({})).task(TaskSupport::Required);

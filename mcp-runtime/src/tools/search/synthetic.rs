@@ -259,5 +259,6 @@ async fn proxy(discovery: &Discovery, arguments: Value, ctx: Context) -> CallToo
         .serving
         .get()
         .and_then(|serving| serving.default_timeout);
+    let ctx = ctx.for_tool(Arc::clone(&tool.name));
     tool.call(arguments, ctx, timeout).await.into_result()
 }
