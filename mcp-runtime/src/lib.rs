@@ -223,6 +223,7 @@ pub use server::Server;
 pub use tools::def::{Hints, TaskSupport, Tool, ToolAnnotations};
 pub use tools::dynamic::DynamicTool;
 pub use tools::output::{CallToolResult, IntoCallToolResult};
+pub use tools::search::ToolSearch;
 pub use tools::transform::ToolTransform;
 
 pub use schemars;

@@ -86,6 +86,9 @@ pub struct Registry {
     /// The skills (`Server::skill`), whose files are among `resources`.
     #[cfg(feature = "skills")]
     pub(crate) skills: Arc<crate::skills::Catalog>,
+    /// Progressive discovery (`Server::tool_search`): what `tools/list`
+    /// shows of `tools`.
+    pub(crate) discovery: Option<Arc<crate::tools::search::Discovery>>,
 }
 
 impl Registry {
@@ -176,6 +179,7 @@ impl Registry {
             transforms,
             #[cfg(feature = "skills")]
             skills: Arc::new(skills),
+            discovery: None,
         })
     }
 
@@ -247,6 +251,11 @@ impl Registry {
         &self.tools
     }
 
+    /// The tools, to add to (kept sorted by name).
+    pub(crate) fn tools_mut(&mut self) -> &mut Vec<Arc<Tool>> {
+        &mut self.tools
+    }
+
     /// The tool with this name.
     pub fn get(&self, name: &str) -> Option<&Arc<Tool>> {
         self.index_of(name).map(|i| &self.tools[i])
@@ -280,6 +289,10 @@ impl Registry {
     pub async fn call(&self, name: &str, arguments: Value) -> Result<CallToolResult, CallError> {
         let (tool, arguments) = self.callable(name, arguments)?;
         let ctx = Context::new(Arc::clone(&tool.name), Arc::clone(&self.state));
+        // Progressive discovery's tools answer from this registry.
+        if let Some(answer) = self.call_synthetic(tool, &arguments, &ctx).await {
+            return answer;
+        }
         Ok(tool.call(arguments, ctx, None).await.into_result())
     }
 }

@@ -1,7 +1,9 @@
 //! The builder methods that choose what is served: tools, resources,
 //! prompts and skills added at run time, and the filters on tools.
 
+use crate::ToolSearch;
 use crate::handle::ServerHandle;
+use crate::location::Location;
 use crate::notify::Notifier;
 use crate::prompts::dynamic::DynamicPrompt;
 use crate::resources::dynamic::DynamicResource;
@@ -71,6 +73,21 @@ impl Server {
             }
             transforms.served_name(name).map(str::to_owned)
         }
+    }
+
+    /// Turns on progressive discovery: `tools/list` shows the pinned tools
+    /// and a search tool (and a proxy that calls any tool) instead of
+    /// every tool; every tool stays callable. See [`ToolSearch`] for what
+    /// clients see. Refused at
+    /// start-up if a served tool has a synthetic tool's name; a second
+    /// call replaces the first.
+    ///
+    /// Pins name tools as they are served: after `include_tools` and
+    /// `exclude_tools` chose them and transforms renamed them.
+    #[track_caller]
+    pub fn tool_search(mut self, search: ToolSearch) -> Self {
+        self.search = Some((search, Location::caller()));
+        self
     }
 
     /// Adds a tool defined at run time.
