@@ -423,6 +423,30 @@ fn what_declares_scopes_needs_them() {
 }
 
 #[test]
+fn the_discovery_proxy_needs_the_scopes_of_the_tool_it_calls() {
+    let server = HttpServer::start(
+        Server::new("auth-test", "1.0.0")
+            .include_tools(["whoami", "forecast", "wipe"])
+            .tool_search(mcp_runtime::ToolSearch::new())
+            .auth(Auth::hmac(ISSUER, SECRET).audience(AUDIENCE)),
+    );
+    // `weather:read` only.
+    let mut reader = client_of(&server, &sign(&claims("alice")));
+    let wipe = json!({"name": "call_tool", "arguments": {"name": "wipe"}});
+    assert_insufficient(reader.request("tools/call", wipe.clone()), "admin");
+    let forecast = json!({"name": "call_tool", "arguments": {
+        "name": "forecast", "arguments": {"city": "Oslo"}
+    }});
+    let result = reader.call("tools/call", forecast);
+    assert_eq!(result["result"]["content"][0]["text"], "sunny in Oslo");
+    let mut admin = claims("alice");
+    admin["scope"] = json!("weather:read admin");
+    reader.bearer = Some(sign(&admin));
+    let result = reader.call("tools/call", wipe);
+    assert_eq!(result["result"]["content"][0]["text"], "wiped");
+}
+
+#[test]
 fn required_scopes_apply_to_every_request() {
     let server = scoped_server(
         Auth::hmac(ISSUER, SECRET)

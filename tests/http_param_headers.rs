@@ -8,7 +8,7 @@ mod common;
 
 use common::http::{ACCEPT_BOTH, HttpServer, JSON_BODY, Reply, send};
 use common::results::reply_text;
-use mcp_runtime::{DynamicTool, Server, tool};
+use mcp_runtime::{DynamicTool, Server, ToolTransform, tool};
 use serde_json::{Value, json};
 
 /// Execute SQL in a region.
@@ -30,6 +30,17 @@ const MODERN: &str = "2026-07-28";
 /// Posts a stateless `tools/call` of `execute_sql` with the era's headers
 /// and `extra`.
 fn call(server: &HttpServer, id: u32, arguments: Value, extra: &[(&str, &str)]) -> Reply {
+    call_tool(server, "execute_sql", id, arguments, extra)
+}
+
+/// Posts a stateless `tools/call` of the tool `name`.
+fn call_tool(
+    server: &HttpServer,
+    name: &str,
+    id: u32,
+    arguments: Value,
+    extra: &[(&str, &str)],
+) -> Reply {
     let body = json!({
         "jsonrpc": "2.0",
         "id": id,
@@ -39,7 +50,7 @@ fn call(server: &HttpServer, id: u32, arguments: Value, extra: &[(&str, &str)]) 
                 "io.modelcontextprotocol/protocolVersion": MODERN,
                 "io.modelcontextprotocol/clientCapabilities": {}
             },
-            "name": "execute_sql",
+            "name": name,
             "arguments": arguments
         }
     });
@@ -48,7 +59,7 @@ fn call(server: &HttpServer, id: u32, arguments: Value, extra: &[(&str, &str)]) 
         ACCEPT_BOTH,
         ("MCP-Protocol-Version", MODERN),
         ("Mcp-Method", "tools/call"),
-        ("Mcp-Name", "execute_sql"),
+        ("Mcp-Name", name),
     ];
     headers.extend_from_slice(extra);
     send(server.addr, "POST", &headers, body.to_string().as_bytes())
@@ -161,6 +172,40 @@ fn a_call_must_mirror_its_marked_arguments_in_headers() {
             &[("Mcp-Param-Region", "us-west1"), ("Mcp-Param-Limit", "6")],
         ),
         6,
+    );
+}
+
+/// A transform keeps the marks with renamed arguments: the header is
+/// named by the mark, mirrored from the argument as the client names it;
+/// a fixed argument is not listed, so no header is asked for it.
+#[test]
+fn a_renamed_marked_argument_is_mirrored_under_its_mark() {
+    let transformed = Server::new("headers", "1.0.0").transform(
+        ToolTransform::new("execute_sql")
+            .rename("run_sql")
+            .rename_arg("region", "zone")
+            .fix_arg("limit", json!(10)),
+    );
+    let server = HttpServer::start(transformed);
+    let arguments = json!({"zone": "eu-west1", "query": "SELECT 1"});
+    let mut reply = call_tool(
+        &server,
+        "run_sql",
+        1,
+        arguments.clone(),
+        &[("Mcp-Param-Region", "eu-west1")],
+    );
+    assert_eq!(ok_text(&mut reply), "SELECT 1 in eu-west1 (limit Some(10))");
+    assert_refused(call_tool(&server, "run_sql", 2, arguments.clone(), &[]), 2);
+    assert_refused(
+        call_tool(
+            &server,
+            "run_sql",
+            3,
+            arguments,
+            &[("Mcp-Param-Region", "us-east1")],
+        ),
+        3,
     );
 }
 

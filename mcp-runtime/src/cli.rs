@@ -43,7 +43,7 @@ impl Server {
     /// | `--sessions-redis URL` | with `--http`: keeps the sessions of protocol 2025-11-25 and earlier in the Redis server at `URL` (`redis://HOST:PORT/`), shared by every instance of a fleet, so that a load balancer needs no stickiness (`Server::sessions(RedisSessions::new(URL)?)`); checked before the server listens; with `--tasks-redis` naming the same Redis, one connection serves both; needs the `sessions-redis` cargo feature |
     /// | `--tasks-redis URL` | keeps tasks in the Redis server at `URL` (`redis://HOST:PORT/`), shared by every instance of a fleet (`Server::tasks(RedisTasks::new(URL)?)`); with stdio or `--http`; needs the `tasks-redis` cargo feature |
     /// | `--task-lease DURATION` | how long this instance's claim on a task it runs lasts unrenewed ([`Server::task_lease`]): `500ms`, `30s`, `2m`, `1h`; once an instance dies, its tasks fail after it |
-    /// | `--list-tools` | prints the `tools/list` result, `{"tools": [...]}`, as a client of the newest protocol version gets it (every tool, in one page), and exits |
+    /// | `--list-tools` | prints the `tools/list` result, `{"tools": [...]}`, as a client of the newest protocol version gets it (every tool, in one page; with [`Server::tool_search`], what clients are shown: the pinned tools and the search and proxy tools, the rest being found by searching), and exits |
     /// | `-h`, `--help` | prints the usage: the server's name and version, the options, examples, how to connect the MCP Inspector |
     /// | `-V`, `--version` | prints `NAME VERSION` |
     ///
@@ -614,6 +614,27 @@ mod tests {
         );
         assert_eq!(listed["tools"][0]["name"], "cli_count");
         assert_eq!(listed["tools"][0]["annotations"]["readOnlyHint"], true);
+    }
+
+    #[test]
+    fn list_tools_prints_the_listed_view_of_a_discovery_server() {
+        let dynamic = crate::DynamicTool::new(
+            "cli_pinned",
+            "Pinned.",
+            json!({"type": "object"}),
+            |_arguments, _ctx| async { "ok" },
+        );
+        let server = Server::new("cli", "1.2.3")
+            .tool(dynamic)
+            .tool_search(crate::ToolSearch::new().pin(["cli_pinned"]));
+        let listed: Value = serde_json::from_str(&tools_list_json(&server).unwrap()).unwrap();
+        let names: Vec<&str> = listed["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|tool| tool["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, ["call_tool", "cli_pinned", "search_tools"]);
     }
 
     #[test]

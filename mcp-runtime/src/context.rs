@@ -74,6 +74,9 @@ pub struct Context {
     /// ([`Context::input_key`]); made from their position and content
     /// without one.
     key: Option<Arc<str>>,
+    /// The tool it serves when that is not the one the request named (the
+    /// target of progressive discovery's proxy).
+    tool: Option<Arc<str>>,
 }
 
 // Lives in an `Arc`, built once per call and never moved: the size of the
@@ -317,6 +320,7 @@ impl Context {
         Context {
             inner: Arc::new(ContextInner::Detached { tool_name, state }),
             key: None,
+            tool: None,
         }
     }
 
@@ -324,6 +328,7 @@ impl Context {
         Context {
             inner: Arc::new(ContextInner::Request(request)),
             key: None,
+            tool: None,
         }
     }
 
@@ -360,6 +365,17 @@ impl Context {
         Context {
             inner: Arc::clone(&self.inner),
             key: Some(Arc::from(key.into())),
+            tool: self.tool.clone(),
+        }
+    }
+
+    /// The same context, for the tool `name` (the proxy of progressive
+    /// discovery calls another tool with its own context).
+    pub(crate) fn for_tool(&self, name: Arc<str>) -> Context {
+        Context {
+            inner: Arc::clone(&self.inner),
+            key: self.key.clone(),
+            tool: Some(name),
         }
     }
 
@@ -485,6 +501,9 @@ impl Context {
 
     /// The name of the tool being called.
     pub fn tool_name(&self) -> &str {
+        if let Some(tool) = &self.tool {
+            return tool;
+        }
         match &*self.inner {
             ContextInner::Detached { tool_name, .. } => tool_name,
             ContextInner::Request(request) => &request.name,

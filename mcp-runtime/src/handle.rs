@@ -23,6 +23,11 @@ use crate::tools::dynamic::DynamicTool;
 /// `listChanged: true`, since any of them may appear. A call, read or get
 /// already in progress finishes with what it started with.
 ///
+/// With progressive discovery ([`Server::tool_search`](crate::Server::tool_search)),
+/// a tool change is announced only when it changes what `tools/list`
+/// shows (a pinned tool, or the threshold crossed); the search finds the
+/// others.
+///
 /// In a fleet (instances sharing their sessions through a Redis session
 /// store), each instance's registry is its own: a change is announced to
 /// the clients of the instance it was made on only, so make it on every
@@ -138,11 +143,13 @@ impl ServerHandle {
         let outcomes = changes
             .iter()
             .map(|change| {
-                let changed = live.change(change);
-                if matches!(changed, Ok(true)) && !touched.contains(&change.list()) {
+                let changed = live.change(change)?;
+                // With progressive discovery, a tool that is not listed
+                // changes no client's list: the next search finds it.
+                if changed.listed && !touched.contains(&change.list()) {
                     touched.push(change.list());
                 }
-                changed
+                Ok(changed.any)
             })
             .collect();
         for list in touched {

@@ -223,6 +223,8 @@ pub use server::Server;
 pub use tools::def::{Hints, TaskSupport, Tool, ToolAnnotations};
 pub use tools::dynamic::DynamicTool;
 pub use tools::output::{CallToolResult, IntoCallToolResult};
+pub use tools::search::ToolSearch;
+pub use tools::transform::ToolTransform;
 
 pub use schemars;
 pub use serde;
@@ -271,6 +273,7 @@ pub use serde_json;
 /// | `task = "optional"` or `"required"` (`"forbidden"`, the default) | `execution.taskSupport` (2025-11-25 clients only): whether the client may, or must, run it as a task |
 /// | `icons = ["https://..."]`, `meta = r#"{..}"#` | `icons`, `_meta` |
 /// | `scopes = ["weather:read"]` | nothing in the listing; with `Server::auth`, a call without those scopes is refused with 403 `insufficient_scope` |
+/// | `tags = ["repos", "read"]` | nothing in the listing (MCP has no tag field): [`Tool::tags`] gives them, for grouping, search and pinning; each not empty, none listed twice |
 /// | `ui = "ui://weather/forecast"` | `_meta.ui.resourceUri` and `_meta["ui/resourceUri"]`: an MCP Apps host renders that view resource with the result (see [`apps`]) |
 /// | `visibility = "app"`, `"model"` or `["model", "app"]` (with `ui`) | `_meta.ui.visibility`: only the view, only the model, or both (the default) may call the tool |
 ///

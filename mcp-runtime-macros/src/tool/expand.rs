@@ -132,6 +132,7 @@ fn generate(args: &ToolArgs, tool: &AnnotatedFn, name: &str, description: &str) 
 
     let (title, icons, meta) = args.metadata.field_tokens();
     let scopes = args.metadata.scopes_tokens();
+    let tags = &args.tags;
     let ui = args.ui.tokens();
     let hint = |flag: &Option<Flag>| match flag {
         Some(f) => {
@@ -217,6 +218,7 @@ fn generate(args: &ToolArgs, tool: &AnnotatedFn, name: &str, description: &str) 
                     meta: #meta,
                     ui: #ui,
                     scopes: #scopes,
+                    tags: &[#(#tags),*],
                     input_schema: __mcp_input_schema,
                     output_schema: __mcp_output_schema,
                     requirements: &[#(#requirements),*],

@@ -11,6 +11,7 @@ use syn::{LitBool, LitStr, meta::ParseNestedMeta};
 
 use crate::common::errors::Errors;
 use crate::common::keys::{Metadata, parse_keys};
+use crate::common::lists::string_list;
 use crate::common::params::Rules;
 
 use super::ui::ToolUiArgs;
@@ -31,6 +32,7 @@ pub const KEYS: &[&str] = &[
     "icons",
     "meta",
     "scopes",
+    "tags",
 ];
 
 /// What `#[tool]` says about a misused function or parameter.
@@ -82,6 +84,8 @@ pub struct ToolArgs {
     pub task: Option<&'static str>,
     /// `ui = "ui://.."` and `visibility = ..`: the tool's view.
     pub ui: ToolUiArgs,
+    /// `tags = ["repos", "read"]`: words that group the tool.
+    pub tags: Vec<LitStr>,
 }
 
 impl ToolArgs {
@@ -106,6 +110,7 @@ impl ToolArgs {
                     })?);
                 }
                 "task" => args.task = Some(parse_task(meta)?),
+                "tags" => args.tags = parse_tags(meta)?,
                 _ if args.ui.parse_key(key, meta)? => {}
                 _ => return args.metadata.parse_key(key, meta),
             }
@@ -130,6 +135,7 @@ impl ToolArgs {
                 "contradictory hints: a `read_only` tool cannot be `destructive`; remove one of them",
             );
         }
+        check_tags(&self.tags, errors);
         self.metadata.check(errors);
         self.ui.check(self.metadata.meta.as_ref(), errors);
     }
@@ -145,6 +151,49 @@ fn parse_flag(meta: &ParseNestedMeta) -> syn::Result<Flag> {
         })
     } else {
         Ok(Flag { value: true, span })
+    }
+}
+
+/// Parses the value of `tags`: a bracketed list of string literals.
+fn parse_tags(meta: &ParseNestedMeta) -> syn::Result<Vec<LitStr>> {
+    let value = meta.value()?;
+    string_list(
+        value,
+        || {
+            let example = match value.fork().parse::<LitStr>() {
+                Ok(lit) => format!("{:?}", lit.value()),
+                Err(_) => "\"repos\"".to_owned(),
+            };
+            format!("expected a list of tags, even for one: tags = [{example}]")
+        },
+        "a tag must be a string literal, such as \"repos\"",
+    )
+}
+
+/// Checks each tag: not empty or blank, no space at either end, and not
+/// listed twice. Every problem is recorded at the tag's own span.
+fn check_tags(tags: &[LitStr], errors: &mut Errors) {
+    for (i, lit) in tags.iter().enumerate() {
+        let tag = lit.value();
+        if tag.trim().is_empty() {
+            errors.at(
+                lit.span(),
+                "a tag must not be empty; write a word such as \"repos\", or remove it",
+            );
+        } else if tag.trim() != tag {
+            errors.at(
+                lit.span(),
+                format!(
+                    "the tag {tag:?} starts or ends with a space; write {:?}",
+                    tag.trim()
+                ),
+            );
+        } else if tags[..i].iter().any(|earlier| earlier.value() == tag) {
+            errors.at(
+                lit.span(),
+                format!("the tag {tag:?} is listed twice; remove one"),
+            );
+        }
     }
 }
 

@@ -58,6 +58,7 @@ const fn tool_def(meta: Option<&'static str>, ui: Option<ToolUi>) -> ToolDef {
         icons: &[],
         meta,
         scopes: &[],
+        tags: &[],
         ui,
         input_schema: object_schema,
         output_schema: no_schema,

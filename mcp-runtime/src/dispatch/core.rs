@@ -99,11 +99,17 @@ impl ServerCore {
         notifier: Option<Notifier>,
     ) -> ServerCore {
         let hub = notifier.map(|n| n.hub).unwrap_or_default();
+        let discovery = registry.discovery.clone();
+        let state = Arc::clone(registry.state_map());
+        let live = Arc::new(Live::new(registry, limits.page_size));
+        if let Some(discovery) = discovery {
+            discovery.serve(&live, limits.list_only_permitted, limits.default_timeout);
+        }
         ServerCore {
             info,
             instructions,
-            state: Arc::clone(registry.state_map()),
-            live: Arc::new(Live::new(registry, limits.page_size)),
+            state,
+            live,
             served,
             hub,
             limits,

@@ -290,8 +290,11 @@ struct Bottom {
 }
 
 impl Perform for Bottom {
-    fn tool(&self, name: &str) -> Option<&Tool> {
-        self.snapshot.registry.get(name).map(|tool| &**tool)
+    fn tool(&self, name: &str, arguments: Option<&Value>) -> Option<&Tool> {
+        self.snapshot
+            .registry
+            .called(name, arguments)
+            .map(|tool| &**tool)
     }
 
     fn perform(
@@ -396,7 +399,7 @@ fn parsed(json: &[u8]) -> LayeredAnswer {
 struct Ready(Value);
 
 impl Perform for Ready {
-    fn tool(&self, _: &str) -> Option<&Tool> {
+    fn tool(&self, _: &str, _: Option<&Value>) -> Option<&Tool> {
         None
     }
 

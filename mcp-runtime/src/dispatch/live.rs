@@ -6,7 +6,7 @@
 //! removed meanwhile.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, PoisonError, RwLock};
+use std::sync::{Arc, OnceLock, PoisonError, RwLock};
 
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -19,14 +19,21 @@ use crate::protocol::listing::{PromptEntry, ResourceEntry};
 use crate::protocol::shape::ToolEntry;
 use crate::protocol::version::ProtocolVersion;
 use crate::registry::Registry;
-use crate::registry::change::Change;
+use crate::registry::change::{Change, List};
 use crate::registry::error::RegistryError;
 use crate::resources::build::Resource;
 use crate::tools::def::Tool;
+use crate::tools::search::Index;
 
 /// The registry and the pages of its four lists.
 pub(crate) struct Snapshot {
     pub(crate) registry: Registry,
+    /// With progressive discovery, the tools `tools/list` shows (see
+    /// [`Registry::listed`]); `None` lists every tool.
+    listed: Option<Vec<Arc<Tool>>>,
+    /// The search index of progressive discovery, built when first
+    /// searched.
+    index: OnceLock<Index>,
     page_size: Option<usize>,
     tools: Pages,
     resources: Pages,
@@ -38,8 +45,14 @@ pub(crate) struct Snapshot {
 
 impl Snapshot {
     fn new(registry: Registry, page_size: Option<usize>) -> Snapshot {
+        let listed = registry
+            .discovery
+            .as_ref()
+            .map(|discovery| discovery.listed(registry.tools()));
         Snapshot {
             registry,
+            listed,
+            index: OnceLock::new(),
             page_size,
             tools: Pages::new("tools", page_size),
             resources: Pages::new("resources", page_size),
@@ -48,6 +61,20 @@ impl Snapshot {
             #[cfg(feature = "skills")]
             skills: Pages::new("skills", page_size),
         }
+    }
+
+    /// The tools `tools/list` shows, sorted by name.
+    pub(crate) fn listed_tools(&self) -> &[Arc<Tool>] {
+        self.listed.as_deref().unwrap_or(self.registry.tools())
+    }
+
+    /// The search index of the catalog (progressive discovery), built the
+    /// first time it is asked for.
+    pub(crate) fn search_index(&self) -> &Index {
+        self.index.get_or_init(|| match &self.registry.discovery {
+            Some(discovery) => discovery.index(self.registry.tools()),
+            None => Index::new(self.registry.tools().to_vec()),
+        })
     }
 
     /// The page of `skills/list` at `cursor`.
@@ -72,7 +99,7 @@ impl Snapshot {
         let registry = &self.registry;
         match method {
             "tools/list" => self.tools.page(
-                registry.tools(),
+                self.listed_tools(),
                 |tool, version| ToolEntry { tool, version },
                 cursor,
                 version,
@@ -116,7 +143,7 @@ impl Snapshot {
             "tools/list" => permitted(
                 at,
                 "tools",
-                registry.tools(),
+                self.listed_tools(),
                 Tool::scopes,
                 |tool, version| ToolEntry { tool, version },
             ),
@@ -229,16 +256,36 @@ impl Live {
         }
     }
 
-    /// Makes `change`; whether it changed anything.
-    pub(crate) fn change(&self, change: &Change) -> Result<bool, RegistryError> {
+    /// Makes `change`; whether it changed anything, and whether clients
+    /// should list again.
+    pub(crate) fn change(&self, change: &Change) -> Result<Changed, RegistryError> {
         let mut current = self.current.write().unwrap_or_else(PoisonError::into_inner);
         match current.registry.changed(change)? {
             Some(registry) => {
-                *current = Arc::new(Snapshot::new(registry, self.page_size));
+                let next = Snapshot::new(registry, self.page_size);
+                let listed = !matches!(change.list(), List::Tools)
+                    || !same_tools(current.listed_tools(), next.listed_tools());
+                *current = Arc::new(next);
                 self.generation.fetch_add(1, Ordering::Release);
-                Ok(true)
+                Ok(Changed { any: true, listed })
             }
-            None => Ok(false),
+            None => Ok(Changed::default()),
         }
     }
+}
+
+/// What a change to a [`Live`] did.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Changed {
+    /// Something was added or removed.
+    pub(crate) any: bool,
+    /// What a client lists changed: always for resources and prompts; for
+    /// tools, unless progressive discovery leaves the change unlisted.
+    pub(crate) listed: bool,
+}
+
+/// Whether `a` and `b` are the same tools (the same definitions, not
+/// only the same names).
+fn same_tools(a: &[Arc<Tool>], b: &[Arc<Tool>]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(a, b)| Arc::ptr_eq(a, b))
 }

@@ -61,7 +61,6 @@ pub(crate) use self::core::{Limits, ServerCore};
 pub(crate) use self::fleet::{Routed, SessionParts};
 pub(crate) use self::incoming::{Incoming, for_each_line, lines_of};
 pub(crate) use self::live::Live;
-#[cfg(feature = "auth")]
 pub(crate) use self::live::Snapshot;
 #[cfg(feature = "http")]
 pub(crate) use self::modern::{claims_modern, declared_version, meta_in};

@@ -16,8 +16,9 @@ use crate::tools::def::Tool;
 /// What performs a request once it has passed every layer: the
 /// connection's machinery, as it stood when the request arrived.
 pub(crate) trait Perform: Send + Sync {
-    /// The tool of that name, as served when the request arrived.
-    fn tool(&self, name: &str) -> Option<&Tool>;
+    /// The tool a `tools/call` of `name` with `arguments` runs, as served
+    /// when the request arrived (the target of the discovery proxy).
+    fn tool(&self, name: &str, arguments: Option<&Value>) -> Option<&Tool>;
 
     /// Performs `method` with `params` (as the layers left them): the
     /// result, shaped for the negotiated protocol version, or the error.
@@ -95,13 +96,15 @@ impl McpRequest {
     /// For `tools/call`, the tool its params name (as they stand now), with
     /// its annotations for a policy to read: `None` for other methods and
     /// for a name that is no tool (the request then fails with
-    /// "Unknown tool" if a layer lets it through).
+    /// "Unknown tool" if a layer lets it through). For a call of the
+    /// proxy of progressive discovery ([`ToolSearch`](crate::ToolSearch)),
+    /// the tool it calls, so that a policy cannot be bypassed through it.
     pub fn tool(&self) -> Option<&Tool> {
         if self.method != "tools/call" {
             return None;
         }
         let name = self.params.get("name")?.as_str()?;
-        self.perform.tool(name)
+        self.perform.tool(name, self.params.get("arguments"))
     }
 
     /// Values a layer (or the HTTP stack) attached to the request. Over

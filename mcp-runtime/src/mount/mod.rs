@@ -197,8 +197,12 @@ fn with_instructions(server: Server, prefix: &str, theirs: &str) -> Server {
     server.instructions(joined)
 }
 
-/// Refuses entries whose key something else serves, naming it.
+/// Refuses entries whose key something else serves, naming it. Tools are
+/// compared by the names they are served under (after the tool filter
+/// and the transforms), so a local tool renamed or hidden does not take
+/// its own name from a mount.
 fn check_collisions(server: &Server, entries: &Entries, upstream: &str) -> Result<(), MountError> {
+    let served = server.served_tool_names();
     let lists = [
         (Primitive::Tool, entries.tools.keys().collect::<Vec<_>>()),
         (Primitive::Resource, entries.resources.keys().collect()),
@@ -206,7 +210,7 @@ fn check_collisions(server: &Server, entries: &Entries, upstream: &str) -> Resul
     ];
     for (kind, keys) in lists {
         for key in keys {
-            if let Some(other) = served_by(server, kind, key) {
+            if let Some(other) = served_by(server, kind, key, &served) {
                 return Err(MountError::Collision {
                     kind,
                     key: key.clone(),
@@ -219,13 +223,26 @@ fn check_collisions(server: &Server, entries: &Entries, upstream: &str) -> Resul
     Ok(())
 }
 
-/// What already serves `key` as a `kind`, in words.
-fn served_by(server: &Server, kind: Primitive, key: &str) -> Option<String> {
+/// What already serves `key` as a `kind`, in words. `served` maps a
+/// tool's own name to the one it is served under.
+fn served_by(
+    server: &Server,
+    kind: Primitive,
+    key: &str,
+    served: &dyn Fn(&str) -> Option<String>,
+) -> Option<String> {
+    // Two names are one if they are served as one; a tool left out is
+    // no collision.
+    let as_served = |name: &str| match kind {
+        Primitive::Tool => served(name),
+        _ => Some(name.to_owned()),
+    };
+    let key = &as_served(key)?;
     if let Some((_, _, source)) = server
         .mounts
         .keys
         .iter()
-        .find(|(k, existing, _)| *k == kind && existing == key)
+        .find(|(k, existing, _)| *k == kind && as_served(existing).as_ref() == Some(key))
     {
         return Some(source.clone());
     }
@@ -266,7 +283,7 @@ fn served_by(server: &Server, kind: Primitive, key: &str) -> Option<String> {
                 .collect(),
         ),
     };
-    defined.retain(|(name, _)| *name == key);
+    defined.retain(|(name, _)| as_served(name).as_ref() == Some(key));
     let found = defined.first().map(|(_, location)| *location);
     found.map(|location| {
         if location.is_dynamic() {

@@ -82,14 +82,18 @@
 mod access;
 mod arguments;
 mod call;
+#[cfg(all(test, feature = "http"))]
+mod call_tests;
 mod document;
 mod names;
 mod operation;
-// The fields are read by call.rs; the placeholder of this branch reads
-// none (remove this once branch oa-wire's call.rs is merged).
-#[allow(dead_code)]
 pub(crate) mod plan;
+mod request;
+mod response;
 mod schema;
+mod styles;
+#[cfg(test)]
+mod test_plan;
 
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -76,13 +76,22 @@ impl Registry {
         let taken = |kind| move |d| RegistryError::duplicate(kind, d);
         let changed = match change {
             Change::AddTool(tool) => {
+                // Transformed like the tools served at start-up; a hidden
+                // one changes nothing.
+                let Some(tool) = next.transforms.apply(Arc::clone(tool))? else {
+                    return Ok(None);
+                };
                 if check_view {
-                    views::check_link(tool, &next.resources)?;
+                    views::check_link(&tool, &next.resources)?;
                 }
-                insert_unique(&mut next.tools, Arc::clone(tool)).map_err(taken(Primitive::Tool))?;
+                insert_unique(&mut next.tools, tool).map_err(taken(Primitive::Tool))?;
                 true
             }
-            Change::RemoveTool(name) => remove(&mut next.tools, name).is_some(),
+            // By the name it was added under: the tool it became goes.
+            Change::RemoveTool(name) => match next.transforms.served_name(name) {
+                Some(served) => remove(&mut next.tools, served).is_some(),
+                None => false,
+            },
             Change::AddResource(resource) => {
                 let list = if resource.is_template() {
                     &mut next.templates

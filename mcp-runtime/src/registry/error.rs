@@ -164,6 +164,29 @@ pub enum RegistryError {
         /// The names of all tools, comma-separated (empty if there are none).
         known: String,
     },
+    /// A [`ToolTransform`](crate::ToolTransform) cannot apply to its tool:
+    /// it names an argument the tool does not have, fixes a value the
+    /// argument's schema refuses, hides a required argument without a
+    /// value, renames the tool twice or to an invalid name.
+    InvalidTransform {
+        /// The tool it transforms, by the name it would be served under.
+        tool: String,
+        /// Where the transform was given.
+        location: Location,
+        /// What is wrong, and the fix.
+        reason: String,
+    },
+    /// A [`ToolTransform`](crate::ToolTransform) that is not
+    /// [`optional`](crate::ToolTransform::optional) names a tool that does
+    /// not exist.
+    UnknownTransformName {
+        /// The name in the transform.
+        name: String,
+        /// Where the transform was given.
+        location: Location,
+        /// The names of all tools, comma-separated (empty if there are none).
+        known: String,
+    },
     /// The `Auth` given to `Server::auth` (feature `auth`) cannot work
     /// (no audience, an unknown algorithm, a key that does not parse).
     InvalidAuth {
@@ -321,6 +344,31 @@ impl std::fmt::Display for RegistryError {
                 "`Server::include_tools` or `exclude_tools` names `{name}`, but no tool has \
                  that name; remove it, or use one of the tools' names: {known}"
             ),
+            RegistryError::InvalidTransform {
+                tool,
+                location,
+                reason,
+            } => write!(
+                f,
+                "the transform of the tool `{tool}` given at {location} cannot apply: {reason}"
+            ),
+            RegistryError::UnknownTransformName {
+                name,
+                location,
+                known,
+            } => {
+                write!(
+                    f,
+                    "the transform given at {location} names the tool `{name}`, but no tool has \
+                     that name; correct the name, or mark the transform `.optional()` if the \
+                     tool is added later"
+                )?;
+                if known.is_empty() {
+                    f.write_str(" (this server has no tools yet)")
+                } else {
+                    write!(f, " (the tools: {known})")
+                }
+            }
             RegistryError::MissingView {
                 tool,
                 location,

@@ -23,8 +23,10 @@ use crate::resources::build::Resource;
 use crate::resources::dynamic::DynamicResource;
 use crate::tools::build::ToolSource;
 use crate::tools::def::{Tool, ToolDef};
+use crate::tools::derived::Transforms;
 use crate::tools::dynamic::DynamicTool;
 use crate::tools::output::CallToolResult;
+use crate::tools::transform::ToolTransform;
 
 /// The number of `#[tool]` functions linked into this binary, before any
 /// filter.
@@ -53,7 +55,7 @@ pub(crate) struct ToolFilter {
 }
 
 impl ToolFilter {
-    fn allows(&self, name: &str) -> bool {
+    pub(crate) fn allows(&self, name: &str) -> bool {
         self.include
             .as_ref()
             .is_none_or(|names| names.iter().any(|n| n == name))
@@ -79,9 +81,14 @@ pub struct Registry {
     /// Sorted by name.
     prompts: Vec<Arc<Prompt>>,
     pub(crate) state: Arc<StateMap>,
+    /// The tool transforms, applied to the tools added later too.
+    pub(crate) transforms: Arc<Transforms>,
     /// The skills (`Server::skill`), whose files are among `resources`.
     #[cfg(feature = "skills")]
     pub(crate) skills: Arc<crate::skills::Catalog>,
+    /// Progressive discovery (`Server::tool_search`): what `tools/list`
+    /// shows of `tools`.
+    pub(crate) discovery: Option<Arc<crate::tools::search::Discovery>>,
 }
 
 impl Registry {
@@ -97,20 +104,22 @@ impl Registry {
             .chain(dynamic.tools.iter().map(ToolSource::Dynamic))
             .collect();
 
+        let transforms = Arc::new(Transforms::new(&dynamic.transforms)?);
+        // An operation `Server::openapi` refused stops the start unless the
+        // tool filter leaves it out or a transform hides it.
         #[cfg(feature = "openapi")]
-        if let Some(refusal) = dynamic
-            .openapi_refusals
-            .iter()
-            .find(|r| r.tool.as_deref().is_none_or(|tool| filter.allows(tool)))
-        {
+        if let Some(refusal) = dynamic.openapi_refusals.iter().find(|r| {
+            r.tool
+                .as_deref()
+                .is_none_or(|tool| filter.allows(tool) && !transforms.hides(tool))
+        }) {
             return Err(RegistryError::InvalidOpenApi {
                 document: refusal.document.clone(),
                 location: refusal.location,
                 reason: refusal.reason.clone(),
             });
         }
-        // A refused operation's tool may be named by the filter, to leave
-        // it out.
+        // Such a tool may be named, to leave it out.
         #[cfg(feature = "openapi")]
         let refused: Vec<&str> = dynamic
             .openapi_refusals
@@ -119,23 +128,42 @@ impl Registry {
             .collect();
         #[cfg(not(feature = "openapi"))]
         let refused: Vec<&str> = Vec::new();
+        let known = |name: &str| all.iter().any(|s| s.key() == name) || refused.contains(&name);
+        for (name, location) in transforms.required() {
+            if !known(name) {
+                return Err(RegistryError::UnknownTransformName {
+                    name: name.to_owned(),
+                    location,
+                    known: known_names(&all),
+                });
+            }
+        }
         for name in filter.names() {
-            if !all.iter().any(|s| s.key() == name) && !refused.contains(&name.as_str()) {
-                let mut known: Vec<&str> = all.iter().map(Keyed::key).collect();
-                known.sort_unstable();
-                // Two tools may share a name (reported later); list it once.
-                known.dedup();
+            if !known(name) {
                 return Err(RegistryError::UnknownFilterName {
                     name: name.clone(),
-                    known: known.join(", "),
+                    known: known_names(&all),
                 });
             }
         }
 
-        let mut sources: Vec<ToolSource<'_>> =
-            all.into_iter().filter(|s| filter.allows(s.key())).collect();
+        // Filtered, then transformed, by the tools' own names; a hidden
+        // tool is never built.
+        let mut sources: Vec<ToolSource<'_>> = all
+            .into_iter()
+            .filter(|s| filter.allows(s.key()) && !transforms.hides(s.key()))
+            .collect();
         sort_unique(&mut sources).map_err(|d| RegistryError::duplicate(Primitive::Tool, d))?;
-        let tools = parallel::build_all(&sources, |source| source.build(&state).map(Arc::new))?;
+        let mut tools = parallel::build_all(&sources, |source| source.build(&state).map(Arc::new))?;
+        if !transforms.is_empty() {
+            let mut served = Vec::with_capacity(tools.len());
+            for tool in tools {
+                served.extend(transforms.apply(tool)?);
+            }
+            // A new name may be another tool's.
+            sort_unique(&mut served).map_err(|d| RegistryError::duplicate(Primitive::Tool, d))?;
+            tools = served;
+        }
         #[cfg(feature = "skills")]
         let (skills, skill_files) = crate::skills::Catalog::build(&dynamic.skills)?;
         #[cfg(not(feature = "skills"))]
@@ -172,8 +200,10 @@ impl Registry {
             templates,
             prompts,
             state,
+            transforms,
             #[cfg(feature = "skills")]
             skills: Arc::new(skills),
+            discovery: None,
         })
     }
 
@@ -245,6 +275,11 @@ impl Registry {
         &self.tools
     }
 
+    /// The tools, to add to (kept sorted by name).
+    pub(crate) fn tools_mut(&mut self) -> &mut Vec<Arc<Tool>> {
+        &mut self.tools
+    }
+
     /// The tool with this name.
     pub fn get(&self, name: &str) -> Option<&Arc<Tool>> {
         self.index_of(name).map(|i| &self.tools[i])
@@ -278,6 +313,10 @@ impl Registry {
     pub async fn call(&self, name: &str, arguments: Value) -> Result<CallToolResult, CallError> {
         let (tool, arguments) = self.callable(name, arguments)?;
         let ctx = Context::new(Arc::clone(&tool.name), Arc::clone(&self.state));
+        // Progressive discovery's tools answer from this registry.
+        if let Some(answer) = self.call_synthetic(tool, &arguments, &ctx).await {
+            return answer;
+        }
         Ok(tool.call(arguments, ctx, None).await.into_result())
     }
 }
@@ -330,6 +369,8 @@ pub(crate) struct Dynamic {
     pub(crate) tools: Vec<DynamicTool>,
     pub(crate) resources: Vec<DynamicResource>,
     pub(crate) prompts: Vec<DynamicPrompt>,
+    /// Added by `Server::transform`, in order.
+    pub(crate) transforms: Vec<ToolTransform>,
     /// Added by `Server::skill`.
     #[cfg(feature = "skills")]
     pub(crate) skills: Vec<crate::skills::Skill>,
@@ -337,6 +378,16 @@ pub(crate) struct Dynamic {
     /// tool filter lets it through (or when it is about a whole document).
     #[cfg(feature = "openapi")]
     pub(crate) openapi_refusals: Vec<crate::openapi::KeptRefusal>,
+}
+
+/// The names of `tools`, sorted, each once, comma-separated: what a
+/// filter or transform could have named.
+fn known_names(tools: &[ToolSource<'_>]) -> String {
+    let mut known: Vec<&str> = tools.iter().map(Keyed::key).collect();
+    known.sort_unstable();
+    // Two tools may share a name (reported later); list it once.
+    known.dedup();
+    known.join(", ")
 }
 
 /// A template's variables bound to what a URI gives them, by name.

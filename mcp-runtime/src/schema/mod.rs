@@ -1,11 +1,13 @@
 //! JSON Schemas: generating them from Rust types and shaping them for real
 //! clients (`generate`), checking arguments against them (`validator`,
 //! wrapped for tool calls by `arguments`), and checking their `x-mcp-header`
-//! marks (`headers`).
+//! marks (`headers`), and reshaping a published one for a tool transform
+//! (`reshape`).
 
 pub(crate) mod arguments;
 pub(crate) mod generate;
 pub(crate) mod headers;
+pub(crate) mod reshape;
 pub(crate) mod validator;
 
 use serde_json::{Map, Value};

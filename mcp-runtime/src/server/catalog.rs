@@ -1,11 +1,16 @@
 //! The builder methods that choose what is served: tools, resources,
 //! prompts and skills added at run time, and the filters on tools.
 
+use crate::ToolSearch;
 use crate::handle::ServerHandle;
+use crate::location::Location;
 use crate::notify::Notifier;
 use crate::prompts::dynamic::DynamicPrompt;
 use crate::resources::dynamic::DynamicResource;
+#[cfg(feature = "client")]
+use crate::tools::derived::Transforms;
 use crate::tools::dynamic::DynamicTool;
+use crate::tools::transform::ToolTransform;
 
 use super::Server;
 
@@ -34,6 +39,54 @@ impl Server {
         self.filter
             .exclude
             .extend(names.into_iter().map(Into::into));
+        self
+    }
+
+    /// Serves a tool transformed: renamed, re-described, with arguments
+    /// renamed or hidden, or not at all; see [`ToolTransform`]. The tool
+    /// is named as it would be served without transforms, after
+    /// [`include_tools`](Self::include_tools) and
+    /// [`exclude_tools`](Self::exclude_tools) chose it; a transform given
+    /// here applies to tools added later too. A transform that cannot apply,
+    /// or that names no tool (unless [`optional`](ToolTransform::optional)),
+    /// is an error at start-up naming this call's place.
+    #[track_caller]
+    pub fn transform(mut self, transform: ToolTransform) -> Self {
+        let location = crate::location::Location::caller();
+        self.dynamic.transforms.push(ToolTransform {
+            location,
+            ..transform
+        });
+        self
+    }
+
+    /// How a tool's own name becomes the name it is served under: `None`
+    /// if the filter or a transform leaves it out. For the checks made
+    /// before the registry exists (a mount's collisions); transforms that
+    /// cannot apply are the registry's to refuse, and count as absent here.
+    #[cfg(feature = "client")]
+    pub(crate) fn served_tool_names(&self) -> impl Fn(&str) -> Option<String> + '_ {
+        let transforms = Transforms::new(&self.dynamic.transforms).unwrap_or_default();
+        move |name| {
+            if !self.filter.allows(name) {
+                return None;
+            }
+            transforms.served_name(name).map(str::to_owned)
+        }
+    }
+
+    /// Turns on progressive discovery: `tools/list` shows the pinned tools
+    /// and a search tool (and a proxy that calls any tool) instead of
+    /// every tool; every tool stays callable. See [`ToolSearch`] for what
+    /// clients see. Refused at
+    /// start-up if a served tool has a synthetic tool's name; a second
+    /// call replaces the first.
+    ///
+    /// Pins name tools as they are served: after `include_tools` and
+    /// `exclude_tools` chose them and transforms renamed them.
+    #[track_caller]
+    pub fn tool_search(mut self, search: ToolSearch) -> Self {
+        self.search = Some((search, Location::caller()));
         self
     }
 

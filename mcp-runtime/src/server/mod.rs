@@ -41,6 +41,9 @@ pub struct Server {
     state: StateMap,
     filter: ToolFilter,
     dynamic: Dynamic,
+    /// Progressive discovery ([`Server::tool_search`]), and where it was
+    /// turned on.
+    search: Option<(crate::ToolSearch, crate::Location)>,
     /// Taken by [`Server::notifier`].
     notifier: Option<Notifier>,
     /// Taken by [`Server::handle`].
@@ -78,6 +81,7 @@ impl Server {
             state: StateMap::default(),
             filter: ToolFilter::default(),
             dynamic: Dynamic::default(),
+            search: None,
             notifier: None,
             handle: None,
             limits: Limits::default(),
@@ -440,7 +444,8 @@ impl Server {
         let service = self.layers.build();
         #[cfg(feature = "client")]
         let mounts = self.mounts;
-        let (info, instructions, notifier) = (self.info, self.instructions, self.notifier);
+        let (info, notifier) = (self.info, self.notifier);
+        let instructions = with_search_sentence(self.instructions, self.search.as_ref());
         let Some(handle) = self.handle else {
             let served = Served {
                 list_changes: notifier.is_some(),
@@ -490,8 +495,15 @@ impl Server {
     /// names are unique and every `State<T>` a tool needs is registered.
     /// The server does this once when it starts; tests and tools such as
     /// a `--list-tools` export can call it directly.
+    ///
+    /// With [`Server::tool_search`], it has the synthetic tools too, and
+    /// [`Registry::listed`] is what `tools/list` shows.
     pub fn registry(&self) -> Result<Registry, RegistryError> {
-        Registry::build(&self.dynamic, &self.filter, Arc::new(self.state.clone()))
+        let registry = Registry::build(&self.dynamic, &self.filter, Arc::new(self.state.clone()))?;
+        match &self.search {
+            Some((search, location)) => search.install(registry, *location),
+            None => Ok(registry),
+        }
     }
 
     /// What the builder adds beside the attributes' functions.
@@ -509,6 +521,21 @@ impl std::fmt::Debug for Server {
             .field("state", &self.state)
             .finish_non_exhaustive()
     }
+}
+
+/// The instructions, with progressive discovery's sentence after them
+/// when it has one.
+fn with_search_sentence(
+    instructions: Option<String>,
+    search: Option<&(crate::ToolSearch, crate::Location)>,
+) -> Option<String> {
+    let Some(sentence) = search.and_then(|(search, _)| search.instructions_sentence()) else {
+        return instructions;
+    };
+    Some(match instructions {
+        Some(text) if !text.trim().is_empty() => format!("{}\n\n{sentence}", text.trim_end()),
+        _ => sentence,
+    })
 }
 
 /// A tool set that cannot be served, said on stderr, as an `io::Error`.

@@ -113,7 +113,7 @@ pub(crate) fn build_static(def: &'static ToolDef, state: &StateMap) -> Result<To
         validator,
         metadata,
         ui: def.ui.map(|ui| Arc::from(ui.resource_uri)),
-        tags: Arc::from([]),
+        tags: def.tags.iter().map(|&tag| tag.to_owned()).collect(),
         handler: Handler::Static(def.call),
         location: def.location,
     })
@@ -220,7 +220,7 @@ pub(crate) fn build_dynamic(tool: &DynamicTool) -> Result<Tool, RegistryError> {
 }
 
 /// The tool-name rule: `^[A-Za-z0-9_.-]{1,64}$`.
-fn check_name(name: &str) -> Result<(), String> {
+pub(crate) fn check_name(name: &str) -> Result<(), String> {
     match name.chars().count() {
         0 => return Err("it is empty; use 1 to 64 characters".into()),
         count @ 65.. => return Err(format!("it has {count} characters; use at most 64")),

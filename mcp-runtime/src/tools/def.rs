@@ -113,6 +113,8 @@ pub struct ToolDef {
     /// `scopes = [..]`: OAuth scopes a caller needs (checked by the macro,
     /// and again at start-up).
     pub scopes: &'static [&'static str],
+    /// `tags = [..]`: words that group it (checked by the macro).
+    pub tags: &'static [&'static str],
     /// `ui = ".."` and `visibility = ..`: the view it links to.
     pub ui: Option<crate::apps::ToolUi>,
     pub input_schema: fn(&mut schemars::SchemaGenerator) -> schemars::Schema,
@@ -129,6 +131,16 @@ pub(crate) type DynHandler = Arc<dyn Fn(Value, Context) -> BoxFuture<CallToolRes
 pub(crate) enum Handler {
     Static(fn(Value, Context) -> BoxFuture<RawOutput>),
     Dynamic(DynHandler),
+    /// A transformed tool: its arguments map back, then the tool it was
+    /// made from runs (`tools::derived`).
+    Derived(Arc<Derived>),
+}
+
+/// What a transformed tool runs: the tool it was made from, and how its
+/// arguments map back.
+pub(crate) struct Derived {
+    pub(crate) inner: Arc<Tool>,
+    pub(crate) args: crate::tools::argmap::ArgMap,
 }
 
 /// A tool as served: its metadata, schemas and compiled validator.
@@ -253,6 +265,12 @@ impl Tool {
         if let Err(text) = self.validator.validate(&self.name, &arguments) {
             return CallToolResult::error(text).into();
         }
+        if let Handler::Derived(derived) = &self.handler {
+            // Checked with the names the client sees; the tool checks its
+            // own (and keeps its timeout, output and panic handling).
+            let arguments = derived.args.map(arguments);
+            return Box::pin(derived.inner.call(arguments, ctx, default_timeout)).await;
+        }
         let wrap = self.wrap_output
             && !ctx
                 .protocol_version()
@@ -264,6 +282,7 @@ impl Tool {
                 let structured = self.wrap_output;
                 Box::pin(async move { dynamic_output(future.await, structured) })
             }
+            Handler::Derived(_) => unreachable!("a derived tool runs the tool it was made from"),
         };
         let guarded = CatchUnwind::new(future);
         let outcome = match self.timeout.or(default_timeout) {

@@ -249,12 +249,21 @@ mod checked {
         };
         match &**method {
             "tools/call" => {
-                let name = match call {
-                    Some(Ok(call)) => Some(call.name.to_string()),
+                // The proxy of progressive discovery needs its target's.
+                let registry = &snapshot.registry;
+                let tool = match call {
+                    Some(Ok(call)) => registry.called(&call.name, Some(&call.arguments)),
                     Some(Err(_)) => None,
-                    None => text("name"),
+                    None => {
+                        let params: Option<serde_json::Map<String, Value>> =
+                            serde_json::from_str(params.map_or("{}", RawValue::get)).ok();
+                        params.as_ref().and_then(|params| {
+                            let name = params.get("name")?.as_str()?;
+                            registry.called(name, params.get("arguments"))
+                        })
+                    }
                 };
-                name.and_then(|name| snapshot.registry.get(&name).map(|t| t.scopes().to_vec()))
+                tool.map(|tool| tool.scopes().to_vec())
             }
             "resources/read" => text("uri").and_then(|uri| {
                 snapshot
