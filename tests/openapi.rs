@@ -686,3 +686,207 @@ async fn from_url_fetches_resolves_relative_servers_and_follows_no_redirect() {
     );
     server.abort();
 }
+
+/// One request the stub API received.
+#[derive(Debug, Clone)]
+struct Seen {
+    method: String,
+    /// Path and query, as sent.
+    target: String,
+    headers: axum::http::HeaderMap,
+    body: String,
+}
+
+/// A stub of the Petstore API on loopback that records what it receives.
+async fn stub() -> (
+    String,
+    std::sync::Arc<std::sync::Mutex<Vec<Seen>>>,
+    tokio::task::JoinHandle<()>,
+) {
+    use axum::body::{Body, to_bytes};
+    use axum::http::{Request, StatusCode, header::CONTENT_TYPE};
+    use axum::response::IntoResponse;
+
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = std::sync::Arc::clone(&seen);
+    let handler = move |request: Request<Body>| {
+        let log = std::sync::Arc::clone(&log);
+        async move {
+            let (parts, body) = request.into_parts();
+            let body = to_bytes(body, 1 << 20).await.unwrap_or_default();
+            let target = parts
+                .uri
+                .path_and_query()
+                .map(|p| p.to_string())
+                .unwrap_or_default();
+            let path = parts.uri.path().to_owned();
+            log.lock().unwrap().push(Seen {
+                method: parts.method.to_string(),
+                target,
+                headers: parts.headers,
+                body: String::from_utf8_lossy(&body).into_owned(),
+            });
+            let pet = json!({"id": 7, "name": "Rex", "tag": null});
+            let (status, answer) = match (parts.method.as_str(), path.as_str()) {
+                ("GET", "/pets") => (StatusCode::OK, json!([pet])),
+                ("POST", "/pets") => (StatusCode::CREATED, pet),
+                ("GET", "/pets/7") => (StatusCode::OK, pet),
+                ("GET", "/store/inventory") => (StatusCode::OK, json!({"available": 3})),
+                _ => (StatusCode::OK, json!([])),
+            };
+            (
+                status,
+                [(CONTENT_TYPE, "application/json")],
+                answer.to_string(),
+            )
+                .into_response()
+        }
+    };
+    let router = axum::Router::new().fallback(handler);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
+    let server = tokio::spawn(async move {
+        let _ = axum::serve(listener, router).await;
+    });
+    (base, seen, server)
+}
+
+fn modern_meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": MODERN,
+        "io.modelcontextprotocol/clientInfo": {"name": "openapi-test", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    })
+}
+
+#[tokio::test]
+async fn calls_reach_the_api_as_the_document_says() {
+    let (base, seen, server) = stub().await;
+    for file in ["petstore.json", "petstore-3.0.json"] {
+        seen.lock().unwrap().clear();
+        let server = || {
+            let api = OpenApi::from_file(dir().join(file))
+                .base_url(&base)
+                .bearer("t0ken")
+                .api_key("k3y")
+                .skip_unsupported();
+            Server::new("petstore", "1").openapi(api)
+        };
+        let mut client = within(TestClient::connect_with_version(server(), LEGACY))
+            .await
+            .unwrap();
+
+        // An array answer: under `result` before 2026-07-28...
+        let listed = within(client.call_tool(
+            "listPets",
+            json!({"limit": 5, "status": ["available", "sold"]}),
+        ))
+        .await
+        .unwrap();
+        assert_eq!(listed["isError"], false, "{file}: {listed}");
+        assert_eq!(
+            listed["structuredContent"],
+            json!({"result": [{"id": 7, "name": "Rex", "tag": null}]})
+        );
+        // ... and bare after.
+        let mut modern = TestClient::start(server()).unwrap();
+        let params = json!({"name": "listPets", "arguments": {}, "_meta": modern_meta()});
+        let answer = within(modern.request("tools/call", params)).await.unwrap();
+        assert_eq!(
+            answer["structuredContent"],
+            json!([{"id": 7, "name": "Rex", "tag": null}]),
+            "{file}: {answer}"
+        );
+
+        // Merged body members and a header; the bearer token.
+        let created = within(client.call_tool(
+            "createPet",
+            json!({"X-Request-Id": "3fa85f64-5717-4562-b3fc-2c963f66afa6", "name": "Rex", "tag": null}),
+        ))
+        .await
+        .unwrap();
+        assert_eq!(created["structuredContent"]["id"], 7, "{file}: {created}");
+        // A path-level parameter; the API key where the scheme says.
+        within(client.call_tool("getPet", json!({"petId": 7})))
+            .await
+            .unwrap();
+        within(client.call_tool("get_store_inventory", json!({})))
+            .await
+            .unwrap();
+        let searched = within(client.call_tool(
+            "searchPets",
+            json!({"ids": [1, 2], "tags": ["a", "b"], "filter": {"name": "x"}}),
+        ))
+        .await
+        .unwrap();
+        assert_eq!(searched["isError"], false, "{file}: {searched}");
+
+        let seen = seen.lock().unwrap().clone();
+        let targets: Vec<(String, String)> = seen
+            .iter()
+            .map(|s| (s.method.clone(), s.target.clone()))
+            .collect();
+        assert_eq!(
+            targets,
+            [
+                (
+                    "GET".into(),
+                    "/pets?limit=5&status=available&status=sold".into()
+                ),
+                ("GET".into(), "/pets".into()),
+                ("POST".into(), "/pets".into()),
+                ("GET".into(), "/pets/7".into()),
+                ("GET".into(), "/store/inventory".into()),
+                (
+                    "GET".into(),
+                    "/search?ids=1,2&tags=a|b&filter[name]=x".into()
+                ),
+            ],
+            "{file}"
+        );
+        let create = &seen[2];
+        assert_eq!(
+            serde_json::from_str::<Value>(&create.body).unwrap(),
+            json!({"name": "Rex", "tag": null})
+        );
+        assert_eq!(
+            create.headers["x-request-id"],
+            "3fa85f64-5717-4562-b3fc-2c963f66afa6"
+        );
+        assert_eq!(create.headers["authorization"], "Bearer t0ken");
+        assert_eq!(create.headers["content-type"], "application/json");
+        let inventory = &seen[4];
+        assert_eq!(inventory.headers["api_key"], "k3y");
+        assert!(inventory.headers.get("authorization").is_none());
+    }
+    server.abort();
+}
+
+#[tokio::test]
+async fn transforms_hide_refused_operations_and_rename_served_ones() {
+    use mcp_runtime::ToolTransform;
+
+    let (base, _seen, server) = stub().await;
+    let api = OpenApi::from_file(dir().join("petstore.json")).base_url(&base);
+    let mut hidden = Server::new("p", "1").openapi(api);
+    for name in REFUSED {
+        hidden = hidden.transform(ToolTransform::new(name).hide());
+    }
+    let hidden = hidden.transform(ToolTransform::new("listPets").rename("pets"));
+    let mut client = within(TestClient::connect_with_version(hidden, LEGACY))
+        .await
+        .expect("it starts");
+    let tools = within(client.list_tools()).await.unwrap();
+    assert_eq!(tools.len(), 8);
+    assert_eq!(
+        tool(&tools, "pets")["outputSchema"]["required"],
+        json!(["result"])
+    );
+    let listed = within(client.call_tool("pets", json!({}))).await.unwrap();
+    assert_eq!(
+        listed["structuredContent"],
+        json!({"result": [{"id": 7, "name": "Rex", "tag": null}]}),
+        "{listed}"
+    );
+    server.abort();
+}
