@@ -65,8 +65,8 @@
 //! [`Server::exclude_tools`](crate::Server::exclude_tools), or serve the
 //! rest with [`OpenApi::skip_unsupported`], which logs each refusal; a
 //! [transform](crate::ToolTransform) that hides the tool leaves it out
-//! too. A document that cannot be read, parsed or used at all (Swagger 2.0, an
-//! unknown version, no base URL), an operation key that names no
+//! too. A document that cannot be read, parsed or used at all (Swagger
+//! 2.0, an unknown version, no base URL), an operation key that names no
 //! operation, and a credential the document has no scheme for always stop
 //! the start.
 //!
