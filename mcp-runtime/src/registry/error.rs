@@ -211,6 +211,18 @@ pub enum RegistryError {
         /// What is wrong, and the fix.
         reason: String,
     },
+    /// An OpenAPI document given to `Server::openapi` (feature `openapi`)
+    /// cannot be read or used, or one of its chosen operations cannot be
+    /// served.
+    #[cfg(feature = "openapi")]
+    InvalidOpenApi {
+        /// The document's path, URL or given name.
+        document: String,
+        /// Where it was given to `Server::openapi`.
+        location: Location,
+        /// What is wrong, where in the document, and the fix.
+        reason: String,
+    },
 }
 
 impl std::fmt::Display for RegistryError {
@@ -409,6 +421,16 @@ impl std::fmt::Display for RegistryError {
                 f,
                 "the skill `skill://{path}` given to `Server::skill` at {location} cannot be \
                  served: {reason}"
+            ),
+            #[cfg(feature = "openapi")]
+            RegistryError::InvalidOpenApi {
+                document,
+                location,
+                reason,
+            } => write!(
+                f,
+                "the OpenAPI document {document} (given to Server::openapi at {location}) cannot \
+                 be served: {reason}"
             ),
         }
     }

@@ -105,8 +105,32 @@ impl Registry {
             .collect();
 
         let transforms = Arc::new(Transforms::new(&dynamic.transforms)?);
+        // An operation `Server::openapi` refused stops the start unless the
+        // tool filter leaves it out or a transform hides it.
+        #[cfg(feature = "openapi")]
+        if let Some(refusal) = dynamic.openapi_refusals.iter().find(|r| {
+            r.tool
+                .as_deref()
+                .is_none_or(|tool| filter.allows(tool) && !transforms.hides(tool))
+        }) {
+            return Err(RegistryError::InvalidOpenApi {
+                document: refusal.document.clone(),
+                location: refusal.location,
+                reason: refusal.reason.clone(),
+            });
+        }
+        // Such a tool may be named, to leave it out.
+        #[cfg(feature = "openapi")]
+        let refused: Vec<&str> = dynamic
+            .openapi_refusals
+            .iter()
+            .filter_map(|r| r.tool.as_deref())
+            .collect();
+        #[cfg(not(feature = "openapi"))]
+        let refused: Vec<&str> = Vec::new();
+        let known = |name: &str| all.iter().any(|s| s.key() == name) || refused.contains(&name);
         for (name, location) in transforms.required() {
-            if !all.iter().any(|s| s.key() == name) {
+            if !known(name) {
                 return Err(RegistryError::UnknownTransformName {
                     name: name.to_owned(),
                     location,
@@ -115,7 +139,7 @@ impl Registry {
             }
         }
         for name in filter.names() {
-            if !all.iter().any(|s| s.key() == name) {
+            if !known(name) {
                 return Err(RegistryError::UnknownFilterName {
                     name: name.clone(),
                     known: known_names(&all),
@@ -350,6 +374,10 @@ pub(crate) struct Dynamic {
     /// Added by `Server::skill`.
     #[cfg(feature = "skills")]
     pub(crate) skills: Vec<crate::skills::Skill>,
+    /// What `Server::openapi` could not serve, reported by `build` when the
+    /// tool filter lets it through (or when it is about a whole document).
+    #[cfg(feature = "openapi")]
+    pub(crate) openapi_refusals: Vec<crate::openapi::KeptRefusal>,
 }
 
 /// The names of `tools`, sorted, each once, comma-separated: what a

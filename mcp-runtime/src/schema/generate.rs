@@ -117,6 +117,12 @@ pub(crate) fn finish_output(schema: Schema) -> Result<OutputSchemas, String> {
     if is_object {
         return Ok((root, None));
     }
+    Ok(wrap_output_schema(root))
+}
+
+/// The schema of a type that is not an object, as listed to clients before
+/// 2026-07-28 (under `result`), and as it is.
+pub(crate) fn wrap_output_schema(mut root: Map<String, Value>) -> OutputSchemas {
     // As it is, for the 2026-07-28 era, whose structured content may be
     // any JSON value.
     let bare = root.clone();
@@ -135,7 +141,7 @@ pub(crate) fn finish_output(schema: Schema) -> Result<OutputSchemas, String> {
     if let Some(defs) = defs {
         wrapper.insert("$defs".into(), defs);
     }
-    Ok((wrapper, Some(bare)))
+    (wrapper, Some(bare))
 }
 
 /// Rewrites every `$ref` that points into the root schema (other than into
@@ -223,7 +229,7 @@ const STANDARD_FORMATS: &[&str] = &[
 /// Removes schemars' own formats (`uint8`, `int32`, `double`...): they say
 /// nothing `minimum`/`maximum` and `type` do not, and validators in clients
 /// (Ajv in the TypeScript SDK and the Inspector) warn about every one.
-fn drop_nonstandard_formats(schema: &mut Map<String, Value>) {
+pub(crate) fn drop_nonstandard_formats(schema: &mut Map<String, Value>) {
     if schema
         .member("format")
         .and_then(Value::as_str)

@@ -129,6 +129,19 @@ impl Server {
         self
     }
 
+    /// Serves an OpenAPI document's operations as tools (feature
+    /// `openapi`): reads and converts it now, once; what cannot be served
+    /// stops the start unless filtered out. See [`openapi`](crate::openapi).
+    #[cfg(feature = "openapi")]
+    #[track_caller]
+    pub fn openapi(mut self, api: crate::openapi::OpenApi) -> Self {
+        let location = crate::location::Location::caller();
+        let (tools, refusals) = api.convert(location);
+        self.dynamic.tools.extend(tools);
+        self.dynamic.openapi_refusals.extend(refusals);
+        self
+    }
+
     /// Adds a prompt defined at run time.
     pub fn prompt(mut self, prompt: DynamicPrompt) -> Self {
         self.dynamic.prompts.push(prompt);

@@ -149,9 +149,13 @@ pub(crate) fn build_dynamic(tool: &DynamicTool) -> Result<Tool, RegistryError> {
         }
         Err(reason) => return Err(invalid("input", reason)),
     }
-    let output_schema = match &tool.output_schema {
+    let (output_schema, bare_output_schema) = match &tool.output_schema {
         Some(Value::Object(map)) if map.get("type") == Some(&Value::from("object")) => {
-            Some(map.clone())
+            (Some(map.clone()), None)
+        }
+        Some(Value::Object(map)) if tool.bare_output => {
+            let (wrapped, bare) = schema::wrap_output_schema(map.clone());
+            (Some(wrapped), bare)
         }
         Some(_) => {
             return Err(invalid(
@@ -159,7 +163,7 @@ pub(crate) fn build_dynamic(tool: &DynamicTool) -> Result<Tool, RegistryError> {
                 "an output schema must be an object with `\"type\": \"object\"`".into(),
             ));
         }
-        None => None,
+        None => (None, None),
     };
     let validator = match ArgumentValidator::new(&input_schema) {
         Ok(validator) => validator,
@@ -204,8 +208,8 @@ pub(crate) fn build_dynamic(tool: &DynamicTool) -> Result<Tool, RegistryError> {
         task: tool.task,
         input_schema,
         output_schema,
-        wrap_output: false,
-        bare_output_schema: None,
+        wrap_output: bare_output_schema.is_some(),
+        bare_output_schema,
         validator,
         metadata,
         ui: tool.ui.as_deref().map(Arc::from),
@@ -230,5 +234,55 @@ pub(crate) fn check_name(name: &str) -> Result<(), String> {
             "{bad:?} is not allowed; use only ASCII letters, digits, `_`, `.` and `-`"
         )),
         None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use serde_json::json;
+
+    use super::*;
+    use crate::context::Context;
+    use crate::protocol::shape::tool_json;
+    use crate::protocol::version::ProtocolVersion;
+    use crate::tools::output::CallToolResult;
+
+    /// A dynamic tool whose output is an array (as OpenAPI's are).
+    fn numbers(bare_output: bool) -> DynamicTool {
+        let mut tool = DynamicTool::new(
+            "numbers",
+            "Some numbers.",
+            json!({"type": "object"}),
+            |_arguments, _ctx| async move { CallToolResult::structured(json!([1, 2])) },
+        )
+        .output_schema(json!({"type": "array", "items": {"type": "integer"}}));
+        tool.bare_output = bare_output;
+        tool
+    }
+
+    #[tokio::test]
+    async fn a_bare_output_is_wrapped_for_clients_before_2026_07_28() {
+        let tool = build_dynamic(&numbers(true)).unwrap();
+        let wrapped = json!({"type": "object", "properties": {"result": {"type": "array", "items": {"type": "integer"}}}, "required": ["result"]});
+        for version in ProtocolVersion::ALL {
+            let listed = tool_json(&tool, version);
+            let expected = if version.is_modern() {
+                json!({"type": "array", "items": {"type": "integer"}})
+            } else {
+                wrapped.clone()
+            };
+            if version.has_structured_output() {
+                assert_eq!(listed["outputSchema"], expected, "{version}");
+            }
+        }
+        // A call without a client's version is answered as to the legacy era.
+        let ctx = Context::new(Arc::from("numbers"), Arc::new(StateMap::default()));
+        let result = tool.call(json!({}), ctx, None).await.into_result();
+        assert_eq!(result.structured_content, Some(json!({"result": [1, 2]})));
+        assert!(!result.is_error);
+        // Without the flag, only an object's schema is taken.
+        assert!(build_dynamic(&numbers(false)).is_err());
     }
 }

@@ -279,7 +279,8 @@ impl Tool {
             Handler::Static(call) => call(arguments, ctx),
             Handler::Dynamic(call) => {
                 let future = call(arguments, ctx);
-                Box::pin(async move { RawOutput::Done(future.await) })
+                let structured = self.wrap_output;
+                Box::pin(async move { dynamic_output(future.await, structured) })
             }
             Handler::Derived(_) => unreachable!("a derived tool runs the tool it was made from"),
         };
@@ -334,6 +335,20 @@ impl Tool {
             self.name
         ))
         .into()
+    }
+}
+
+/// A dynamic tool's result; for one whose output is not an object
+/// (`wrap_output`), a successful structured value is handed on as
+/// `#[tool]`'s are, to be wrapped for the clients that need it.
+fn dynamic_output(result: CallToolResult, structured: bool) -> RawOutput {
+    match result {
+        CallToolResult {
+            structured_content: Some(value),
+            is_error: false,
+            ..
+        } if structured => RawOutput::Structured(serde_json::value::to_raw_value(&value)),
+        result => RawOutput::Done(result),
     }
 }
 

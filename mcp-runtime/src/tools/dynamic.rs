@@ -59,6 +59,10 @@ pub struct DynamicTool {
     /// upstream's tool): a schema the validator cannot compile leaves the
     /// arguments unchecked here instead of refusing the tool.
     pub(crate) checked_upstream: bool,
+    /// The output schema may be any schema, not only an object's: it is
+    /// listed under `result` (and values wrapped) for clients before
+    /// 2026-07-28, as `#[tool]` does for such types (OpenAPI responses).
+    pub(crate) bare_output: bool,
 }
 
 impl DynamicTool {
@@ -100,6 +104,7 @@ impl DynamicTool {
             handler,
             location: Location::caller(),
             checked_upstream: false,
+            bare_output: false,
         }
     }
 
