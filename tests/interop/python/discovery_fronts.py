@@ -156,6 +156,12 @@ async def drive(check: Check, label: str, client: Client, tags: list[str]) -> No
         increment = [tool for tool in found if tool["name"] == "increment"]
         check.expect(increment, f"`increment` not found: {[tool['name'] for tool in found]}")
         check.equal(sorted(increment[0]["inputSchema"]["properties"]), ["a"], "increment's arguments")
+        # Its table has no tags: it keeps its server's (Upstream::tags).
+        check.equal(increment[0].get("tags"), ["demo"], "increment's tags")
+        tagged = await client.call_tool("search_tools", {"query": "", "tags": ["demo"], "limit": 50})
+        assert isinstance(tagged.structured_content, dict)
+        demo = [tool["name"] for tool in tagged.structured_content["tools"]]
+        check.expect("increment" in demo and "everything_get-tiny-image" in demo, f"the demo tools: {demo}")
         added = await client.call_tool("increment", {"a": 41})
         check.equal(text_of(added), "The sum of 41 and 1 is 42.", "increment's answer")
         overridden = await client.call_tool("call_tool", {"name": "increment", "arguments": {"a": 41, "b": 100}})
