@@ -24,7 +24,7 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use mcp_runtime::{Server, ToolTransform, Upstream};
+use mcp_runtime::{RegistryError, Server, ToolTransform, Upstream};
 
 use config::{Config, Source};
 use layers::CallLogLayer;
@@ -122,17 +122,14 @@ async fn serve(config: Config, file: &str, server_args: Vec<OsString>) -> std::i
     let mut transforms: Vec<(ToolTransform, String)> = Vec::new();
     for name in config.blocked_tools {
         let transform = ToolTransform::new(&name).hide();
-        transforms.push((transform, format!("blocked_tools names `{name}`")));
+        transforms.push((transform, "blocked_tools".to_owned()));
     }
     for mounted in config.servers {
         for (tool, table) in &mounted.tools {
             let served = mounted.served(tool);
             transforms.push((
                 table.transform(&served, &mounted.tags),
-                format!(
-                    "[servers.tools.{tool}] of server `{}` names `{served}`",
-                    mounted.name
-                ),
+                format!("[servers.tools.{tool}] of server `{}`", mounted.name),
             ));
         }
         let (upstream, what) = match mounted.source {
@@ -180,18 +177,30 @@ async fn serve(config: Config, file: &str, server_args: Vec<OsString>) -> std::i
     // a server adds later under that name, hence `optional`.
     if let Ok(registry) = server.registry() {
         for (transform, what) in &transforms {
-            if registry.get(transform.name()).is_none() {
+            let tool = transform.name();
+            if registry.get(tool).is_none() {
                 tracing::warn!(
-                    "{file}: {what}, which no server serves (yet): tools are named as the chain serves them, `PREFIX_TOOL`, and in [servers.tools.NAME] by the server's own name"
+                    "{file}: {what} names `{tool}`, which no server serves (yet): tools are named as the chain serves them, `PREFIX_TOOL`, and in [servers.tools.NAME] by the server's own name"
                 );
             }
         }
     }
-    for (transform, _) in transforms {
+    let mut tables = Vec::new();
+    for (transform, what) in transforms {
+        tables.push((transform.name().to_owned(), what));
         server = server.transform(transform.optional());
     }
     if let Some(search) = config.tool_search {
         server = server.tool_search(search);
+    }
+    // A table that cannot apply to its tool is named by its place in the
+    // file rather than by the line of this file that added it.
+    if let Err(RegistryError::InvalidTransform { tool, reason, .. }) = server.registry()
+        && let Some((_, what)) = tables.iter().find(|(name, _)| *name == tool)
+    {
+        return Err(std::io::Error::other(format!(
+            "{file}: {what} cannot apply to `{tool}`: {reason}"
+        )));
     }
     server.run_with_args(server_args).await
 }

@@ -55,7 +55,7 @@ use std::process::ExitCode;
 
 use governor::Quota;
 use mcp_runtime::middleware::{McpRequest, McpService};
-use mcp_runtime::{Server, Upstream};
+use mcp_runtime::{RegistryError, Server, Upstream};
 use tower::{Layer, ServiceExt};
 
 use args::{Args, Parsed, UpstreamSource};
@@ -151,6 +151,12 @@ async fn serve(args: Args) -> std::io::Result<()> {
     }
     if let Some(search) = args.tool_search {
         server = server.tool_search(search);
+    }
+    // Named by the file rather than by the line of this file that added it.
+    if let Err(RegistryError::InvalidTransform { tool, reason, .. }) = server.registry() {
+        return Err(std::io::Error::other(format!(
+            "--transforms: the table of `{tool}` cannot apply: {reason}"
+        )));
     }
     server.run_with_args(args.server_args).await
 }

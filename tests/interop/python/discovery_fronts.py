@@ -17,7 +17,9 @@ the listed view is the pinned set plus `search_tools` and `call_tool`; the
 search finds `say` with its renamed argument and tags; calling `say`
 returns server-everything's echo (its `message` mapped back), directly and
 through `call_tool`; a client cannot override the fixed `b`; the blocked
-tool and the original names are unknown tools.
+tool and the original names are unknown tools. A table that cannot apply to
+its tool (an argument it does not have) stops either front, naming the
+table.
 
 Run by tests/interop/run with the pinned SDK (`mcp` 2.3.0):
 `target/interop/venv/bin/python tests/interop/python/discovery_fronts.py`.
@@ -26,11 +28,12 @@ Run by tests/interop/run with the pinned SDK (`mcp` 2.3.0):
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 from typing import Any
 
 import mcp.types as types
-from harness import CHAIN, EVERYTHING, GATEWAY, LOGS, NODE, Check, HttpServer, Server, main, rpc_error
+from harness import CHAIN, EVERYTHING, GATEWAY, LOGS, NODE, ROOT, Check, HttpServer, Server, main, rpc_error
 from mcp import Client
 
 INVALID_PARAMS = -32602
@@ -216,8 +219,65 @@ async def the_gateway_flags_legacy(check: Check) -> None:
     await gateway(check, "legacy")
 
 
+def run(*args: str) -> tuple[int, str]:
+    """Runs a front with `args` (with --list-tools, it exits): its status and stderr."""
+    done = subprocess.run(args, cwd=ROOT, stdin=subprocess.DEVNULL, capture_output=True, timeout=60)
+    return done.returncode, done.stderr.decode()
+
+
+async def a_table_that_cannot_apply_is_named(check: Check) -> None:
+    needs_upstreams()
+    folder = LOGS / "discovery-fronts/bad"
+    folder.mkdir(parents=True, exist_ok=True)
+    with check.step("chain: an argument the tool does not have, named by its table; a typo warned about"):
+        config = folder / "chain.toml"
+        config.write_text(
+            f"""[[servers]]
+name = "everything"
+command = [{toml_string(NODE)}, {toml_string(EVERYTHING)}, "stdio"]
+[servers.tools.ecoh]
+name = "say"
+[servers.tools.get-sum.arguments.c]
+value = 1
+"""
+        )
+        status, stderr = run(str(CHAIN), str(config), "--list-tools")
+        check.equal(status, 1, f"exit status (stderr: {stderr!r})")
+        check.expect(
+            f"error: {config}: [servers.tools.get-sum] of server `everything` cannot apply to `everything_get-sum`: "
+            "it names the argument `c`, but the tool has no such argument; use one of `a`, `b`" in stderr,
+            f"stderr: {stderr!r}",
+        )
+        check.expect(
+            "[servers.tools.ecoh] of server `everything` names `everything_ecoh`, which no server serves (yet)" in stderr,
+            f"stderr: {stderr!r}",
+        )
+
+    with check.step("gateway: the same in a --transforms file"):
+        transforms = folder / "transforms.toml"
+        transforms.write_text('[tools."get-sum".arguments.c]\nvalue = 1\n')
+        status, stderr = run(str(GATEWAY), "--transforms", str(transforms), "--list-tools", "--", str(NODE), str(EVERYTHING), "stdio")
+        check.equal(status, 1, f"exit status (stderr: {stderr!r})")
+        check.expect(
+            "error: --transforms: the table of `get-sum` cannot apply: it names the argument `c`" in stderr,
+            f"stderr: {stderr!r}",
+        )
+
+    with check.step("gateway: a mistake in the --transforms file, named by its table (exit 2)"):
+        transforms.write_text('[tools."get-sum".arguments.b]\nvalue = 1\nname = "bee"\n')
+        status, stderr = run(str(GATEWAY), "--transforms", str(transforms), "--", str(NODE), str(EVERYTHING), "stdio")
+        check.equal(status, 2, f"exit status (stderr: {stderr!r})")
+        check.expect("has both `value` and `name`: a fixed argument is not shown" in stderr, f"stderr: {stderr!r}")
+
+
 if __name__ == "__main__":
     main(
         "discovery-fronts",
-        [the_chain_config_auto, the_chain_config_legacy, the_gateway_flags_auto, the_gateway_flags_legacy],
+        [
+            the_chain_config_auto,
+            the_chain_config_legacy,
+            the_gateway_flags_auto,
+            the_gateway_flags_legacy,
+            a_table_that_cannot_apply_is_named,
+        ],
     )
