@@ -2,13 +2,17 @@
 //! configs use them: a renamed tool is pinned and found under its new
 //! name, a hidden one is neither found nor callable through the proxy, a
 //! fixed argument is not in what the search returns, and a tool added
-//! later is transformed before it is listed or searched.
+//! later is transformed before it is listed or searched; a mount's
+//! `Upstream::tags` tag the tools its upstream adds later too.
+
+mod common;
 
 use std::time::Duration;
 
+use common::http::HttpServer;
 use mcp_runtime::serde_json::{Value, json};
 use mcp_runtime::testing::TestClient;
-use mcp_runtime::{DynamicTool, Server, ToolSearch, ToolTransform};
+use mcp_runtime::{DynamicTool, Server, ToolSearch, ToolTransform, Upstream};
 
 /// How long any wait lasts before the test fails.
 const TIMEOUT: Duration = Duration::from_secs(10);
@@ -230,5 +234,43 @@ async fn a_tool_added_later_is_transformed_pinned_and_searchable() {
         within(client.call_tool("everything_echo", json!({"message": "x"})))
             .await
             .is_err()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_upstreams_tags_reach_the_tools_it_adds_later() {
+    let mut upstream = Server::new("up", "1.0.0").tool(echo("first"));
+    let handle = upstream.handle();
+    let upstream = HttpServer::start(upstream);
+    let front = Server::new("front", "1.0.0")
+        .transform(ToolTransform::new("up_late").rename("late").optional())
+        .tool_search(ToolSearch::new().pin_tags(["demo"]));
+    let mounted = Upstream::http(format!("http://{}/mcp", upstream.addr)).tags(["demo"]);
+    let front = within(front.mount("up", mounted)).await.unwrap();
+    let mut client = within(TestClient::connect(front)).await.unwrap();
+    assert_eq!(
+        names(&within(client.list_tools()).await.unwrap()),
+        ["call_tool", "search_tools", "up_first"]
+    );
+
+    handle.add_tool(echo("late")).unwrap();
+    assert!(
+        client
+            .next_notification("notifications/tools/list_changed", TIMEOUT)
+            .await
+            .is_some()
+    );
+    assert_eq!(
+        names(&within(client.list_tools()).await.unwrap()),
+        ["call_tool", "late", "search_tools", "up_first"]
+    );
+    let tagged = within(client.call_tool("search_tools", json!({"query": "", "tags": ["demo"]})))
+        .await
+        .unwrap();
+    let found = tagged["structuredContent"]["tools"].as_array().unwrap();
+    assert_eq!(names(found), ["late", "up_first"]);
+    assert!(
+        found.iter().all(|tool| tool["tags"] == json!(["demo"])),
+        "{found:?}"
     );
 }
