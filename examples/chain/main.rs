@@ -48,7 +48,7 @@ CONFIG is TOML, or JSON when its name ends in .json:
   blocked_tools = [\"files_write_file\"]   # names as the chain serves them
 
   [tool_search]                   # optional: progressive discovery
-  pin = [\"files_read_file\"]       # listed, by served names
+  pin = [\"read\"]                  # listed, by served names
   pin_tags = [\"core\"]             # and every tool with one of these tags
 
   [[servers]]

@@ -107,6 +107,7 @@ Gateway options:
                            [tools.\"everything_echo\".arguments.message]
                            name = \"text\"         # also description; or
                            # value = 1 (hidden, fixed), hidden = true
+                         A table's tags replace the tool's (--tags's too).
                          A table naming no tool is a warning (a server may
                          add the tool later)
       --tool-search      progressive discovery: tools/list shows only the
