@@ -616,7 +616,7 @@ fn the_chain_names_the_file_the_place_and_the_fix_of_a_config_mistake() {
     refused(
         "typo.toml",
         "[[servers]]\nname = \"a\"\ncomand = [\"x\"]\n",
-        " line 3, column 1: unknown field `comand`, expected one of `name`, `command`, `args`, `url`, `prefix`, `env`, `cwd`, `oauth`; see examples/chain/chain.toml for the format",
+        " line 3, column 1: unknown field `comand`, expected one of `name`, `command`, `args`, `url`, `prefix`, `env`, `cwd`, `oauth`, `tags`, `tools`; see examples/chain/chain.toml for the format",
     );
     refused(
         "oauth-command.toml",

@@ -1,8 +1,15 @@
-//! The chain's config file: the servers to mount and the tools to block,
-//! in TOML (or JSON, for a file whose name ends in `.json`).
+//! The chain's config file: the servers to mount, the tools to block or
+//! change, and progressive discovery, in TOML (or JSON, for a file whose
+//! name ends in `.json`).
 //!
 //! ```toml
-//! blocked_tools = ["files_write_file"]
+//! blocked_tools = ["files_write_file"]   # names as the chain serves them
+//!
+//! [tool_search]                          # progressive discovery; off without this table
+//! pin = ["weather_forecast", "say"]      # listed tools, by the names the chain serves
+//! pin_tags = ["core"]                    # and every tool with one of these tags
+//! # max_results = 50, threshold = 40, name = "search_tools", call_proxy = true,
+//! # proxy_name = "call_tool", instructions = true
 //!
 //! [[servers]]
 //! name = "weather"                       # also the prefix, unless `prefix` says otherwise
@@ -12,6 +19,19 @@
 //! cwd = "."                              # optional, relative to this file
 //! # A program given as a relative path (with a `/`) is found from `cwd`,
 //! # or from this file's folder; a bare name is looked up on PATH.
+//! tags = ["weather"]                     # given to every tool of this server
+//!
+//! [servers.tools.forecast]               # its tool `forecast`, by the server's own name
+//! name = "forecast"                      # served as `forecast` (no prefix on a new name)
+//! title = "Forecast"
+//! description = "The forecast for a city."
+//! tags = ["core"]                        # added to the server's `tags`
+//! [servers.tools.forecast.arguments.days]
+//! name = "horizon"                       # renamed; also `description = "..."`
+//! # value = 3                            # or: hidden, always 3 (no `name` then)
+//! # hidden = true                        # or: hidden, never sent (an optional one)
+//! # [servers.tools.alerts]
+//! # hidden = true                        # not served at all
 //!
 //! [[servers]]
 //! name = "remote"
@@ -37,6 +57,10 @@
 //! restarts, relative to this file; default: in memory), `redirect_uri` (the loopback redirect URI to listen on;
 //! default: a free port of 127.0.0.1) and `open_browser` (default true).
 //!
+//! A `[servers.tools.NAME]` table that names no tool of its server is
+//! only a warning (the server may add it later), as is a blocked tool that
+//! no server serves.
+//!
 //! A mistake is one sentence naming the file, the line (TOML) or the
 //! field, and the fix.
 
@@ -44,10 +68,11 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use mcp_runtime::serde_json;
+use mcp_runtime::{ToolSearch, serde_json};
 use serde::Deserialize;
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
 
+use crate::tool_tables::{ToolTable, line_column, valid_tool_name};
 use crate::upstream_oauth::{Grant, OAuthSettings, Secret};
 
 /// A config file, checked.
@@ -56,8 +81,10 @@ pub struct Config {
     /// The servers to mount, in the file's order.
     pub servers: Vec<ServerConfig>,
     /// Tool names (as the chain serves them, prefix included) that the
-    /// chain refuses to call.
+    /// chain does not serve.
     pub blocked_tools: Vec<String>,
+    /// Progressive discovery, when the file has a `[tool_search]` table.
+    pub tool_search: Option<ToolSearch>,
 }
 
 /// One server to mount.
@@ -68,6 +95,21 @@ pub struct ServerConfig {
     /// empty: their own names.
     pub prefix: String,
     pub source: Source,
+    /// Given to every tool of the server.
+    pub tags: Vec<String>,
+    /// What to change about its tools, by their names on the server.
+    pub tools: BTreeMap<String, ToolTable>,
+}
+
+impl ServerConfig {
+    /// The name its tool `tool` is served under.
+    pub fn served(&self, tool: &str) -> String {
+        if self.prefix.is_empty() {
+            tool.to_owned()
+        } else {
+            format!("{}_{tool}", self.prefix)
+        }
+    }
 }
 
 /// Where a mounted server is.
@@ -150,13 +192,15 @@ pub fn parse(text: &str, file: &str, json: bool, base: &Path) -> Result<Config, 
         let raw = RawConfig {
             servers: servers.collect(),
             blocked_tools: raw.blocked_tools,
+            tool_search: raw.tool_search,
         };
         (raw, places)
     };
     check(raw, &places, file, base)
 }
 
-/// The file as written: `servers` and `blocked_tools`, nothing else.
+/// The file as written: `servers`, `blocked_tools` and `tool_search`,
+/// nothing else.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawConfig<S> {
@@ -164,6 +208,84 @@ struct RawConfig<S> {
     servers: Vec<S>,
     #[serde(default)]
     blocked_tools: Vec<String>,
+    #[serde(default)]
+    tool_search: Option<RawToolSearch>,
+}
+
+/// The `[tool_search]` table as written.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawToolSearch {
+    #[serde(default)]
+    pin: Vec<String>,
+    #[serde(default)]
+    pin_tags: Vec<String>,
+    #[serde(default)]
+    max_results: Option<usize>,
+    #[serde(default)]
+    threshold: Option<usize>,
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    call_proxy: Option<bool>,
+    #[serde(default)]
+    proxy_name: Option<String>,
+    #[serde(default)]
+    instructions: Option<bool>,
+}
+
+impl RawToolSearch {
+    /// The settings, checked.
+    fn settings(self) -> Result<ToolSearch, String> {
+        if let Some(index) = self.pin.iter().position(|name| name.is_empty()) {
+            return Err(format!(
+                "`pin[{index}]` is empty: name a tool as the chain serves it, or remove it"
+            ));
+        }
+        if let Some(index) = self.pin_tags.iter().position(|tag| tag.trim().is_empty()) {
+            return Err(format!(
+                "`pin_tags[{index}]` is empty: write the tag, or remove it"
+            ));
+        }
+        if self.max_results == Some(0) {
+            return Err("`max_results = 0` would find nothing: give 1 or more".into());
+        }
+        for (key, name) in [("name", &self.name), ("proxy_name", &self.proxy_name)] {
+            if let Some(name) = name
+                && !valid_tool_name(name)
+            {
+                return Err(format!(
+                    "`{key} = {name:?}` is not a tool name: use 1 to 64 letters, digits, `_`, `-` or `.`"
+                ));
+            }
+        }
+        if self.name.is_some() && self.name == self.proxy_name {
+            return Err(
+                "`name` and `proxy_name` are the same: the search tool and the proxy need names of their own"
+                    .into(),
+            );
+        }
+        let mut search = ToolSearch::new().pin(self.pin).pin_tags(self.pin_tags);
+        if let Some(results) = self.max_results {
+            search = search.max_results(results);
+        }
+        if let Some(tools) = self.threshold {
+            search = search.threshold(tools);
+        }
+        if let Some(name) = self.name {
+            search = search.name(name);
+        }
+        if let Some(on) = self.call_proxy {
+            search = search.call_proxy(on);
+        }
+        if let Some(name) = self.proxy_name {
+            search = search.proxy_name(name);
+        }
+        if let Some(on) = self.instructions {
+            search = search.instructions(on);
+        }
+        Ok(search)
+    }
 }
 
 /// One `[[servers]]` entry as written.
@@ -185,6 +307,10 @@ struct RawServer {
     cwd: Option<PathBuf>,
     #[serde(default)]
     oauth: Option<RawOAuth>,
+    #[serde(default)]
+    tags: Vec<String>,
+    #[serde(default)]
+    tools: BTreeMap<String, ToolTable>,
 }
 
 /// A server's `oauth` table as written.
@@ -326,6 +452,14 @@ fn check(
                 "`prefix = {prefix:?}` cannot start a tool name: use at most 32 letters, digits, `_`, `-` or `.` (or \"\" for no prefix)"
             )));
         }
+        if server.tags.iter().any(|tag| tag.trim().is_empty()) {
+            return Err(fail(
+                "`tags` has an empty tag: remove it, or write the tag".into(),
+            ));
+        }
+        for (tool, table) in &server.tools {
+            table.check(tool, &format!("tools.{tool}")).map_err(&fail)?;
+        }
         let source = match (server.command, server.url) {
             (Some(_), Some(_)) => {
                 return Err(fail(
@@ -344,7 +478,7 @@ fn check(
                     .oauth
                     .map(|oauth| oauth.settings(base))
                     .transpose()
-                    .map_err(fail)?;
+                    .map_err(&fail)?;
                 if server.args.is_some() || server.env.is_some() || server.cwd.is_some() {
                     return Err(fail(
                         "`args`, `env` and `cwd` apply to a `command`, not to a `url`: remove them"
@@ -402,6 +536,8 @@ fn check(
             name,
             prefix,
             source,
+            tags: server.tags,
+            tools: server.tools,
         });
     }
     if let Some(index) = raw.blocked_tools.iter().position(|tool| tool.is_empty()) {
@@ -409,9 +545,15 @@ fn check(
             "{file}, blocked_tools[{index}]: an empty tool name blocks nothing: remove it, or name a tool as the chain serves it (prefix included)"
         )));
     }
+    let tool_search = raw
+        .tool_search
+        .map(RawToolSearch::settings)
+        .transpose()
+        .map_err(|problem| ConfigError(format!("{file}, [tool_search]: {problem}")))?;
     Ok(Config {
         servers,
         blocked_tools: raw.blocked_tools,
+        tool_search,
     })
 }
 
@@ -432,14 +574,6 @@ fn absolute(path: &Path) -> PathBuf {
         .unwrap_or_else(|_| path.to_owned())
 }
 
-/// "line L, column C" of a byte offset in `text` (both from 1).
-fn line_column(text: &str, offset: usize) -> String {
-    let before = &text[..offset.min(text.len())];
-    let line = before.matches('\n').count() + 1;
-    let column = before.len() - before.rfind('\n').map_or(0, |at| at + 1) + 1;
-    format!("line {line}, column {column}")
-}
-
 /// "line L" of a byte offset in `text`.
 fn line_of(text: &str, offset: usize) -> String {
     let before = &text[..offset.min(text.len())];
@@ -454,3 +588,7 @@ fn json_message(error: &serde_json::Error) -> String {
         None => message,
     }
 }
+
+#[cfg(test)]
+#[path = "config_tests.rs"]
+mod tests;

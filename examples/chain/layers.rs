@@ -1,16 +1,13 @@
-//! The chain's two middleware layers. They wrap the mounted servers' tools
-//! as they would local ones: every request the chain serves passes through
-//! them, whichever server answers it.
+//! The chain's middleware layer. It wraps the mounted servers' tools as it
+//! would local ones: every request the chain serves passes through it,
+//! whichever server answers it.
 //!
-//! - [`CallLogLayer`]: one `tracing` event per request (target `chain`):
-//!   the method, the tool, the outcome and the duration.
-//! - [`BlockToolsLayer`]: the tools the config file blocks are not served:
-//!   `tools/list` leaves them out, and a `tools/call` of one is answered as
-//!   a call of an unknown tool is (-32602 `Unknown tool: NAME`, as the
-//!   specification has it) before it reaches the server that has it.
+//! [`CallLogLayer`]: one `tracing` event per request (target `chain`): the
+//! method, the tool, the outcome and the duration. (The tools the config
+//! blocks are hidden by transforms in `main.rs`: the runtime answers a call
+//! of one as of an unknown tool, -32602 `Unknown tool: NAME`, which this
+//! layer logs too.)
 
-use std::collections::BTreeSet;
-use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Instant;
 
@@ -110,89 +107,5 @@ impl Drop for Logged {
             duration_ms = %format_args!("{:.1}", self.started.elapsed().as_secs_f64() * 1000.0),
             "request"
         );
-    }
-}
-
-/// Hides the tools named in the config file's `blocked_tools` (names as
-/// the chain serves them, prefix included): a model must not see a tool it
-/// cannot call. `main` leaves out the ones mounted at start-up already;
-/// this layer also covers those an upstream adds later.
-#[derive(Clone, Debug)]
-pub struct BlockToolsLayer {
-    blocked: Arc<BTreeSet<String>>,
-    /// The config file, named in the log.
-    config: Arc<str>,
-}
-
-impl BlockToolsLayer {
-    pub fn new(blocked: impl IntoIterator<Item = String>, config: &str) -> BlockToolsLayer {
-        BlockToolsLayer {
-            blocked: Arc::new(blocked.into_iter().collect()),
-            config: config.into(),
-        }
-    }
-}
-
-impl<S> Layer<S> for BlockToolsLayer {
-    type Service = BlockTools<S>;
-
-    fn layer(&self, inner: S) -> BlockTools<S> {
-        BlockTools {
-            inner,
-            layer: self.clone(),
-        }
-    }
-}
-
-/// The service of [`BlockToolsLayer`].
-#[derive(Clone, Debug)]
-pub struct BlockTools<S> {
-    inner: S,
-    layer: BlockToolsLayer,
-}
-
-impl<S> Service<McpRequest> for BlockTools<S>
-where
-    S: Service<McpRequest, Response = Value, Error = BoxError> + Clone + Send + 'static,
-    S::Future: Send,
-{
-    type Response = Value;
-    type Error = BoxError;
-    type Future = BoxFuture<Result<Value, BoxError>>;
-
-    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), BoxError>> {
-        Poll::Ready(Ok(()))
-    }
-
-    fn call(&mut self, request: McpRequest) -> Self::Future {
-        if let Some(tool) = tool_name(&request)
-            && self.layer.blocked.contains(tool)
-        {
-            tracing::info!(
-                target: "chain",
-                "`{tool}` is blocked by {} (blocked_tools): answered as an unknown tool",
-                self.layer.config
-            );
-            // What the runtime answers for a tool it does not have.
-            let unknown = McpError::invalid_params(format!("Unknown tool: {tool}"));
-            return Box::pin(std::future::ready(Err(unknown.into())));
-        }
-        let listing = request.method() == "tools/list";
-        let answer = self.inner.clone().oneshot(request);
-        if !listing {
-            return Box::pin(answer);
-        }
-        let blocked = Arc::clone(&self.layer.blocked);
-        Box::pin(async move {
-            let mut page = answer.await?;
-            if let Some(Value::Array(tools)) = page.get_mut("tools") {
-                tools.retain(|tool| {
-                    tool.get("name")
-                        .and_then(Value::as_str)
-                        .is_none_or(|name| !blocked.contains(name))
-                });
-            }
-            Ok(page)
-        })
     }
 }

@@ -1,6 +1,8 @@
 //! The chain: a stdio front that mounts several MCP servers, named in a
-//! config file, and routes every call through two middleware layers, a log
-//! of every call and a list of blocked tools, which are not served.
+//! config file, and routes every call through a middleware layer that logs
+//! every call. The config also blocks tools (not served), changes tools
+//! (names, descriptions, tags, arguments: `ToolTransform`s) and can turn on
+//! progressive discovery (`ToolSearch`).
 //!
 //! ```sh
 //! cargo run --example chain --features client -- examples/chain/chain.toml
@@ -13,6 +15,8 @@
 
 mod config;
 mod layers;
+#[path = "../tool_tables.rs"]
+mod tool_tables;
 #[path = "../upstream_oauth.rs"]
 mod upstream_oauth;
 
@@ -20,10 +24,10 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use mcp_runtime::{Server, Upstream};
+use mcp_runtime::{RegistryError, Server, ToolTransform, Upstream};
 
 use config::{Config, Source};
-use layers::{BlockToolsLayer, CallLogLayer};
+use layers::CallLogLayer;
 
 /// A boxed, sendable future: what the layers return.
 type BoxFuture<T> = std::pin::Pin<Box<dyn Future<Output = T> + Send>>;
@@ -35,17 +39,31 @@ and prompts of the MCP servers that CONFIG names, each server's tools and
 prompts prefixed with its `prefix` (default: its name) and `_`. Every request
 is logged (target `chain` on stderr); the tools in CONFIG's `blocked_tools`
 are not served: not listed, and a call of one is answered as for an
-unknown tool.
+unknown tool. A server's `[servers.tools.NAME]` tables change its tools;
+a `[tool_search]` table lists only some tools, with a search tool and a
+proxy that calls any tool (progressive discovery).
 
 CONFIG is TOML, or JSON when its name ends in .json:
 
   blocked_tools = [\"files_write_file\"]   # names as the chain serves them
+
+  [tool_search]                   # optional: progressive discovery
+  pin = [\"read\"]                  # listed, by served names
+  pin_tags = [\"core\"]             # and every tool with one of these tags
 
   [[servers]]
   name = \"files\"                 # unique; the prefix unless `prefix` is given
   command = [\"npx\", \"-y\", \"@modelcontextprotocol/server-filesystem\", \"/srv\"]
   env = { NODE_ENV = \"production\" }    # optional
   cwd = \"..\"                      # optional, relative to CONFIG's folder
+  tags = [\"files\"]                # optional, given to every tool of the server
+
+  [servers.tools.read_file]       # a tool, by the server's own name
+  name = \"read\"                   # served as `read`; also title, description,
+  tags = [\"core\"]                 # tags, hidden = true
+  [servers.tools.read_file.arguments.path]
+  description = \"The file.\"       # also name = \"...\", value = ... (fixed,
+                                  # hidden), hidden = true (optional, hidden)
 
   [[servers]]
   name = \"remote\"
@@ -95,13 +113,25 @@ async fn main() -> ExitCode {
 
 /// Mounts every server of `config`, then serves as `server_args` say.
 async fn serve(config: Config, file: &str, server_args: Vec<OsString>) -> std::io::Result<()> {
-    let blocked = config.blocked_tools.clone();
-    // The log layer first, so it is the outermost: it sees the refusals too.
+    // The log layer sees every request, refusals included.
     let mut server = Server::new("chain", env!("CARGO_PKG_VERSION"))
         .log_to_stderr()
-        .layer(CallLogLayer)
-        .layer(BlockToolsLayer::new(config.blocked_tools, file));
+        .layer(CallLogLayer);
+    // Each transform with what the config calls it, for the warning when
+    // it names no tool. Blocked tools are hidden, like a table's `hidden`.
+    let mut transforms: Vec<(ToolTransform, String)> = Vec::new();
+    for name in config.blocked_tools {
+        let transform = ToolTransform::new(&name).hide();
+        transforms.push((transform, "blocked_tools".to_owned()));
+    }
     for mounted in config.servers {
+        for (tool, table) in &mounted.tools {
+            let served = mounted.served(tool);
+            transforms.push((
+                table.transform(&served, &mounted.tags),
+                format!("[servers.tools.{tool}] of server `{}`", mounted.name),
+            ));
+        }
         let (upstream, what) = match mounted.source {
             Source::Url { url, oauth } => {
                 let mut upstream = Upstream::http(url.clone());
@@ -136,24 +166,41 @@ async fn serve(config: Config, file: &str, server_args: Vec<OsString>) -> std::i
             }
         };
         // Named in the log and in errors by its name and where it is.
-        let upstream = upstream.label(format!("{} ({what})", mounted.name));
+        let upstream = upstream
+            .label(format!("{} ({what})", mounted.name))
+            .tags(mounted.tags);
         tracing::info!(server = %mounted.name, prefix = %mounted.prefix, "mounting");
         server = server.mount(mounted.prefix, upstream).await?;
     }
-    // The blocked tools mounted now are left out of the server altogether
-    // (also from `--list-tools`); the layer hides those that come later. A
-    // blocked name that names nothing is likely a typo (or a name without
-    // its prefix).
+    // A transform that names no tool mounted now is likely a typo (or a
+    // blocked name without its prefix); it applies all the same to a tool
+    // a server adds later under that name, hence `optional`.
     if let Ok(registry) = server.registry() {
-        let (present, absent): (Vec<String>, Vec<String>) = blocked
-            .into_iter()
-            .partition(|tool| registry.get(tool).is_some());
-        for tool in absent {
-            tracing::warn!(
-                "{file}: blocked_tools names `{tool}`, which no server serves (yet): tools are named as the chain serves them, `PREFIX_TOOL`"
-            );
+        for (transform, what) in &transforms {
+            let tool = transform.name();
+            if registry.get(tool).is_none() {
+                tracing::warn!(
+                    "{file}: {what} names `{tool}`, which no server serves (yet): tools are named as the chain serves them, `PREFIX_TOOL`, and in [servers.tools.NAME] by the server's own name"
+                );
+            }
         }
-        server = server.exclude_tools(present);
+    }
+    let mut tables = Vec::new();
+    for (transform, what) in transforms {
+        tables.push((transform.name().to_owned(), what));
+        server = server.transform(transform.optional());
+    }
+    if let Some(search) = config.tool_search {
+        server = server.tool_search(search);
+    }
+    // A table that cannot apply to its tool is named by its place in the
+    // file rather than by the line of this file that added it.
+    if let Err(RegistryError::InvalidTransform { tool, reason, .. }) = server.registry()
+        && let Some((_, what)) = tables.iter().find(|(name, _)| *name == tool)
+    {
+        return Err(std::io::Error::other(format!(
+            "{file}: {what} cannot apply to `{tool}`: {reason}"
+        )));
     }
     server.run_with_args(server_args).await
 }

@@ -5,11 +5,13 @@ use std::ffi::OsString;
 use std::num::NonZeroU32;
 use std::path::{Path, PathBuf};
 
+use mcp_runtime::{ToolSearch, ToolTransform};
+
 use crate::upstream_oauth::{Grant, OAuthSettings, Secret};
 
 /// What the command line asks for.
 pub enum Parsed {
-    Run(Args),
+    Run(Box<Args>),
     Help,
 }
 
@@ -21,6 +23,10 @@ pub struct Args {
     pub rate_limit: Option<NonZeroU32>,
     /// `--max-message-size BYTES`: the longest answer read from a server.
     pub max_message_size: Option<usize>,
+    /// `--transforms FILE`: what to change about the tools served.
+    pub transforms: Vec<ToolTransform>,
+    /// `--tool-search` (with `--pin` and `--pin-tag`): progressive discovery.
+    pub tool_search: Option<ToolSearch>,
     /// What is left before the first `--`, for `Server::run_with_args`.
     pub server_args: Vec<OsString>,
     pub upstreams: Vec<UpstreamArgs>,
@@ -34,6 +40,8 @@ pub struct UpstreamArgs {
     pub source: UpstreamSource,
     /// For the log: the command line, or the URL.
     pub label: String,
+    /// `--tags T,U`: given to every tool of the server.
+    pub tags: Vec<String>,
 }
 
 /// Where a server to mount is.
@@ -59,8 +67,8 @@ pub fn usage() -> String {
         "gateway {version}: serves MCP servers (stdio or HTTP) over Streamable HTTP
 
 usage: gateway [OPTIONS] -- UPSTREAM [-- UPSTREAM ...]
-  where UPSTREAM is   [--name NAME] COMMAND [ARGS...]
-                  or  [--name NAME] --url URL [OAUTH OPTIONS]
+  where UPSTREAM is   [--name NAME] [--tags T,U] COMMAND [ARGS...]
+                  or  [--name NAME] [--tags T,U] --url URL [OAUTH OPTIONS]
 
 Each COMMAND is a stdio MCP server, started once and shared by every client
 session (restarted if it exits); each URL a Streamable HTTP MCP server,
@@ -75,6 +83,8 @@ a --url server needs a --name when there are several.
 Two servers with the same NAME are refused: give them different `--name`s.
 `--name` with one server prefixes it too. Resource URIs keep theirs.
 A command cannot contain a `--` of its own: it would start the next one.
+`--tags T,U` gives every tool of that server these tags (for --pin-tag and
+searches).
 
 Gateway options:
       --per-session      one process of each server per client session
@@ -88,6 +98,26 @@ Gateway options:
       --max-message-size BYTES  the longest message read from a server
                          (default 16 MiB); a longer answer fails its call,
                          naming its size, and the server stays mounted
+      --transforms FILE  change the tools served, as FILE says (TOML, or
+                         JSON when its name ends in .json): one table per
+                         tool, by the name the gateway serves it under:
+                           [tools.\"everything_echo\"]
+                           name = \"say\"          # also title, description,
+                           tags = [\"core\"]       # tags, hidden = true
+                           [tools.\"everything_echo\".arguments.message]
+                           name = \"text\"         # also description; or
+                           # value = 1 (hidden, fixed), hidden = true
+                         A table's tags replace the tool's (--tags's too).
+                         A table naming no tool is a warning (a server may
+                         add the tool later)
+      --tool-search      progressive discovery: tools/list shows only the
+                         pinned tools, `search_tools` (finds any tool by
+                         name, description or tag) and `call_tool` (calls
+                         any tool by name); every tool stays callable
+      --pin NAME         with --tool-search: list this tool (as served,
+                         after --transforms); repeatable
+      --pin-tag TAG      with --tool-search: list every tool tagged TAG;
+                         repeatable
   -h, --help             print this help and exit
 
 Server options (as for every mcp-runtime server):
@@ -161,6 +191,10 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Parsed, String>
     let mut per_session = false;
     let mut rate_limit = None;
     let mut max_message_size = None;
+    let mut transforms = Vec::new();
+    let mut tool_search = false;
+    let mut pins: Vec<String> = Vec::new();
+    let mut pin_tags: Vec<String> = Vec::new();
     let mut server_args = Vec::new();
     let mut separated = false;
     while let Some(arg) = args.next() {
@@ -189,9 +223,39 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Parsed, String>
             Some(option) if option.starts_with("--max-message-size=") => {
                 max_message_size = Some(bytes(&option["--max-message-size=".len()..])?);
             }
+            Some("--tool-search") => tool_search = true,
+            Some(option @ ("--transforms" | "--pin" | "--pin-tag")) => {
+                let value = args.next().ok_or_else(|| {
+                    format!(
+                        "{option} needs a value: {option} {}",
+                        match option {
+                            "--transforms" => "FILE",
+                            "--pin" => "TOOL_NAME",
+                            _ => "TAG",
+                        }
+                    )
+                })?;
+                let value = value.to_string_lossy().into_owned();
+                gateway_value(option, value, &mut transforms, &mut pins, &mut pin_tags)?;
+            }
+            Some(option)
+                if ["--transforms=", "--pin=", "--pin-tag="]
+                    .iter()
+                    .any(|start| option.starts_with(start)) =>
+            {
+                let (option, value) = option.split_once('=').expect("an `=`");
+                let value = value.to_owned();
+                gateway_value(option, value, &mut transforms, &mut pins, &mut pin_tags)?;
+            }
             _ => server_args.push(arg),
         }
     }
+    if !tool_search && (!pins.is_empty() || !pin_tags.is_empty()) {
+        return Err(
+            "--pin and --pin-tag choose what --tool-search lists: add --tool-search".into(),
+        );
+    }
+    let tool_search = tool_search.then(|| ToolSearch::new().pin(pins).pin_tags(pin_tags));
     if !separated {
         return Err("no server to serve: give its command after `--`, such as \
                     `gateway --http 8080 -- npx -y @modelcontextprotocol/server-everything`"
@@ -221,13 +285,34 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Parsed, String>
         }
         upstreams.push(upstream);
     }
-    Ok(Parsed::Run(Args {
+    Ok(Parsed::Run(Box::new(Args {
         per_session,
         rate_limit,
         max_message_size,
+        transforms,
+        tool_search,
         server_args,
         upstreams,
-    }))
+    })))
+}
+
+/// Applies `--transforms`, `--pin` or `--pin-tag` with its value.
+fn gateway_value(
+    option: &str,
+    value: String,
+    transforms: &mut Vec<ToolTransform>,
+    pins: &mut Vec<String>,
+    pin_tags: &mut Vec<String>,
+) -> Result<(), String> {
+    if value.is_empty() {
+        return Err(format!("{option} needs a value, not an empty one"));
+    }
+    match option {
+        "--transforms" => transforms.extend(crate::transforms::load(Path::new(&value))?),
+        "--pin" => pins.push(value),
+        _ => pin_tags.push(value),
+    }
+    Ok(())
 }
 
 /// The `number`th upstream after a `--` (from 1): its options, then
@@ -237,6 +322,7 @@ fn upstream(group: Vec<OsString>, number: usize, several: bool) -> Result<Upstre
     let mut name = None;
     let mut url = None;
     let mut oauth: Option<OAuthSettings> = None;
+    let mut tags: Vec<String> = Vec::new();
     let in_command = format!("(command {number})");
     while let Some(word) = words.peek().and_then(|word| word.to_str()) {
         let (option, inline) = match word.split_once('=') {
@@ -245,7 +331,11 @@ fn upstream(group: Vec<OsString>, number: usize, several: bool) -> Result<Upstre
             }
             _ => (word.to_owned(), None),
         };
-        if !(option == "--name" || option == "--url" || option.starts_with("--oauth")) {
+        if !(option == "--name"
+            || option == "--url"
+            || option == "--tags"
+            || option.starts_with("--oauth"))
+        {
             break;
         }
         words.next();
@@ -275,6 +365,18 @@ fn upstream(group: Vec<OsString>, number: usize, several: bool) -> Result<Upstre
         }
         match option.as_str() {
             "--name" => name = Some(value),
+            "--tags" => {
+                let given = value
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|tag| !tag.is_empty());
+                tags.extend(given.map(str::to_owned));
+                if tags.is_empty() {
+                    return Err(format!(
+                        "`--tags` {in_command} names no tag: --tags TAG,TAG"
+                    ));
+                }
+            }
             _ => url = Some(value),
         }
     }
@@ -351,6 +453,7 @@ fn upstream(group: Vec<OsString>, number: usize, several: bool) -> Result<Upstre
         prefix,
         source,
         label,
+        tags,
     })
 }
 
@@ -409,4 +512,70 @@ fn bytes(value: &str) -> Result<usize, String> {
     value
         .parse()
         .map_err(|_| format!("--max-message-size takes a number of bytes, not `{value}`"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parsed(args: &[&str]) -> Result<Args, String> {
+        match parse(args.iter().map(OsString::from))? {
+            Parsed::Run(args) => Ok(*args),
+            Parsed::Help => Err("help".into()),
+        }
+    }
+
+    #[test]
+    fn discovery_options_come_before_the_first_separator() {
+        let args = parsed(&[
+            "--http",
+            "8080",
+            "--tool-search",
+            "--pin",
+            "say",
+            "--pin-tag=core",
+            "--",
+            "--name",
+            "everything",
+            "--tags",
+            "demo, core",
+            "node",
+            "--pin",
+        ])
+        .unwrap();
+        assert!(args.tool_search.is_some());
+        assert_eq!(args.server_args, ["--http", "8080"]);
+        let upstream = &args.upstreams[0];
+        assert_eq!(upstream.tags, ["demo", "core"]);
+        // Options after `--` belong to the server's command.
+        match &upstream.source {
+            UpstreamSource::Command { program, args } => {
+                assert_eq!(program, "node");
+                assert_eq!(args, &["--pin"]);
+            }
+            UpstreamSource::Url { .. } => panic!("a command"),
+        }
+    }
+
+    #[test]
+    fn pins_without_tool_search_are_refused() {
+        let error = parsed(&["--pin", "say", "--", "node"]).err().unwrap();
+        assert_eq!(
+            error,
+            "--pin and --pin-tag choose what --tool-search lists: add --tool-search"
+        );
+        let error = parsed(&["--tool-search", "--pin"]).err().unwrap();
+        assert_eq!(error, "--pin needs a value: --pin TOOL_NAME");
+    }
+
+    #[test]
+    fn a_transforms_file_that_cannot_be_read_is_named() {
+        let error = parsed(&["--transforms", "/no/such/t.toml", "--", "node"])
+            .err()
+            .unwrap();
+        assert!(
+            error.starts_with("--transforms: cannot read /no/such/t.toml: "),
+            "{error}"
+        );
+    }
 }

@@ -22,6 +22,16 @@
 //!        --oauth-client-id gateway --oauth-client-secret-env TRACKER_SECRET
 //! ```
 //!
+//! `--transforms FILE` changes the tools served (`Server::transform`; the
+//! file's format is in `transforms.rs`), and `--tool-search` with `--pin`
+//! and `--pin-tag` turns on progressive discovery (`Server::tool_search`):
+//!
+//! ```sh
+//! cargo run --example gateway --features client -- --http 127.0.0.1:8080 \
+//!     --transforms transforms.toml --tool-search --pin say --pin-tag core \
+//!     -- npx -y @modelcontextprotocol/server-everything
+//! ```
+//!
 //! Each upstream is mounted with `Server::mount` (`Upstream::command`, or
 //! `Upstream::http` with `Upstream::oauth`):
 //! one process per upstream, shared by every client session, respawned if
@@ -31,6 +41,9 @@
 //! `Server::run_with_args`, which serves.
 
 mod args;
+#[path = "../tool_tables.rs"]
+mod tool_tables;
+mod transforms;
 
 #[path = "../upstream_oauth.rs"]
 mod upstream_oauth;
@@ -42,7 +55,7 @@ use std::process::ExitCode;
 
 use governor::Quota;
 use mcp_runtime::middleware::{McpRequest, McpService};
-use mcp_runtime::{Server, Upstream};
+use mcp_runtime::{RegistryError, Server, Upstream};
 use tower::{Layer, ServiceExt};
 
 use args::{Args, Parsed, UpstreamSource};
@@ -64,7 +77,7 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    match serve(args).await {
+    match serve(*args).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("error: {error}");
@@ -117,8 +130,33 @@ async fn serve(args: Args) -> std::io::Result<()> {
         if let Some(bytes) = args.max_message_size {
             mounted = mounted.max_message_size(bytes);
         }
+        mounted = mounted.tags(upstream.tags);
         tracing::info!(prefix = %upstream.prefix, upstream = %upstream.label, "mounting");
         server = server.mount(upstream.prefix, mounted).await?;
+    }
+    // A transform that names no tool served now is likely a typo; it
+    // applies all the same to a tool a server adds later, hence `optional`.
+    if let Ok(registry) = server.registry() {
+        for transform in &args.transforms {
+            if registry.get(transform.name()).is_none() {
+                tracing::warn!(
+                    "--transforms names `{}`, which no server serves (yet): tools are named as the gateway serves them, prefix included",
+                    transform.name()
+                );
+            }
+        }
+    }
+    for transform in args.transforms {
+        server = server.transform(transform.optional());
+    }
+    if let Some(search) = args.tool_search {
+        server = server.tool_search(search);
+    }
+    // Named by the file rather than by the line of this file that added it.
+    if let Err(RegistryError::InvalidTransform { tool, reason, .. }) = server.registry() {
+        return Err(std::io::Error::other(format!(
+            "--transforms: the table of `{tool}` cannot apply: {reason}"
+        )));
     }
     server.run_with_args(args.server_args).await
 }

@@ -43,6 +43,7 @@ pub(crate) fn tool(link: &Arc<Link>, info: &ToolInfo, location: Location) -> Dyn
     );
     tool.location = location;
     tool.checked_upstream = true;
+    tool = tool.tags(link.upstream.tags.iter().cloned());
     let annotations = info.annotations();
     let title = info.title().or_else(|| {
         annotations

@@ -51,6 +51,8 @@ pub struct Upstream {
     pub(crate) per_session: bool,
     pub(crate) label: String,
     pub(crate) timeout: Option<Duration>,
+    /// Given to every tool of the upstream ([`Upstream::tags`]).
+    pub(crate) tags: Vec<String>,
 }
 
 impl Upstream {
@@ -129,6 +131,7 @@ impl Upstream {
             per_session: false,
             label,
             timeout: None,
+            tags: Vec::new(),
         }
     }
 
@@ -160,6 +163,19 @@ impl Upstream {
     /// line, or the URL).
     pub fn label(mut self, label: impl Into<String>) -> Upstream {
         self.label = label.into();
+        self
+    }
+
+    /// Tags every tool of the upstream, those it serves later too, with
+    /// `tags` ([`Tool::tags`](crate::Tool::tags)), which searches and
+    /// [`ToolSearch::pin_tags`](crate::ToolSearch::pin_tags) read; a
+    /// [`ToolTransform::tags`](crate::ToolTransform::tags) replaces them.
+    pub fn tags<I, S>(mut self, tags: I) -> Upstream
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.tags.extend(tags.into_iter().map(Into::into));
         self
     }
 
@@ -265,6 +281,7 @@ impl fmt::Debug for Upstream {
             .field("reconnects", &self.reconnects())
             .field("timeout", &self.timeout)
             .field("max_message_size", &self.max_message_size)
+            .field("tags", &self.tags)
             .finish_non_exhaustive()
     }
 }
