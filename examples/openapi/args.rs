@@ -84,11 +84,11 @@ Server options (as for every mcp-runtime server):
 Credentials go to the base URL's host only, over https (or plain http to
 loopback).
 
-Example (the Petstore through the Prism mock server):
-  npx @stoplight/prism-cli mock tests/openapi/petstore.json -p 4010 &
+Example (the tests' Petstore, through the Prism mock server):
+  npx @stoplight/prism-cli@5.14.2 mock tests/openapi/petstore.json -p 4010 &
   PETSTORE_TOKEN=secret cargo run --example openapi --features openapi -- \\
       tests/openapi/petstore.json --base-url http://127.0.0.1:4010 \\
-      --bearer-env PETSTORE_TOKEN --http 8080
+      --bearer-env PETSTORE_TOKEN --skip-unsupported --http 8080
 
 The log goes to stderr (RUST_LOG, default info).
 ",

@@ -7,7 +7,7 @@
 //! npx @stoplight/prism-cli@5.14.2 mock tests/openapi/petstore.json -p 4010 &
 //! PETSTORE_TOKEN=secret cargo run --example openapi --features openapi -- \
 //!     tests/openapi/petstore.json --base-url http://127.0.0.1:4010 \
-//!     --bearer-env PETSTORE_TOKEN --http 8080
+//!     --bearer-env PETSTORE_TOKEN --skip-unsupported --http 8080
 //! ```
 //!
 //! `--tag`, `--exclude`, `--skip-unsupported` and `--no-output-schemas`

@@ -251,7 +251,7 @@ async def petstore(checks: Checks, binary: str, document: str, base_url: str) ->
             "getTree",
             {},
             lambda structured, _text: None
-            if structured == {"name": "root", "children": [{"name": "leaf"}]}
+            if structured == {"name": "Rex", "children": [{"name": "Fido", "children": []}, {"name": "Bella"}]}
             else f"not the document's example: {structured!r}",
         )
 
