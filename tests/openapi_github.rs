@@ -180,3 +180,65 @@ fn calls_to_githubs_operations_pass_prisms_validation() {
         prism.output()
     );
 }
+
+/// Progressive discovery over the whole import: tools/list shows the search
+/// tool and the call proxy only; a search finds an operation by what it
+/// does, with its definition; the proxy calls it (here against a port
+/// where nothing listens, so nothing leaves the machine).
+#[tokio::test]
+async fn progressive_discovery_over_githubs_document() {
+    use mcp_runtime::ToolSearch;
+    use mcp_runtime::testing::TestClient;
+    use serde_json::json;
+
+    let document = openapi::github_document();
+    // Port 9 (discard) on loopback: refused, nothing calls GitHub.
+    let api = OpenApi::from_file(&document)
+        .base_url("http://127.0.0.1:9")
+        .skip_unsupported();
+    let server = Server::new("github", "1.0.0")
+        .openapi(api)
+        .tool_search(ToolSearch::new());
+    let mut client = TestClient::connect(server)
+        .await
+        .expect("the server starts");
+
+    let listed = client.list_tools().await.expect("tools/list");
+    let names: Vec<&str> = listed.iter().filter_map(|t| t["name"].as_str()).collect();
+    assert_eq!(names, ["call_tool", "search_tools"]);
+
+    let found = client
+        .call_tool("search_tools", json!({"query": "create an issue comment"}))
+        .await
+        .expect("search_tools");
+    let first = &found["structuredContent"]["tools"][0];
+    assert_eq!(first["name"], "issues_create-comment", "{found:#}");
+    assert_eq!(first["tags"], json!(["issues"]));
+    let required = &first["inputSchema"]["required"];
+    for argument in ["owner", "repo", "issue_number", "body"] {
+        assert!(
+            required
+                .as_array()
+                .is_some_and(|r| r.contains(&json!(argument))),
+            "{argument} is not required: {required}"
+        );
+    }
+    assert!(
+        found["structuredContent"]["total"].as_u64() > Some(1),
+        "{found:#}"
+    );
+
+    let called = client
+        .call_tool(
+            "call_tool",
+            json!({"name": "repos_get", "arguments": {"owner": "octocat", "repo": "hello-world"}}),
+        )
+        .await
+        .expect("call_tool answers with a result");
+    assert_eq!(called["isError"], true, "{called:#}");
+    let text = called["content"][0]["text"].as_str().unwrap_or_default();
+    assert!(
+        text.contains("127.0.0.1:9") && text.contains("/repos/octocat/hello-world"),
+        "{text}"
+    );
+}
