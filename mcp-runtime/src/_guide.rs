@@ -42,6 +42,8 @@
 //!
 //! 20. [Tools with a view](views): MCP Apps, HTML views of tools' results.
 //! 21. [Skills](skills): instructions for a whole job (the `skills` feature).
+//! 22. [Existing APIs as tools](openapi): an OpenAPI document's operations
+//!     (the `openapi` feature).
 
 /// The text of a chapter that needs a cargo feature, when the documentation
 /// is built without it (so unused when every feature is on).
@@ -140,3 +142,10 @@ pub mod views {}
 #[cfg_attr(feature = "skills", doc = include_str!("../guide/21-skills.md"))]
 #[cfg_attr(not(feature = "skills"), doc = needs_feature!("Skills", "skills"))]
 pub mod skills {}
+
+#[cfg_attr(feature = "openapi", doc = include_str!("../guide/22-openapi.md"))]
+#[cfg_attr(
+    not(feature = "openapi"),
+    doc = needs_feature!("Existing APIs as tools", "openapi")
+)]
+pub mod openapi {}

@@ -11,6 +11,7 @@ pub mod list_changed;
 pub mod nginx;
 pub mod oauth_server;
 pub mod oidc;
+pub mod openapi;
 pub mod prerequisite;
 pub mod python;
 pub mod redis;
@@ -70,15 +71,17 @@ pub fn hostile_target_binary() -> PathBuf {
 
 /// The features the tests build the examples with, one set for all of them
 /// (`--auth-issuer`, the OTLP export, `--tasks-redis`, `--sessions-redis`,
-/// and the MCP client
-/// that the gateway, the chain and the conformance client need). Every
+/// the MCP client
+/// that the gateway, the chain and the conformance client need, and the
+/// OpenAPI import of the openapi example). Every
 /// example is built with both example packages selected and all of these
 /// features, so that cargo compiles mcp-runtime once for all of them (with
 /// the features the tests package itself enables on it).
 const EXAMPLE_FEATURES: &str = "weather-example/auth,weather-example/otel,\
                                 weather-example/tasks-redis,weather-example/sessions-redis,\
                                 mcp-examples/auth,mcp-examples/otel,mcp-examples/client,\
-                                mcp-examples/tasks-redis,mcp-examples/sessions-redis";
+                                mcp-examples/tasks-redis,mcp-examples/sessions-redis,\
+                                mcp-examples/openapi";
 
 /// Builds an example (test targets cannot depend on examples, so the test
 /// asks cargo) and returns its executable, at a path of this checkout's own:
