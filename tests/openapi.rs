@@ -863,6 +863,48 @@ async fn calls_reach_the_api_as_the_document_says() {
 }
 
 #[tokio::test]
+async fn without_output_schemas_array_answers_are_objects_for_older_clients() {
+    // No output schema to say the answer is an array, so the runtime does
+    // not wrap it: the tool must, for clients before 2026-07-28 (the
+    // Python SDK refuses a `structuredContent` that is not an object).
+    let (base, _seen, server) = stub().await;
+    let petstore = || {
+        let api = OpenApi::from_file(dir().join("petstore.json"))
+            .base_url(&base)
+            .bearer("t0ken")
+            .output_schemas(false)
+            .skip_unsupported();
+        Server::new("petstore", "1").openapi(api)
+    };
+    let pets = json!([{"id": 7, "name": "Rex", "tag": null}]);
+    let mut client = within(TestClient::connect_with_version(petstore(), LEGACY))
+        .await
+        .unwrap();
+    let listed = within(client.call_tool("listPets", json!({})))
+        .await
+        .unwrap();
+    assert_eq!(
+        listed["structuredContent"],
+        json!({"result": pets}),
+        "{listed}"
+    );
+    // The text keeps the answer as the API gave it.
+    let text: Value = serde_json::from_str(listed["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(text, pets);
+    // An object answer stays as it is.
+    let pet = within(client.call_tool("getPet", json!({"petId": 7})))
+        .await
+        .unwrap();
+    assert_eq!(pet["structuredContent"]["name"], "Rex", "{pet}");
+
+    let mut modern = TestClient::start(petstore()).unwrap();
+    let params = json!({"name": "listPets", "arguments": {}, "_meta": modern_meta()});
+    let answer = within(modern.request("tools/call", params)).await.unwrap();
+    assert_eq!(answer["structuredContent"], pets, "{answer}");
+    server.abort();
+}
+
+#[tokio::test]
 async fn transforms_hide_refused_operations_and_rename_served_ones() {
     use mcp_runtime::ToolTransform;
 

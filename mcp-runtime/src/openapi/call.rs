@@ -174,11 +174,40 @@ pub(super) fn redact(mut text: String, credentials: &[Credential]) -> String {
     // Longest first, so that a secret inside another is not half-replaced.
     secrets.sort_by_key(|secret| std::cmp::Reverse(secret.len()));
     for secret in secrets.iter().filter(|secret| !secret.is_empty()) {
-        if text.contains(secret.as_str()) {
-            text = text.replace(secret.as_str(), REDACTED);
+        if !text.contains(secret.as_str()) {
+            continue;
         }
+        text = match secret.len() >= WHOLE_WORD_BELOW {
+            true => text.replace(secret.as_str(), REDACTED),
+            false => replace_whole_words(&text, secret),
+        };
     }
     text
+}
+
+/// Secrets shorter than this are redacted only where they stand as a
+/// whole word: replacing a one-letter token everywhere would shred the
+/// message, while a longer one is redacted wherever it appears.
+const WHOLE_WORD_BELOW: usize = 8;
+
+/// `text` with each occurrence of `secret` that no letter or digit
+/// touches replaced by `[redacted]`.
+fn replace_whole_words(text: &str, secret: &str) -> String {
+    let touches = |c: Option<char>| c.is_some_and(char::is_alphanumeric);
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(secret) {
+        let before = rest[..at].chars().next_back().or(out.chars().next_back());
+        let after = rest[at + secret.len()..].chars().next();
+        out.push_str(&rest[..at]);
+        match touches(before) || touches(after) {
+            true => out.push_str(secret),
+            false => out.push_str(REDACTED),
+        }
+        rest = &rest[at + secret.len()..];
+    }
+    out.push_str(rest);
+    out
 }
 
 #[cfg(test)]
@@ -190,6 +219,18 @@ mod tests {
 
     fn url(text: &str) -> url::Url {
         url::Url::parse(text).unwrap()
+    }
+
+    #[test]
+    fn short_secrets_are_redacted_only_as_whole_words() {
+        let plan = PlanBuilder::get("http://127.0.0.1:1", "/")
+            .bearer("t")
+            .build();
+        let text = "token t refused; try another (t)".to_owned();
+        assert_eq!(
+            redact(text, &plan.credentials),
+            "token [redacted] refused; try another ([redacted])"
+        );
     }
 
     #[test]
