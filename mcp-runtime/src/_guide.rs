@@ -44,6 +44,8 @@
 //! 21. [Skills](skills): instructions for a whole job (the `skills` feature).
 //! 22. [Existing APIs as tools](openapi): an OpenAPI document's operations
 //!     (the `openapi` feature).
+//! 23. [Servers with many tools](many_tools): transforms, progressive
+//!     discovery.
 
 /// The text of a chapter that needs a cargo feature, when the documentation
 /// is built without it (so unused when every feature is on).
@@ -149,3 +151,6 @@ pub mod skills {}
     doc = needs_feature!("Existing APIs as tools", "openapi")
 )]
 pub mod openapi {}
+
+#[doc = include_str!("../guide/23-many-tools.md")]
+pub mod many_tools {}
