@@ -1,6 +1,8 @@
 //! Lists of string literals in brackets, `key = ["a", "b"]`, as several
-//! keys take them (`scopes`, `visibility`, a view's `csp(..)` lists).
+//! keys take them (`scopes`, `tags`, `visibility`, a view's `csp(..)`
+//! lists).
 
+use syn::meta::ParseNestedMeta;
 use syn::parse::ParseStream;
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
@@ -29,4 +31,29 @@ pub fn string_list(
             other => Err(syn::Error::new(other.span(), not_a_string)),
         })
         .collect()
+}
+
+/// Parses `key = ["..", ..]`, the value of a key that takes a list of
+/// words (`scopes`, `tags`). The errors name the key, say what one item
+/// is (`noun`, `nouns`), and show the fix with the value given (a single
+/// string in brackets) or with `example`.
+pub fn word_list(
+    meta: &ParseNestedMeta,
+    key: &str,
+    nouns: &str,
+    noun: &str,
+    example: &str,
+) -> syn::Result<Vec<LitStr>> {
+    let value = meta.value()?;
+    string_list(
+        value,
+        || {
+            let shown = match value.fork().parse::<LitStr>() {
+                Ok(lit) => format!("{:?}", lit.value()),
+                Err(_) => format!("{example:?}"),
+            };
+            format!("expected a list of {nouns}, even for one: {key} = [{shown}]")
+        },
+        &format!("a {noun} must be a string literal, such as {example:?}"),
+    )
 }

@@ -9,22 +9,11 @@ use syn::LitStr;
 use syn::meta::ParseNestedMeta;
 
 use super::errors::Errors;
-use super::lists::string_list;
+use super::lists::word_list;
 
 /// Parses the value of `scopes`: a bracketed list of string literals.
 pub fn parse_scopes(meta: &ParseNestedMeta) -> syn::Result<Vec<LitStr>> {
-    let value = meta.value()?;
-    string_list(
-        value,
-        || {
-            let example = match value.fork().parse::<LitStr>() {
-                Ok(lit) => format!("{:?}", lit.value()),
-                Err(_) => "\"weather:read\"".to_owned(),
-            };
-            format!("expected a list of scopes, even for one: scopes = [{example}]")
-        },
-        "a scope must be a string literal, such as \"weather:read\"",
-    )
+    word_list(meta, "scopes", "scopes", "scope", "weather:read")
 }
 
 /// Checks each scope: not empty, only `scope-token` characters, and not

@@ -11,7 +11,7 @@ use syn::{LitBool, LitStr, meta::ParseNestedMeta};
 
 use crate::common::errors::Errors;
 use crate::common::keys::{Metadata, parse_keys};
-use crate::common::lists::string_list;
+use crate::common::lists::word_list;
 use crate::common::params::Rules;
 
 use super::ui::ToolUiArgs;
@@ -156,18 +156,7 @@ fn parse_flag(meta: &ParseNestedMeta) -> syn::Result<Flag> {
 
 /// Parses the value of `tags`: a bracketed list of string literals.
 fn parse_tags(meta: &ParseNestedMeta) -> syn::Result<Vec<LitStr>> {
-    let value = meta.value()?;
-    string_list(
-        value,
-        || {
-            let example = match value.fork().parse::<LitStr>() {
-                Ok(lit) => format!("{:?}", lit.value()),
-                Err(_) => "\"repos\"".to_owned(),
-            };
-            format!("expected a list of tags, even for one: tags = [{example}]")
-        },
-        "a tag must be a string literal, such as \"repos\"",
-    )
+    word_list(meta, "tags", "tags", "tag", "repos")
 }
 
 /// Checks each tag: not empty or blank, no space at either end, and not
