@@ -128,7 +128,7 @@ fn resolve_in<'a>(root: &'a Value, reference: &str, at: &str) -> Result<&'a Valu
              inside it (`#/...`) are followed, so inline what it points to"
         ));
     };
-    let pointer = percent_decode(pointer)
+    let pointer = crate::schema::validator::pointer::percent_decode(pointer)
         .ok_or_else(|| format!("the reference {reference} (at {at}) has a malformed %-escape"))?;
     if !pointer.is_empty() && !pointer.starts_with('/') {
         return Err(format!(
@@ -148,27 +148,6 @@ fn resolve_in<'a>(root: &'a Value, reference: &str, at: &str) -> Result<&'a Valu
         })?;
     }
     Ok(value)
-}
-
-/// `%XX` escapes decoded (a JSON pointer in a URI fragment may use them).
-fn percent_decode(text: &str) -> Option<String> {
-    if !text.contains('%') {
-        return Some(text.to_owned());
-    }
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
 }
 
 /// A JSON pointer segment escaped (`/` → `~1`, `~` → `~0`).

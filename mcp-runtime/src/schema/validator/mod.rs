@@ -37,7 +37,7 @@ mod error;
 mod evaluated;
 mod graph;
 mod keywords;
-mod pointer;
+pub(crate) mod pointer;
 mod validate;
 mod values;
 

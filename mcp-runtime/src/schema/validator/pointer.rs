@@ -32,7 +32,7 @@ pub(super) fn shown(location: &str) -> String {
     }
 }
 
-pub(super) fn percent_decode(text: &str) -> Option<String> {
+pub(crate) fn percent_decode(text: &str) -> Option<String> {
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
