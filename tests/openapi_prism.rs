@@ -170,4 +170,39 @@ fn the_example_says_what_is_wrong_with_its_command_line() {
         .filter_map(|tool| tool["name"].as_str())
         .collect();
     assert_eq!(names, ["getTree"], "{stdout}");
+
+    // --tool-search lists the pinned tools and the two of discovery.
+    let list = |extra: &[&str]| {
+        let mut args = vec![
+            document,
+            "--base-url",
+            "http://127.0.0.1:4010",
+            "--skip-unsupported",
+            "--list-tools",
+        ];
+        args.extend_from_slice(extra);
+        let output = Command::new(&server)
+            .args(&args)
+            .output()
+            .expect("run the openapi example");
+        (
+            output.status.code(),
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    };
+    let (code, stdout, stderr) = list(&["--tool-search", "--pin", "getPet"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let listed: serde_json::Value =
+        serde_json::from_str(&stdout).expect("--list-tools prints JSON");
+    let names: Vec<&str> = listed["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(|tool| tool["name"].as_str())
+        .collect();
+    assert_eq!(names, ["call_tool", "getPet", "search_tools"], "{stdout}");
+    let (code, _, stderr) = list(&["--pin", "getPet"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("give --tool-search too"), "{stderr}");
 }

@@ -28,6 +28,10 @@ pub struct Args {
     pub skip_unsupported: bool,
     /// `--no-output-schemas`: tools without output schemas.
     pub no_output_schemas: bool,
+    /// `--tool-search`: progressive discovery (`Server::tool_search`).
+    pub tool_search: bool,
+    /// `--pin NAME`, repeated: tools listed beside the search tool.
+    pub pins: Vec<String>,
     /// What is left, for `Server::run_with_args`.
     pub server_args: Vec<OsString>,
 }
@@ -71,6 +75,12 @@ Options:
                             the first one
       --no-output-schemas   no output schemas (for APIs whose answers drift
                             from their document: clients check them)
+      --tool-search         progressive discovery: tools/list shows the
+                            pinned tools, search_tools and call_tool; every
+                            tool stays callable (for documents of many
+                            operations)
+      --pin TOOL            with --tool-search, list this tool too, by its
+                            served name (repeat for several)
   -h, --help                print this help and exit
 
 Server options (as for every mcp-runtime server):
@@ -138,11 +148,13 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Parsed, String>
             "--api-key-env" => parsed.api_key_env = Some(value("API_KEY")?),
             "--tag" => parsed.tags.push(value("pets")?),
             "--exclude" => parsed.exclude.push(value("deletePet")?),
-            "--skip-unsupported" | "--no-output-schemas" if inline.is_some() => {
+            "--pin" => parsed.pins.push(value("users_get-authenticated")?),
+            "--skip-unsupported" | "--no-output-schemas" | "--tool-search" if inline.is_some() => {
                 return Err(format!("{option} takes no value"));
             }
             "--skip-unsupported" => parsed.skip_unsupported = true,
             "--no-output-schemas" => parsed.no_output_schemas = true,
+            "--tool-search" => parsed.tool_search = true,
             _ if SERVER_OPTIONS_WITH_VALUE.contains(&option) => {
                 parsed.server_args.push(arg);
                 if inline.is_none()
@@ -162,6 +174,9 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Parsed, String>
                 document = Some(word.to_owned());
             }
         }
+    }
+    if !parsed.pins.is_empty() && !parsed.tool_search {
+        return Err("--pin lists a tool beside the search tool: give --tool-search too".to_owned());
     }
     parsed.document = document.ok_or(
         "no OpenAPI document: give its file or URL first, such as \

@@ -11,7 +11,8 @@
 //! ```
 //!
 //! `--tag`, `--exclude`, `--skip-unsupported` and `--no-output-schemas`
-//! choose what is served; credentials come from the environment
+//! choose what is served, `--tool-search` (with `--pin NAME`) lists a few
+//! tools and a search tool instead of every operation; credentials come from the environment
 //! (`--bearer-env VAR`, `--api-key-env VAR`), never from the command line.
 //! The options that are not the example's (`--http`, `--list-tools`, ...)
 //! go to `Server::run_with_args`, which serves. `--help` tells the rest.
@@ -20,8 +21,8 @@ mod args;
 
 use std::process::ExitCode;
 
-use mcp_runtime::Server;
 use mcp_runtime::openapi::OpenApi;
+use mcp_runtime::{Server, ToolSearch};
 
 use args::{Args, Parsed};
 
@@ -88,13 +89,17 @@ async fn serve(args: Args) -> Result<(), String> {
     if args.no_output_schemas {
         api = api.output_schemas(false);
     }
-    Server::new("openapi", env!("CARGO_PKG_VERSION"))
+    let mut server = Server::new("openapi", env!("CARGO_PKG_VERSION"))
         .log_to_stderr()
         .instructions(
             "The operations of an HTTP API, one tool each, from its OpenAPI document: a call \
              makes the request and answers with the API's response.",
         )
-        .openapi(api)
+        .openapi(api);
+    if args.tool_search {
+        server = server.tool_search(ToolSearch::new().pin(args.pins));
+    }
+    server
         .run_with_args(args.server_args)
         .await
         .map_err(|error| error.to_string())
