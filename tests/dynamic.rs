@@ -581,3 +581,34 @@ fn an_unnamed_crate_is_not_linked() {
     let names: Vec<&str> = registry.tools().iter().map(|t| t.name()).collect();
     assert_eq!(names, ["lookup"]);
 }
+
+#[tokio::test]
+async fn a_structured_value_that_is_not_an_object_is_wrapped_for_older_clients() {
+    // No output schema says it is an array (a mounted server's or an
+    // API's answer): clients before 2026-07-28 need an object, and get
+    // it under `result`; 2026-07-28 clients get the value itself.
+    let server = || {
+        Server::new("dynamic", "0.0.0").tool(DynamicTool::new(
+            "primes",
+            "Lists primes.",
+            json!({"type": "object"}),
+            |_, _| async { CallToolResult::structured(json!([2, 3, 5])) },
+        ))
+    };
+    let mut legacy = mcp_runtime::testing::TestClient::connect_with_version(server(), "2025-11-25")
+        .await
+        .unwrap();
+    let answer = legacy.call_tool("primes", json!({})).await.unwrap();
+    assert_eq!(answer["structuredContent"], json!({"result": [2, 3, 5]}));
+    assert_eq!(answer["content"][0]["text"], "[2,3,5]");
+
+    let mut modern = mcp_runtime::testing::TestClient::start(server()).unwrap();
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "dynamic-test", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    let params = json!({"name": "primes", "arguments": {}, "_meta": meta});
+    let answer = modern.request("tools/call", params).await.unwrap();
+    assert_eq!(answer["structuredContent"], json!([2, 3, 5]), "{answer}");
+}

@@ -13,12 +13,9 @@ use super::arguments::{self, RawParameter};
 use super::document::{Document, escape};
 use super::names;
 use super::plan::{CallPlan, Settings};
-use super::response;
 use super::schema::{self, Direction, Schemas};
 use super::{OpenApi, Refusal};
-use crate::context::Context;
 use crate::location::Location;
-use crate::protocol::version::ProtocolVersion;
 use crate::schema::arguments::ArgumentValidator;
 use crate::tools::dynamic::DynamicTool;
 
@@ -215,27 +212,13 @@ pub(crate) fn tool(shared: &mut Shared<'_>, op: &Operation<'_>) -> Result<Dynami
         None => description(op),
     };
     let handler_plan = Arc::clone(&plan);
-    // A declared non-object output is wrapped by the runtime; any other
-    // non-object answer (no output schema, or an API that drifted from
-    // its document) is wrapped here for clients before 2026-07-28, whose
-    // `structuredContent` must be an object.
-    let runtime_wraps = output.as_ref().is_some_and(|(_, bare)| *bare);
     let mut tool = DynamicTool::new(
         name,
         description,
         Value::Object(input_schema),
-        move |arguments, ctx: Context| {
+        move |arguments, _ctx| {
             let plan = Arc::clone(&handler_plan);
-            let legacy = !ctx
-                .protocol_version()
-                .is_some_and(ProtocolVersion::is_modern);
-            async move {
-                let result = super::call::call(&plan, arguments).await;
-                match legacy && !runtime_wraps {
-                    true => response::object_for_legacy(result),
-                    false => result,
-                }
-            }
+            async move { super::call::call(&plan, arguments).await }
         },
     );
     tool.location = shared.location;

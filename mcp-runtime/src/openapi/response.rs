@@ -107,19 +107,6 @@ pub(super) async fn read(
     ))
 }
 
-/// `result` with a structured value that is not an object put under
-/// `result`, as clients before 2026-07-28 require an object there; the
-/// text block keeps the answer as the API gave it.
-pub(super) fn object_for_legacy(mut result: CallToolResult) -> CallToolResult {
-    if let Some(value) = result.structured_content.take() {
-        result.structured_content = Some(match value {
-            Value::Object(_) => value,
-            other => serde_json::json!({ "result": other }),
-        });
-    }
-    result
-}
-
 /// The text of a request that got no answer.
 pub(super) fn send_error(settings: &Settings, target: &str, error: reqwest::Error) -> String {
     if error.is_timeout() {

@@ -278,9 +278,12 @@ impl Tool {
         let future: BoxFuture<RawOutput> = match &self.handler {
             Handler::Static(call) => call(arguments, ctx),
             Handler::Dynamic(call) => {
+                let legacy = !ctx
+                    .protocol_version()
+                    .is_some_and(ProtocolVersion::is_modern);
                 let future = call(arguments, ctx);
                 let structured = self.wrap_output;
-                Box::pin(async move { dynamic_output(future.await, structured) })
+                Box::pin(async move { dynamic_output(future.await, structured, legacy) })
             }
             Handler::Derived(_) => unreachable!("a derived tool runs the tool it was made from"),
         };
@@ -340,14 +343,20 @@ impl Tool {
 
 /// A dynamic tool's result; for one whose output is not an object
 /// (`wrap_output`), a successful structured value is handed on as
-/// `#[tool]`'s are, to be wrapped for the clients that need it.
-fn dynamic_output(result: CallToolResult, structured: bool) -> RawOutput {
+/// `#[tool]`'s are, to be wrapped for the clients that need it. Any other
+/// non-object structured value is put under `result` for `legacy`
+/// clients (before 2026-07-28).
+fn dynamic_output(result: CallToolResult, structured: bool, legacy: bool) -> RawOutput {
     match result {
         CallToolResult {
             structured_content: Some(value),
             is_error: false,
             ..
         } if structured => RawOutput::Structured(serde_json::value::to_raw_value(&value)),
+        // A value the tool did not declare as non-object (no output schema,
+        // a mounted server's answer, an API that drifted from its
+        // document): clients before 2026-07-28 need an object there.
+        result if legacy => RawOutput::Done(result.structured_as_object()),
         result => RawOutput::Done(result),
     }
 }

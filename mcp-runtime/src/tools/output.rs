@@ -34,6 +34,19 @@ pub struct CallToolResult {
 }
 
 impl CallToolResult {
+    /// A structured value that is not an object put under `result`, as
+    /// clients before 2026-07-28 require an object there (and as the
+    /// runtime wraps declared non-object outputs); the text is unchanged.
+    pub(crate) fn structured_as_object(mut self) -> Self {
+        if let Some(value) = self.structured_content.take() {
+            self.structured_content = Some(match value {
+                Value::Object(_) => value,
+                other => serde_json::json!({ "result": other }),
+            });
+        }
+        self
+    }
+
     /// A successful result with these blocks.
     pub fn success(content: Vec<Content>) -> Self {
         CallToolResult {
