@@ -12,6 +12,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use serde_json::{Map, Value, json};
 
 use super::document::{DIALECT_2020_12, Document, Version, escape};
+use crate::schema::{Subschemas, subschemas};
 
 /// Which side of a call a schema describes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -273,49 +274,42 @@ impl<'d> Schemas<'d> {
                         ));
                     }
                 }
-                "properties" | "patternProperties" | "$defs" | "dependentSchemas" => {
-                    let Value::Object(members) = value else {
-                        return Err(format!("`{key}` at {at} is not an object"));
-                    };
-                    let mut converted = Map::new();
-                    for (name, sub) in members {
-                        let sub_at = format!("{here}/{}", escape(name));
-                        converted.insert(name.clone(), self.value(sub, &sub_at, direction, deps)?);
+                _ => match subschemas(key) {
+                    Some(Subschemas::Map) => {
+                        let Value::Object(members) = value else {
+                            return Err(format!("`{key}` at {at} is not an object"));
+                        };
+                        let mut converted = Map::new();
+                        for (name, sub) in members {
+                            let sub_at = format!("{here}/{}", escape(name));
+                            converted
+                                .insert(name.clone(), self.value(sub, &sub_at, direction, deps)?);
+                        }
+                        out.insert(key.clone(), Value::Object(converted));
                     }
-                    out.insert(key.clone(), Value::Object(converted));
-                }
-                "allOf" | "anyOf" | "oneOf" | "prefixItems" => {
-                    let Value::Array(list) = value else {
-                        return Err(format!("`{key}` at {at} is not an array"));
-                    };
-                    let mut converted = Vec::with_capacity(list.len());
-                    for (i, sub) in list.iter().enumerate() {
-                        converted.push(self.value(sub, &format!("{here}/{i}"), direction, deps)?);
+                    Some(Subschemas::List) => {
+                        let Value::Array(list) = value else {
+                            return Err(format!("`{key}` at {at} is not an array"));
+                        };
+                        let mut converted = Vec::with_capacity(list.len());
+                        for (i, sub) in list.iter().enumerate() {
+                            converted.push(self.value(
+                                sub,
+                                &format!("{here}/{i}"),
+                                direction,
+                                deps,
+                            )?);
+                        }
+                        out.insert(key.clone(), Value::Array(converted));
                     }
-                    out.insert(key.clone(), Value::Array(converted));
-                }
-                "items"
-                | "additionalProperties"
-                | "not"
-                | "if"
-                | "then"
-                | "else"
-                | "contains"
-                | "propertyNames"
-                | "unevaluatedProperties"
-                | "unevaluatedItems"
-                | "contentSchema" => match value {
-                    Value::Bool(_) => {
-                        out.insert(key.clone(), value.clone());
-                    }
-                    _ => {
+                    Some(Subschemas::One) if !value.is_boolean() => {
                         let converted = self.value(value, &here, direction, deps)?;
                         out.insert(key.clone(), converted);
                     }
+                    _ => {
+                        out.insert(key.clone(), value.clone());
+                    }
                 },
-                _ => {
-                    out.insert(key.clone(), value.clone());
-                }
             }
         }
         if v30 {

@@ -8,7 +8,7 @@ use schemars::generate::{Contract, SchemaSettings};
 use schemars::{Schema, SchemaGenerator};
 use serde_json::{Map, Value, json};
 
-use super::Member;
+use super::{Member, Subschemas, subschemas};
 
 /// The generator for input schemas (what the tool deserializes).
 pub(crate) fn input_generator() -> SchemaGenerator {
@@ -336,37 +336,22 @@ fn for_each_subschema(
     f: &mut impl FnMut(&mut Map<String, Value>),
 ) {
     for (key, value) in schema.iter_mut() {
-        match (key.as_str(), value) {
-            (
-                "properties" | "$defs" | "patternProperties" | "dependentSchemas",
-                Value::Object(map),
-            ) => {
+        match (subschemas(key), value) {
+            (Some(Subschemas::Map), Value::Object(map)) => {
                 for sub in map.values_mut() {
                     if let Value::Object(sub) = sub {
                         f(sub);
                     }
                 }
             }
-            ("allOf" | "anyOf" | "oneOf" | "prefixItems", Value::Array(list)) => {
+            (Some(Subschemas::List), Value::Array(list)) => {
                 for sub in list {
                     if let Value::Object(sub) = sub {
                         f(sub);
                     }
                 }
             }
-            (
-                "items"
-                | "additionalProperties"
-                | "not"
-                | "if"
-                | "then"
-                | "else"
-                | "contains"
-                | "propertyNames"
-                | "unevaluatedProperties"
-                | "unevaluatedItems",
-                Value::Object(sub),
-            ) => f(sub),
+            (Some(Subschemas::One), Value::Object(sub)) => f(sub),
             _ => {}
         }
     }

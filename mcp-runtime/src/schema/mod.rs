@@ -36,3 +36,35 @@ impl Member for Map<String, Value> {
         }
     }
 }
+
+/// How a JSON Schema 2020-12 keyword holds subschemas.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Subschemas {
+    /// One subschema (`items`, `not`, `if`, ...).
+    One,
+    /// A list of them (`allOf`, `prefixItems`, ...).
+    List,
+    /// A map of them (`properties`, `$defs`, ...).
+    Map,
+}
+
+/// Whether `keyword`'s value is a subschema, a list or a map of them: the
+/// keywords a walk over every subschema follows.
+pub(crate) fn subschemas(keyword: &str) -> Option<Subschemas> {
+    match keyword {
+        "properties" | "patternProperties" | "$defs" | "dependentSchemas" => Some(Subschemas::Map),
+        "allOf" | "anyOf" | "oneOf" | "prefixItems" => Some(Subschemas::List),
+        "items"
+        | "additionalProperties"
+        | "not"
+        | "if"
+        | "then"
+        | "else"
+        | "contains"
+        | "propertyNames"
+        | "unevaluatedProperties"
+        | "unevaluatedItems"
+        | "contentSchema" => Some(Subschemas::One),
+        _ => None,
+    }
+}
