@@ -2,9 +2,16 @@
 //!
 //! The user's function is emitted as written (minus parameter attributes that
 //! only `#[tool]` understands). Next to it, inside `const _: () = { ... };`:
-//! a hidden arguments struct, a call shim, the schema functions and one
-//! `inventory::submit!`. Type checks are spanned at the user's tokens so the
-//! compiler's errors point there.
+//! a table of the parameters (or, when they carry `#[serde]`/`#[schemars]`
+//! attributes, a hidden arguments struct with serde's and schemars'
+//! derives), a call shim, the schema functions and one `inventory::submit!`.
+//! Type checks are spanned at the user's tokens so the compiler's errors
+//! point there.
+//!
+//! A crate of many tools re-expands every one of them on each edit, and
+//! compiles what they expand to: so the expansion is kept small, and what
+//! is generic in it is generic over a parameter's type (shared by every
+//! tool) rather than over a type of its own per tool.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
@@ -78,39 +85,24 @@ fn generate(args: &ToolArgs, tool: &AnnotatedFn, name: &str, description: &str) 
     let (ret_ty, ret_span) = call::return_type(sig);
 
     let arguments: Vec<&Param> = tool.arguments().collect();
-    let mut newtypes = Vec::new();
-    let mut fields = Vec::new();
-    let mut unwrap = Vec::new();
-    let mut header_checks = Vec::new();
-    for param in &arguments {
-        let ident = &param.ident;
-        let binding = param.binding();
-        let mut attrs = param.forwarded.clone();
-        if let Some(header) = &param.header {
-            attrs.push(syn::parse_quote!(#[schemars(extend("x-mcp-header" = #header))]));
-            header_checks.push(header_check(param));
-        }
-        let doc = param.description.as_ref().map(|d| quote!(#[doc = #d]));
-        let serde = serde_field_options(param);
-        if serde.custom_deserializer {
-            // The user's `with`/`deserialize_with`/`default` function
-            // produces the parameter type itself, so the field cannot be
-            // wrapped.
-            let ty = &param.ty;
-            fields.push(quote!(#doc #(#attrs)* #ident: #ty));
-            unwrap.push(quote!());
-        } else {
-            let (newtype, field_ty) = param_newtype(param, serde.default);
-            newtypes.push(newtype);
-            fields.push(quote!(#doc #(#attrs)* #ident: #field_ty));
-            unwrap.push(quote!(let #binding = #binding.0;));
-        }
-    }
-    let destructure = arguments.iter().map(|p| {
-        let ident = &p.ident;
-        let binding = p.binding();
-        quote!(#ident: #binding)
-    });
+    let header_checks: Vec<TokenStream> = arguments
+        .iter()
+        .filter(|p| p.header.is_some())
+        .map(|p| header_check(p))
+        .collect();
+    // Parameters without forwarded attributes are described by a table
+    // the runtime builds the schema from and read one by one; attributes
+    // that change how one is read or described need serde's and schemars'
+    // derives on a struct of them.
+    let Arguments {
+        items,
+        input_schema,
+        parse,
+    } = if arguments.iter().all(|p| p.forwarded.is_empty()) {
+        table_arguments(&arguments)
+    } else {
+        derived_arguments(&arguments, fn_ident)
+    };
     let on_error = quote!(::core::result::Result::Err(error) => return error,);
     let injections = call::injections(&tool.params, &on_error);
     let requirements = call::requirements(&tool.params);
@@ -151,29 +143,17 @@ fn generate(args: &ToolArgs, tool: &AnnotatedFn, name: &str, description: &str) 
     };
     let task = format_ident!("{}", args.task.unwrap_or("Forbidden"));
     let location = call::location();
-    let args_ident = format_ident!(
-        "__McpArgs_{}",
-        fn_ident.to_string().trim_start_matches("r#")
-    );
 
     quote! {
         #[doc(hidden)]
         const _: () = {
-            #(#newtypes)*
+            #items
             #(#header_checks)*
-
-            #[allow(non_camel_case_types)]
-            #[derive(#rt::serde::Deserialize, #rt::schemars::JsonSchema)]
-            #[serde(crate = "::mcp_runtime::__private::serde")]
-            #[schemars(crate = "::mcp_runtime::__private::schemars")]
-            struct #args_ident {
-                #(#fields,)*
-            }
 
             fn __mcp_input_schema(
                 generator: &mut #rt::schemars::SchemaGenerator,
             ) -> #rt::schemars::Schema {
-                generator.root_schema_for::<#args_ident>()
+                #input_schema
             }
 
             fn __mcp_output_schema(
@@ -189,12 +169,7 @@ fn generate(args: &ToolArgs, tool: &AnnotatedFn, name: &str, description: &str) 
             ) -> #rt::BoxFuture<#rt::RawOutput> {
                 ::std::boxed::Box::pin(async move {
                     #use_kinds
-                    let #args_ident { #(#destructure,)* } =
-                        match #rt::parse_arguments::<#args_ident>(__mcp_arguments) {
-                            ::core::result::Result::Ok(value) => value,
-                            ::core::result::Result::Err(error) => return error,
-                        };
-                    #(#unwrap)*
+                    #parse
                     #(#injections)*
                     let __mcp_output = #invoke;
                     #convert
@@ -227,6 +202,135 @@ fn generate(args: &ToolArgs, tool: &AnnotatedFn, name: &str, description: &str) 
                 }
             }
         };
+    }
+}
+
+/// How the expansion describes and reads a tool's arguments: the items it
+/// needs, the body of `__mcp_input_schema`, and the statements that bind
+/// each argument from `__mcp_arguments`.
+struct Arguments {
+    items: TokenStream,
+    input_schema: TokenStream,
+    parse: TokenStream,
+}
+
+/// Plain parameters: one `ParamVTable` const per parameter (named at the
+/// user's type, so a type that cannot be a parameter is one error there),
+/// a static table of them for the schema, and one `take` per parameter.
+/// Everything generic is generic over the parameter's type, shared by every
+/// tool, so each tool adds little to compile.
+fn table_arguments(arguments: &[&Param]) -> Arguments {
+    let rt = rt();
+    let mut items = Vec::new();
+    let mut entries = Vec::new();
+    let mut parse = Vec::new();
+    for param in arguments {
+        let ty = &param.ty;
+        let name = param.name();
+        let vtable = format_ident!("__MCP_VTABLE_{}", name);
+        let make_vtable =
+            quote_spanned!(ty.span()=> <#ty as #rt::DeserializeAndJsonSchema>::VTABLE);
+        items.push(quote! {
+            #[allow(non_upper_case_globals)]
+            const #vtable: #rt::ParamVTable<#ty> = #make_vtable;
+        });
+        let doc = param.description.as_deref().unwrap_or_default();
+        let header = param
+            .header
+            .as_ref()
+            .map(syn::LitStr::value)
+            .unwrap_or_default();
+        entries.push(quote!(#vtable.param(#name, #doc, #header)));
+        let binding = param.binding();
+        parse.push(quote! {
+            let #binding = match #vtable.take(&mut __mcp_arguments, #name) {
+                ::core::result::Result::Ok(value) => value,
+                ::core::result::Result::Err(error) => return error,
+            };
+        });
+    }
+    let count = arguments.len();
+    let parse = if arguments.is_empty() {
+        quote!(let _ = __mcp_arguments;)
+    } else {
+        quote! {
+            let mut __mcp_arguments = #rt::arguments_object(__mcp_arguments);
+            #(#parse)*
+        }
+    };
+    Arguments {
+        items: quote! {
+            #(#items)*
+            static __MCP_PARAMS: [#rt::ToolParam; #count] = [#(#entries),*];
+        },
+        input_schema: quote!(#rt::params_schema(generator, &__MCP_PARAMS)),
+        parse,
+    }
+}
+
+/// Parameters with forwarded `#[serde]`/`#[schemars]` attributes: a
+/// struct of them with serde's and schemars' derives, which apply the
+/// attributes. Each field's type is a newtype delegating to the
+/// parameter's type through its `ParamVTable`, so the derives never name
+/// the user's type and a type that cannot be a parameter is still one
+/// error, at the type.
+fn derived_arguments(arguments: &[&Param], fn_ident: &syn::Ident) -> Arguments {
+    let rt = rt();
+    let mut newtypes = Vec::new();
+    let mut fields = Vec::new();
+    let mut unwrap = Vec::new();
+    for param in arguments {
+        let ident = &param.ident;
+        let binding = param.binding();
+        let mut attrs = param.forwarded.clone();
+        if let Some(header) = &param.header {
+            attrs.push(syn::parse_quote!(#[schemars(extend("x-mcp-header" = #header))]));
+        }
+        let doc = param.description.as_ref().map(|d| quote!(#[doc = #d]));
+        let serde = serde_field_options(param);
+        if serde.custom_deserializer {
+            // The user's `with`/`deserialize_with`/`default` function
+            // produces the parameter type itself, so the field cannot be
+            // wrapped.
+            let ty = &param.ty;
+            fields.push(quote!(#doc #(#attrs)* #ident: #ty));
+        } else {
+            let (newtype, field_ty) = param_newtype(param, serde.default);
+            newtypes.push(newtype);
+            fields.push(quote!(#doc #(#attrs)* #ident: #field_ty));
+            unwrap.push(quote!(let #binding = #binding.0;));
+        }
+    }
+    let destructure = arguments.iter().map(|p| {
+        let ident = &p.ident;
+        let binding = p.binding();
+        quote!(#ident: #binding)
+    });
+    let args_ident = format_ident!(
+        "__McpArgs_{}",
+        fn_ident.to_string().trim_start_matches("r#")
+    );
+    Arguments {
+        items: quote! {
+            #(#newtypes)*
+
+            #[allow(non_camel_case_types)]
+            #[derive(#rt::serde::Deserialize, #rt::schemars::JsonSchema)]
+            #[serde(crate = "::mcp_runtime::__private::serde")]
+            #[schemars(crate = "::mcp_runtime::__private::schemars")]
+            struct #args_ident {
+                #(#fields,)*
+            }
+        },
+        input_schema: quote!(generator.root_schema_for::<#args_ident>()),
+        parse: quote! {
+            let #args_ident { #(#destructure,)* } =
+                match #rt::parse_arguments::<#args_ident>(__mcp_arguments) {
+                    ::core::result::Result::Ok(value) => value,
+                    ::core::result::Result::Err(error) => return error,
+                };
+            #(#unwrap)*
+        },
     }
 }
 

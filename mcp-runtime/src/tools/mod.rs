@@ -1,5 +1,5 @@
 //! Tools: what `#[tool]` submits and how a call runs (`def`), how a
-//! served tool is built from it (`build`), what a tool
+//! served tool is built from it (`build`), its parameters (`params`), what a tool
 //! returns (`output`), tools defined at run time (`dynamic`), tools
 //! served transformed (`transform`, applied by `derived`, arguments
 //! mapped back by `argmap`), and progressive discovery (`search`).
@@ -10,5 +10,6 @@ pub(crate) mod def;
 pub(crate) mod derived;
 pub(crate) mod dynamic;
 pub(crate) mod output;
+pub(crate) mod params;
 pub(crate) mod search;
 pub(crate) mod transform;
