@@ -5,8 +5,8 @@
 
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{quote, quote_spanned};
-use syn::Signature;
 use syn::spanned::Spanned;
+use syn::{ItemFn, Signature};
 
 use super::params::{Param, ParamKind};
 
@@ -102,6 +102,37 @@ pub fn invoke(
             }
         }
     }
+}
+
+/// Reads the annotated function, or answers the error for `#[attr]` on
+/// something else. Only the attributes, visibility and signature are
+/// parsed: the body is kept as the tokens it is, since every attribute
+/// emits it unchanged and parsing every statement of every function (in a
+/// proc macro built without optimizations, on every edit of the crate)
+/// costs time the user waits for.
+pub fn parse_fn_item(attr: &str, item: TokenStream) -> Result<ItemFn, TokenStream> {
+    let read = |input: syn::parse::ParseStream| {
+        let attrs = input.call(syn::Attribute::parse_outer)?;
+        let vis: syn::Visibility = input.parse()?;
+        let sig: Signature = input.parse()?;
+        let body: proc_macro2::Group = input.parse()?;
+        if body.delimiter() != proc_macro2::Delimiter::Brace {
+            return Err(syn::Error::new(body.span(), "expected a function body"));
+        }
+        let block = syn::Block {
+            brace_token: syn::token::Brace {
+                span: body.delim_span(),
+            },
+            stmts: vec![syn::Stmt::Item(syn::Item::Verbatim(body.stream()))],
+        };
+        Ok(ItemFn {
+            attrs,
+            vis,
+            sig,
+            block: Box::new(block),
+        })
+    };
+    syn::parse::Parser::parse2(read, item.clone()).map_err(|_| not_a_fn(attr, item))
 }
 
 /// The error for `#[attr]` on an item that is not a function, under the

@@ -9,7 +9,6 @@
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
-use syn::ItemFn;
 
 use super::parse::{RULES, parse_args};
 use crate::common::call::{self, option_str, rt};
@@ -21,9 +20,9 @@ use crate::common::text_args::{is_option, param_defs, parse_statement, use_text_
 pub fn prompt(attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut errors = Errors::default();
     let metadata = parse_args(attr, &mut errors);
-    let item: ItemFn = match syn::parse2(item.clone()) {
+    let item = match call::parse_fn_item("prompt", item) {
         Ok(item) => item,
-        Err(_) => return call::not_a_fn("prompt", item),
+        Err(error) => return error,
     };
     let prompt = parse_fn(item, &RULES, &mut errors);
 

@@ -10,7 +10,7 @@
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
-use syn::{ItemFn, LitStr};
+use syn::LitStr;
 
 use super::parse::{RULES, ResourceArgs};
 use crate::common::call::{self, option_str, rt};
@@ -21,9 +21,9 @@ use crate::common::text_args::{param_defs, parse_statement, use_text_kinds};
 pub fn resource(attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut errors = Errors::default();
     let args = ResourceArgs::parse(attr, &mut errors);
-    let item: ItemFn = match syn::parse2(item.clone()) {
+    let item = match call::parse_fn_item("resource", item) {
         Ok(item) => item,
-        Err(_) => return call::not_a_fn("resource", item),
+        Err(error) => return error,
     };
     let resource = parse_fn(item, &RULES, &mut errors);
     args.check_variables(&resource, &mut errors);

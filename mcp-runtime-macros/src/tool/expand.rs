@@ -15,7 +15,6 @@
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
-use syn::ItemFn;
 use syn::spanned::Spanned;
 
 use super::parse::{Flag, RULES, ToolArgs, check_tool_name};
@@ -27,9 +26,9 @@ pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut errors = Errors::default();
     let args = ToolArgs::parse(attr, &mut errors);
 
-    let item: ItemFn = match syn::parse2(item.clone()) {
+    let item = match call::parse_fn_item("tool", item) {
         Ok(item) => item,
-        Err(_) => return call::not_a_fn("tool", item),
+        Err(error) => return error,
     };
 
     let tool = parse_fn(item, &RULES, &mut errors);
