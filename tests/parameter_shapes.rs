@@ -187,6 +187,33 @@ async fn forwarded(
     }))
 }
 
+/// Attributes that only describe, rename or default a parameter.
+#[tool]
+async fn described(
+    #[serde(rename = "q")]
+    #[schemars(length(min = 1, max = 100))]
+    query: String,
+    /// Results per page.
+    #[schemars(range(min = 1, max = 50))]
+    #[serde(default)]
+    limit: u8,
+    #[schemars(regex(pattern = r"^[a-z]{2}$"))] lang: Option<String>,
+    /// The zone.
+    #[header("Zone")]
+    #[schemars(range(max = 9))]
+    zone: Option<u32>,
+    /// A doc the attribute overrides.
+    #[schemars(description = "Said by the attribute.", example = "a note")]
+    note: Option<String>,
+    #[serde(default)] origin: Option<Point>,
+    #[serde(default)] tags: Vec<String>,
+) -> Received {
+    received(json!({
+        "query": query, "limit": limit, "lang": lang, "zone": zone, "note": note,
+        "origin": origin, "tags": tags,
+    }))
+}
+
 fn default_sort() -> String {
     "relevance".into()
 }
@@ -354,6 +381,33 @@ async fn forwarded_attributes_rename_default_and_flatten() {
         got(&result),
         &json!({"query": "rust", "limit": 0, "lang": "en", "page": 2, "sort": "relevance"})
     );
+}
+
+#[tokio::test]
+async fn described_parameters_are_read_by_their_names_with_their_defaults() {
+    let result = call("described", json!({"q": "rust"})).await;
+    assert_eq!(
+        got(&result),
+        &json!({
+            "query": "rust", "limit": 0, "lang": null, "zone": null, "note": null,
+            "origin": null, "tags": [],
+        })
+    );
+    let arguments = json!({
+        "q": "r", "limit": 5.0, "lang": "en", "zone": 3, "note": "n",
+        "origin": {"x": 1.0, "y": 2.0}, "tags": ["t"],
+    });
+    let result = call("described", arguments).await;
+    assert_eq!(
+        got(&result),
+        &json!({
+            "query": "r", "limit": 5, "lang": "en", "zone": 3, "note": "n",
+            "origin": {"x": 1.0, "y": 2.0, "label": null}, "tags": ["t"],
+        })
+    );
+    // The attributes' bounds are checked before the tool runs.
+    let result = call("described", json!({"q": "", "limit": 51})).await;
+    assert_eq!(result["isError"], json!(true), "{result:#}");
 }
 
 #[tokio::test]

@@ -55,7 +55,7 @@ type Object = Map<String, Value>;
 pub(crate) fn finish_inputs(schema: Schema) -> Result<(Object, Object), String> {
     let mut root = into_object(schema)?;
     clean_root(&mut root);
-    // The generated arguments struct has no doc; a root description can only
+    // The generated arguments schema has no doc; a root description can only
     // come from a `#[serde(flatten)]`ed type, and the tool's own description
     // is what the model should read.
     root.shift_remove("description");

@@ -17,14 +17,13 @@ use super::output::{CallToolResult, RawOutput};
 
 /// A type a tool can take as an argument: `Deserialize + JsonSchema`.
 ///
-/// `#[tool]` wraps each parameter in a generated newtype whose `Deserialize`
-/// and `JsonSchema` impls go through the parameter type's [`ParamVTable`],
-/// read once as `<T as DeserializeAndJsonSchema>::VTABLE` spanned at the
-/// user's type. A type that lacks an impl is then reported once, under that
-/// type, with this trait's text; naming a trait item with the type as `Self`
-/// (rather than calling a bounded fn) adds no "required by a bound in" note.
-/// The derives on the arguments struct only see the newtypes and add no
-/// cascade.
+/// `#[tool]` reads and describes each parameter through the type's
+/// [`ParamVTable`], read once as `<T as DeserializeAndJsonSchema>::VTABLE`
+/// spanned at the user's type. A type that lacks an impl is then reported
+/// once, under that type, with this trait's text; naming a trait item with
+/// the type as `Self` (rather than calling a bounded fn) adds no "required
+/// by a bound in" note. Where derives describe the parameters, their
+/// fields are newtypes delegating to the vtable, so they add no cascade.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a #[tool] parameter",
     label = "this type must implement `serde::Deserialize` and `schemars::JsonSchema`",
@@ -32,7 +31,7 @@ use super::output::{CallToolResult, RawOutput};
     note = "or, if the client should not send it, share it with `Server::state` and take `State<T>`"
 )]
 pub trait DeserializeAndJsonSchema: Sized {
-    /// The operations the parameter newtype delegates to `Self`.
+    /// The operations the expansion reads and describes `Self` with.
     const VTABLE: ParamVTable<Self>;
 }
 
@@ -111,6 +110,20 @@ impl<T> ParamVTable<T> {
     pub fn take(&self, arguments: &mut Map<String, Value>, name: &str) -> Result<T, RawOutput> {
         let value = arguments.remove(name).unwrap_or(Value::Null);
         parse_value(self.parse, value).map_err(invalid_arguments)
+    }
+
+    /// [`take`](Self::take) for a parameter with a bare
+    /// `#[serde(default)]`: a missing argument is `default()`.
+    pub fn take_or(
+        &self,
+        arguments: &mut Map<String, Value>,
+        name: &str,
+        default: fn() -> T,
+    ) -> Result<T, RawOutput> {
+        match arguments.remove(name) {
+            Some(value) => parse_value(self.parse, value).map_err(invalid_arguments),
+            None => Ok(default()),
+        }
     }
 
     /// Deserializes one parameter. A missing field arrives as `null`, so
