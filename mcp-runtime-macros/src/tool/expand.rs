@@ -139,6 +139,7 @@ fn generate(args: &ToolArgs, tool: &AnnotatedFn, name: &str, description: &str) 
     quote! {
         #[doc(hidden)]
         const _: () = {
+            #use_kinds
             #items
             #(#header_checks)*
 
@@ -151,7 +152,6 @@ fn generate(args: &ToolArgs, tool: &AnnotatedFn, name: &str, description: &str) 
             fn __mcp_output_schema(
                 generator: &mut #rt::schemars::SchemaGenerator,
             ) -> ::core::option::Option<#rt::schemars::Schema> {
-                #use_kinds
                 #kind_probe.output_schema(generator)
             }
 
@@ -160,7 +160,6 @@ fn generate(args: &ToolArgs, tool: &AnnotatedFn, name: &str, description: &str) 
                 __mcp_ctx: #rt::Context,
             ) -> #rt::BoxFuture<#rt::RawOutput> {
                 ::std::boxed::Box::pin(async move {
-                    #use_kinds
                     #parse
                     #(#injections)*
                     let __mcp_output = #invoke;
