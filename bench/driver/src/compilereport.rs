@@ -306,7 +306,7 @@ impl Section {
                 };
                 let _ = writeln!(
                     out,
-                    "| {copies:.2} | {lines:.0} | `{}` |",
+                    "| {copies:.1} | {lines:.0} | `{}` |",
                     name.replace('|', "\\|")
                 );
             }
