@@ -354,14 +354,9 @@ impl Section {
     }
 }
 
-/// The Targets table of the compile rows alone (a run of the compile suite
-/// only).
-pub fn render_targets(rows: &[(String, String, bool)]) -> String {
-    if rows.is_empty() {
-        return String::new();
-    }
-    let mut out =
-        String::from("\n## Targets\n\n| target | ours ÷ peer | met |\n| --- | --- | --- |\n");
+/// The rows of the Targets table (what, value, met) as Markdown lines.
+pub fn target_lines(rows: &[(String, String, bool)]) -> String {
+    let mut out = String::new();
     for (what, value, met) in rows {
         let _ = writeln!(
             out,
@@ -370,4 +365,104 @@ pub fn render_targets(rows: &[(String, String, bool)]) -> String {
         );
     }
     out
+}
+
+/// The Targets table of the compile rows alone (a run of the compile suite
+/// only).
+pub fn render_targets(rows: &[(String, String, bool)]) -> String {
+    if rows.is_empty() {
+        return String::new();
+    }
+    format!(
+        "\n## Targets\n\n| target | ours ÷ peer | met |\n| --- | --- | --- |\n{}",
+        target_lines(rows)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn measure(peer: &str, tools: usize, kind: &str, profile: &str, seconds: f64) -> Measure {
+        Measure {
+            peer: peer.into(),
+            tools,
+            kind: kind.into(),
+            profile: profile.into(),
+            round: 1,
+            seconds: Some(seconds),
+            load_before: Some(1.0),
+            load_after: Some(1.0),
+            crates: 1,
+            attempt: 1,
+            binary_bytes: None,
+            error: None,
+        }
+    }
+
+    fn section() -> Section {
+        let measures = vec![
+            measure("ours", 100, "edit", "check", 1.5),
+            measure("rmcp", 100, "edit", "check", 1.0),
+            measure("ours", 100, "edit", "debug", 2.0),
+            measure("rmcp", 100, "edit", "debug", 4.0),
+            measure("ours", 500, "edit", "check", 6.0),
+            measure("rmcp", 500, "edit", "check", 5.0),
+            measure("ours", 500, "edit", "debug", 12.0),
+            measure("rmcp", 500, "edit", "debug", 20.0),
+        ];
+        Section {
+            measures,
+            code: vec![Code {
+                peer: "ours".into(),
+                what: "llvm-lines".into(),
+                from: 1,
+                to: 100,
+                lines_per_tool: Some(1777.0),
+                copies_per_tool: Some(57.0),
+                ..Code::default()
+            }],
+            counts: vec![100, 500],
+        }
+    }
+
+    #[test]
+    fn the_table_has_each_peers_median_and_the_ratio_per_tool_count() {
+        let text = section().render();
+        assert!(
+            text.contains(
+                "| check after editing one tool, s | 1.50 | 1.00 | 1.50× | 6.00 | 5.00 | 1.20× |"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("| debug build after editing one tool, s | 2.00 | 4.00 | 0.50× | 12.0 | 20.0 | 0.60× |"),
+            "{text}"
+        );
+        // Rows of commands not run are left out; per-tool rows need both peers.
+        assert!(!text.contains("cold check"), "{text}");
+        assert!(!text.contains("LLVM IR lines / tool"), "{text}");
+        assert!(
+            text.contains(
+                "check after editing one tool, N=100 → N=500 (×5 tools): ours ×4.0, rmcp ×5.0"
+            ),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn targets_compare_with_rmcp_at_100_and_the_ratio_at_500() {
+        let rows = section().targets();
+        let find = |what: &str| rows.iter().find(|r| r.0.contains(what)).cloned();
+        let check = find("100 tools: check after editing").expect("check row");
+        assert_eq!((check.1.as_str(), check.2), ("1.50×", false));
+        let debug = find("100 tools: debug build after editing").expect("debug row");
+        assert_eq!((debug.1.as_str(), debug.2), ("0.50×", true));
+        let check500 = find("500 tools: check after editing").expect("500 check row");
+        assert_eq!(check500.1, "1.20× (100 tools: 1.50×)");
+        assert!(check500.2);
+        let debug500 = find("500 tools: debug build after editing").expect("500 debug row");
+        assert!(!debug500.2, "0.60× is worse than 0.50×");
+        assert!(find("cold").is_none(), "no cold figures were measured");
+    }
 }

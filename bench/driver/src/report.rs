@@ -667,14 +667,8 @@ fn targets(rows: &[Row], runs: &[Run], extra: &[(String, String, bool)]) -> Stri
             );
         }
     }
-    for (what, value, met) in extra {
-        checked += 1;
-        let _ = writeln!(
-            out,
-            "| {what} | {value} | {} |",
-            if *met { "yes" } else { "**no**" }
-        );
-    }
+    checked += extra.len();
+    out.push_str(&crate::compilereport::target_lines(extra));
     if checked == 0 {
         return String::new();
     }
