@@ -4,6 +4,8 @@
 //! driver meta      --out DIR --bench-dir D --commit C --date D --mode M --rounds N [--in-flight K]
 //! driver suite     --out DIR --bin-dir D [--peers a,b] [--workloads a,b] [--rounds N] [--quick] [--in-flight K]
 //! driver buildcost --out DIR --bench-dir D [--rounds N] [--tools 1,100] [--no-clean | --clean-all]
+//! driver compile   --out DIR --bench-dir D [--rounds N] [--tools 1,100,500] [--quick] [--no-release]
+//!                  [--clean-all] [--llvm-lines PATH] [--expanded]
 //! driver http      --out DIR --bin-dir D [--peers ours,rmcp,floor] [--modes stateful,stateless]
 //!                  [--workloads echo] [--clients 1,64] [--sessions N] [--rounds N] [--quick] [--weather PATH]
 //!                  [--redis-server PATH]  (for the peer ours-redis: sessions in Redis)
@@ -13,6 +15,9 @@
 //! ```
 
 mod buildcost;
+mod compile;
+mod compilereport;
+mod fixture;
 mod forward;
 mod httpclient;
 mod httpredis;
@@ -46,7 +51,10 @@ impl Args {
         let mut raw = raw.peekable();
         while let Some(arg) = raw.next() {
             if let Some(name) = arg.strip_prefix("--") {
-                let takes_value = !matches!(name, "quick" | "no-clean" | "clean-all");
+                let takes_value = !matches!(
+                    name,
+                    "quick" | "no-clean" | "clean-all" | "no-release" | "expanded"
+                );
                 let value = if takes_value {
                     raw.next().unwrap_or_default()
                 } else {
@@ -287,6 +295,32 @@ fn run(command: &str, args: &Args) -> Result<(), String> {
             };
             buildcost::run(&options).map_err(|e| e.to_string())
         }
+        "compile" => {
+            // Quick: 1 and 100 tools, one round, no release builds.
+            let tools = args.list("tools");
+            let tool_counts = if tools.is_empty() {
+                if quick { vec![1, 100] } else { vec![1, 100, 500] }
+            } else {
+                tools
+                    .iter()
+                    .map(|t| match t.parse::<usize>() {
+                        Ok(n) if n > 0 => Ok(n),
+                        _ => Err(format!("--tools: not a positive number: {t}")),
+                    })
+                    .collect::<Result<_, _>>()?
+            };
+            let options = compile::Options {
+                bench_dir: args.path("bench-dir")?,
+                out_dir: args.path("out")?,
+                rounds: args.number("rounds", if quick { 1 } else { 3 })?,
+                tool_counts,
+                release: !quick && args.get("no-release").is_none(),
+                clean_all: args.get("clean-all").is_some(),
+                llvm_lines: args.get("llvm-lines").filter(|p| !p.is_empty()).map(PathBuf::from),
+                expanded: args.get("expanded").is_some(),
+            };
+            compile::run(&options).map_err(|e| e.to_string())
+        }
         "report" => {
             let dir = args
                 .positional
@@ -299,7 +333,7 @@ fn run(command: &str, args: &Args) -> Result<(), String> {
             Ok(())
         }
         _ => Err(
-            "usage: driver meta|suite|http|tasks|buildcost|report ... (see bench/README.md)"
+            "usage: driver meta|suite|http|tasks|buildcost|compile|report ... (see bench/README.md)"
                 .to_string(),
         ),
     }

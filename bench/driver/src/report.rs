@@ -491,12 +491,19 @@ pub fn report(dir: &Path) -> String {
         .unwrap_or_default();
     let http = crate::httpreport::Section::load(dir);
     let task_loads = crate::tasksreport::loads(dir);
-    let stdio = !runs.is_empty() || !builds.is_empty() || (http.is_none() && task_loads.is_empty());
+    let compile = crate::compilereport::Section::load(dir);
+    let stdio = !runs.is_empty()
+        || !builds.is_empty()
+        || (http.is_none() && task_loads.is_empty() && compile.is_none());
     let mut loads: Vec<f64> = runs.iter().filter_map(|r| r.load1).collect();
     if let Some(http) = &http {
         loads.extend(http.loads());
     }
     loads.extend(task_loads);
+    if let Some(compile) = &compile {
+        loads.extend(compile.loads());
+    }
+    let compile_targets = compile.as_ref().map(|c| c.targets()).unwrap_or_default();
     let mut out = header(dir, &loads, http.as_ref(), stdio);
     if stdio {
         let mut peers = peer_order(&runs);
@@ -513,7 +520,7 @@ pub fn report(dir: &Path) -> String {
         }
         out.push('\n');
         out.push_str(&render(&rows, &peers));
-        out.push_str(&targets(&rows, &runs));
+        out.push_str(&targets(&rows, &runs, &compile_targets));
         out.push_str(&failures(&runs));
     }
     if let Some(http) = &http {
@@ -522,6 +529,12 @@ pub fn report(dir: &Path) -> String {
     out.push_str(&crate::modern::render_section(dir));
     out.push_str(&crate::forward::render_section(dir));
     out.push_str(&crate::tasksreport::render_section(dir));
+    if let Some(compile) = &compile {
+        out.push_str(&compile.render());
+        if !stdio {
+            out.push_str(&crate::compilereport::render_targets(&compile_targets));
+        }
+    }
     out
 }
 
@@ -532,8 +545,9 @@ pub(crate) fn median_of(rows: &[Row], label: &str, peer: &str) -> Option<f64> {
     stats(samples).map(|s| s.median)
 }
 
-/// The targets of the benchmark issue, checked against this run's medians.
-fn targets(rows: &[Row], runs: &[Run]) -> String {
+/// The targets of the benchmark issue, checked against this run's medians;
+/// `extra`: other suites' rows (what, value, met), appended.
+fn targets(rows: &[Row], runs: &[Run], extra: &[(String, String, bool)]) -> String {
     // (what, row label prefix, peer, at least / at most, bound)
     let ratio_targets: [(&str, &str, &str, Better, f64); 10] = [
         (
@@ -653,6 +667,8 @@ fn targets(rows: &[Row], runs: &[Run]) -> String {
             );
         }
     }
+    checked += extra.len();
+    out.push_str(&crate::compilereport::target_lines(extra));
     if checked == 0 {
         return String::new();
     }
