@@ -102,17 +102,11 @@ impl Read {
     }
 }
 
-/// `#[schemars(..)]` keys that stand for serde's: the parameter would be
-/// described as serde reads it, so it goes the `derived` way.
-const SCHEMARS_READS: [&str; 7] = [
-    "rename",
-    "flatten",
-    "default",
-    "skip",
-    "skip_deserializing",
-    "transparent",
-    "with_deserialize",
-];
+/// `#[schemars(..)]` keys that schemars also reads from `#[serde(..)]`
+/// (a field's name, default, or absence): a tool using one keeps the
+/// `derived` way, where serde's derive reads the arguments beside them, as
+/// it always did.
+const SCHEMARS_READS: [&str; 5] = ["rename", "flatten", "default", "skip", "skip_deserializing"];
 
 /// The `ParamVTable` const of a parameter, named at the user's type.
 fn vtable(param: &Param) -> (syn::Ident, TokenStream) {
@@ -128,39 +122,37 @@ fn vtable(param: &Param) -> (syn::Ident, TokenStream) {
 }
 
 /// The bindings of every argument, each taken from the arguments object.
-/// `defaults` holds, for a parameter with a bare `#[serde(default)]`, the
-/// newtype whose `Default` gives the value (so a type without `Default` is
-/// reported once, there); it may be shorter than `arguments` (no default).
-fn take_each(
-    arguments: &[&Param],
-    vtables: &[syn::Ident],
-    reads: &[Read],
-    defaults: &[Option<syn::Ident>],
-) -> TokenStream {
+/// A missing argument with a bare `#[serde(default)]` is its newtype's
+/// `Default` (so a type without `Default` is reported once, there).
+fn take_each(arguments: &[&Param], vtables: &[syn::Ident], reads: &[Read]) -> TokenStream {
     let rt = rt();
     if arguments.is_empty() {
         return quote!(let _ = __mcp_arguments;);
     }
-    let each = arguments.iter().zip(vtables).zip(reads).enumerate();
-    let takes = each.map(|(i, ((param, vtable), read))| {
-        let default = defaults.get(i).and_then(Option::as_ref);
-        let binding = param.binding();
-        let key = &read.key;
-        let take = match default {
-            Some(newtype) => quote! {
-                #vtable.take_or(&mut __mcp_arguments, #key, || {
-                    <#newtype as ::core::default::Default>::default().0
-                })
-            },
-            None => quote!(#vtable.take(&mut __mcp_arguments, #key)),
-        };
-        quote! {
-            let #binding = match #take {
-                ::core::result::Result::Ok(value) => value,
-                ::core::result::Result::Err(error) => return error,
+    let takes = arguments
+        .iter()
+        .zip(vtables)
+        .zip(reads)
+        .map(|((param, vtable), read)| {
+            let binding = param.binding();
+            let key = &read.key;
+            let take = if read.default {
+                let newtype = newtype_ident(param);
+                quote! {
+                    #vtable.take_or(&mut __mcp_arguments, #key, || {
+                        <#newtype as ::core::default::Default>::default().0
+                    })
+                }
+            } else {
+                quote!(#vtable.take(&mut __mcp_arguments, #key))
             };
-        }
-    });
+            quote! {
+                let #binding = match #take {
+                    ::core::result::Result::Ok(value) => value,
+                    ::core::result::Result::Err(error) => return error,
+                };
+            }
+        });
     quote! {
         let mut __mcp_arguments = #rt::arguments_object(__mcp_arguments);
         #(#takes)*
@@ -201,7 +193,7 @@ fn table(arguments: &[&Param]) -> Arguments {
             static __MCP_PARAMS: [#rt::ToolParam; #count] = [#(#entries),*];
         },
         input_schema: quote!(#rt::params_schema(generator, &__MCP_PARAMS)),
-        parse: take_each(arguments, &vtables, &reads, &[]),
+        parse: take_each(arguments, &vtables, &reads),
     }
 }
 
@@ -214,7 +206,6 @@ fn schema_derive(arguments: &[&Param], reads: &[Read], fn_ident: &syn::Ident) ->
     let rt = rt();
     let mut items = Vec::new();
     let mut vtables = Vec::new();
-    let mut defaults = Vec::new();
     let mut fields = Vec::new();
     for (param, read) in arguments.iter().zip(reads) {
         let (vtable, item) = vtable(param);
@@ -225,7 +216,6 @@ fn schema_derive(arguments: &[&Param], reads: &[Read], fn_ident: &syn::Ident) ->
         let attrs = forwarded_with_header(param);
         let doc = param.description.as_ref().map(|d| quote!(#[doc = #d]));
         fields.push(quote!(#doc #(#attrs)* #ident: #field_ty));
-        defaults.push(read.default.then_some(field_ty));
         vtables.push(vtable);
     }
     let args_ident = args_ident(fn_ident);
@@ -241,7 +231,7 @@ fn schema_derive(arguments: &[&Param], reads: &[Read], fn_ident: &syn::Ident) ->
             }
         },
         input_schema: quote!(generator.root_schema_for::<#args_ident>()),
-        parse: take_each(arguments, &vtables, reads, &defaults),
+        parse: take_each(arguments, &vtables, reads),
     }
 }
 
@@ -364,6 +354,10 @@ fn serde_field_options(param: &Param) -> SerdeFieldOptions {
     options
 }
 
+fn newtype_ident(param: &Param) -> syn::Ident {
+    format_ident!("__McpParam_{}", param.name())
+}
+
 /// A newtype around one parameter type whose `JsonSchema` impl (and, for
 /// the `derived` way, `Deserialize` impl) delegates to it through the
 /// parameter's `ParamVTable` const, named `vtable`: the derives only see
@@ -378,7 +372,7 @@ fn param_newtype(
 ) -> (TokenStream, syn::Ident) {
     let rt = rt();
     let ty = &param.ty;
-    let name = format_ident!("__McpParam_{}", param.name());
+    let name = newtype_ident(param);
     let schema_name = name.to_string();
     let default_impl = needs_default.then(|| {
         quote! {
