@@ -78,7 +78,7 @@
 //! | [Calling other servers](_guide::client) | an MCP client over stdio and HTTP (feature `client`) |
 //! | [Gateways and chains](_guide::gateways) | `Server::mount`: other servers served as part of ours |
 //! | [Reliability](_guide::reliability) | property tests, a hostile client, fuzzing, soak |
-//! | [Performance](_guide::performance) | against rmcp, flymcprust and a hand-written floor |
+//! | [Performance](_guide::performance) | against rmcp, flymcprust and a hand-written floor; compile time with many tools |
 //! | [The repository's tests](_guide::tests) | what `cargo test --workspace`, the interop and conformance suites check |
 //!
 //! # Cargo features
