@@ -2,9 +2,10 @@
 //!
 //! The user's function is emitted as written (minus parameter attributes that
 //! only `#[tool]` understands). Next to it, inside `const _: () = { ... };`:
-//! a table of the parameters (or, when they carry `#[serde]`/`#[schemars]`
-//! attributes, a hidden arguments struct with serde's and schemars'
-//! derives), a call shim, the schema functions and one `inventory::submit!`.
+//! what describes and reads the arguments (see `arguments`: a table of the
+//! parameters, or, when attributes need them, a hidden struct deriving
+//! schemars' `JsonSchema` and perhaps serde's `Deserialize`), a call shim,
+//! the schema functions and one `inventory::submit!`.
 //! Type checks are spanned at the user's tokens so the compiler's errors
 //! point there.
 //!
