@@ -96,31 +96,32 @@ fn the_example_says_what_is_wrong_with_its_command_line() {
             .expect("run the openapi example");
         (
             output.status.code(),
+            String::from_utf8_lossy(&output.stdout).into_owned(),
             String::from_utf8_lossy(&output.stderr).into_owned(),
         )
     };
     let document = document.to_str().expect("a UTF-8 path");
 
-    let (code, stderr) = run(&["--base-url", "http://127.0.0.1:4010"]);
+    let (code, _, stderr) = run(&["--base-url", "http://127.0.0.1:4010"]);
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("no OpenAPI document"), "{stderr}");
 
-    let (code, stderr) = run(&[document, "--base-url"]);
+    let (code, _, stderr) = run(&[document, "--base-url"]);
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("--base-url needs a value"), "{stderr}");
 
-    let (code, stderr) = run(&[document, "--base-url", "127.0.0.1:4010"]);
+    let (code, _, stderr) = run(&[document, "--base-url", "127.0.0.1:4010"]);
     assert_eq!(code, Some(2), "{stderr}");
     assert!(
         stderr.contains("is not an http:// or https:// URL"),
         "{stderr}"
     );
 
-    let (code, stderr) = run(&[document, document]);
+    let (code, _, stderr) = run(&[document, document]);
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("two documents"), "{stderr}");
 
-    let (code, stderr) = run(&[document, "--bearer-env", "OPENAPI_TEST_UNSET"]);
+    let (code, _, stderr) = run(&[document, "--bearer-env", "OPENAPI_TEST_UNSET"]);
     assert_eq!(code, Some(1), "{stderr}");
     assert!(
         stderr.contains("OPENAPI_TEST_UNSET (--bearer-env) is not set"),
@@ -130,7 +131,7 @@ fn the_example_says_what_is_wrong_with_its_command_line() {
     // The Petstore has two operations the import cannot serve: without
     // --exclude or --skip-unsupported the server refuses to start, naming
     // the first.
-    let (code, stderr) = run(&[
+    let (code, _, stderr) = run(&[
         document,
         "--base-url",
         "http://127.0.0.1:4010",
@@ -142,37 +143,9 @@ fn the_example_says_what_is_wrong_with_its_command_line() {
         "{stderr}"
     );
 
-    // --skip-unsupported serves the rest; --tag chooses among them.
-    let output = Command::new(&server)
-        .args([
-            document,
-            "--base-url",
-            "http://127.0.0.1:4010",
-            "--skip-unsupported",
-            "--tag",
-            "tree",
-            "--list-tools",
-        ])
-        .output()
-        .expect("run the openapi example");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let listed: serde_json::Value =
-        serde_json::from_str(&stdout).expect("--list-tools prints JSON");
-    let names: Vec<&str> = listed["tools"]
-        .as_array()
-        .expect("tools")
-        .iter()
-        .filter_map(|tool| tool["name"].as_str())
-        .collect();
-    assert_eq!(names, ["getTree"], "{stdout}");
-
+    // --skip-unsupported serves the rest; --tag chooses among them;
     // --tool-search lists the pinned tools and the two of discovery.
-    let list = |extra: &[&str]| {
+    let listed = |extra: &[&str]| -> Vec<String> {
         let mut args = vec![
             document,
             "--base-url",
@@ -181,28 +154,31 @@ fn the_example_says_what_is_wrong_with_its_command_line() {
             "--list-tools",
         ];
         args.extend_from_slice(extra);
-        let output = Command::new(&server)
-            .args(&args)
-            .output()
-            .expect("run the openapi example");
-        (
-            output.status.code(),
-            String::from_utf8_lossy(&output.stdout).into_owned(),
-            String::from_utf8_lossy(&output.stderr).into_owned(),
-        )
+        let (code, stdout, stderr) = run(&args);
+        assert_eq!(code, Some(0), "{stderr}");
+        let listed: serde_json::Value =
+            serde_json::from_str(&stdout).expect("--list-tools prints JSON");
+        listed["tools"]
+            .as_array()
+            .expect("tools")
+            .iter()
+            .filter_map(|tool| tool["name"].as_str().map(str::to_owned))
+            .collect()
     };
-    let (code, stdout, stderr) = list(&["--tool-search", "--pin", "getPet"]);
-    assert_eq!(code, Some(0), "{stderr}");
-    let listed: serde_json::Value =
-        serde_json::from_str(&stdout).expect("--list-tools prints JSON");
-    let names: Vec<&str> = listed["tools"]
-        .as_array()
-        .expect("tools")
-        .iter()
-        .filter_map(|tool| tool["name"].as_str())
-        .collect();
-    assert_eq!(names, ["call_tool", "getPet", "search_tools"], "{stdout}");
-    let (code, _, stderr) = list(&["--pin", "getPet"]);
+    assert_eq!(listed(&["--tag", "tree"]), ["getTree"]);
+    assert_eq!(
+        listed(&["--tool-search", "--pin", "getPet"]),
+        ["call_tool", "getPet", "search_tools"]
+    );
+    let (code, _, stderr) = run(&[
+        document,
+        "--base-url",
+        "http://127.0.0.1:4010",
+        "--skip-unsupported",
+        "--list-tools",
+        "--pin",
+        "getPet",
+    ]);
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("give --tool-search too"), "{stderr}");
 }
