@@ -58,16 +58,45 @@ impl Read {
     /// only serde's derive applies, or is not understood here (its errors
     /// are then the derives' to report).
     fn of(param: &Param) -> Option<Read> {
-        let mut read = Read {
-            key: param.name(),
+        let forwarded = Forwarded::of(param);
+        forwarded.describes_only.then(|| Read {
+            key: forwarded.rename.unwrap_or_else(|| param.name()),
+            default: forwarded.default,
+        })
+    }
+}
+
+/// What a parameter's forwarded `#[serde]`/`#[schemars]` attributes ask,
+/// read once for whichever way describes the tool.
+struct Forwarded {
+    /// `#[serde(rename = "..")]`.
+    rename: Option<String>,
+    /// A bare `#[serde(default)]`: the type's `Default` when missing.
+    default: bool,
+    /// `#[serde(with = ..)]`, `deserialize_with = ..` or `default = ..`:
+    /// user functions that produce the parameter type itself.
+    custom_deserializer: bool,
+    /// Every attribute only describes, renames or defaults the parameter,
+    /// and each was understood here.
+    describes_only: bool,
+}
+
+impl Forwarded {
+    fn of(param: &Param) -> Forwarded {
+        let mut forwarded = Forwarded {
+            rename: None,
             default: false,
+            custom_deserializer: false,
+            describes_only: true,
         };
         for attr in &param.forwarded {
             let serde = attr.path().is_ident("serde");
-            let mut plain = true;
+            // Errors here are serde's and schemars' to report, with their
+            // own messages; an attribute not understood goes the derived way.
             let parsed = attr.parse_nested_meta(|meta| {
                 let key = meta.path.get_ident().map(ToString::to_string);
                 let key = key.as_deref().unwrap_or("");
+                let describes = !serde && !SCHEMARS_READS.contains(&key);
                 if meta.input.peek(syn::Token![=]) {
                     let value: syn::Expr = meta.value()?.parse()?;
                     match (serde, key, value) {
@@ -78,27 +107,28 @@ impl Read {
                                 lit: syn::Lit::Str(name),
                                 ..
                             }),
-                        ) => read.key = name.value(),
-                        (true, ..) => plain = false,
-                        (false, _, _) => plain &= !SCHEMARS_READS.contains(&key),
+                        ) => forwarded.rename = Some(name.value()),
+                        (true, "with" | "deserialize_with" | "default", _) => {
+                            forwarded.custom_deserializer = true;
+                            forwarded.describes_only = false;
+                        }
+                        _ => forwarded.describes_only &= describes,
                     }
                 } else if meta.input.peek(syn::token::Paren) {
                     let content;
                     syn::parenthesized!(content in meta.input);
                     let _: TokenStream = content.parse()?;
-                    plain &= !serde && !SCHEMARS_READS.contains(&key);
+                    forwarded.describes_only &= describes;
                 } else if serde && key == "default" {
-                    read.default = true;
+                    forwarded.default = true;
                 } else {
-                    plain &= !serde && !SCHEMARS_READS.contains(&key);
+                    forwarded.describes_only &= describes;
                 }
                 Ok(())
             });
-            if parsed.is_err() || !plain {
-                return None;
-            }
+            forwarded.describes_only &= parsed.is_ok();
         }
-        Some(read)
+        forwarded
     }
 }
 
@@ -254,10 +284,10 @@ fn args_ident(fn_ident: &syn::Ident) -> syn::Ident {
 
 /// Parameters with `#[serde]` attributes that change how they are read
 /// (`flatten`, `with`, `alias`, ...): a struct of them with serde's and
-/// schemars' derives, which apply the attributes. Each field's type is a newtype delegating to the
-/// parameter's type through its `ParamVTable`, so the derives never name
-/// the user's type and a type that cannot be a parameter is still one
-/// error, at the type.
+/// schemars' derives, which apply the attributes. Each field's type is a
+/// newtype delegating to the parameter's type through its `ParamVTable`,
+/// so the derives never name the user's type and a type that cannot be a
+/// parameter is still one error, at the type.
 fn derived(arguments: &[&Param], fn_ident: &syn::Ident) -> Arguments {
     let rt = rt();
     let mut newtypes = Vec::new();
@@ -268,8 +298,8 @@ fn derived(arguments: &[&Param], fn_ident: &syn::Ident) -> Arguments {
         let binding = param.binding();
         let attrs = forwarded_with_header(param);
         let doc = param.description.as_ref().map(|d| quote!(#[doc = #d]));
-        let serde = serde_field_options(param);
-        if serde.custom_deserializer {
+        let forwarded = Forwarded::of(param);
+        if forwarded.custom_deserializer {
             // The user's `with`/`deserialize_with`/`default` function
             // produces the parameter type itself, so the field cannot be
             // wrapped.
@@ -277,7 +307,7 @@ fn derived(arguments: &[&Param], fn_ident: &syn::Ident) -> Arguments {
             fields.push(quote!(#doc #(#attrs)* #ident: #ty));
         } else {
             let (vtable, item) = vtable(param);
-            let (newtype, field_ty) = param_newtype(param, &vtable, serde.default, true);
+            let (newtype, field_ty) = param_newtype(param, &vtable, forwarded.default, true);
             newtypes.push(item);
             newtypes.push(newtype);
             fields.push(quote!(#doc #(#attrs)* #ident: #field_ty));
@@ -312,46 +342,6 @@ fn derived(arguments: &[&Param], fn_ident: &syn::Ident) -> Arguments {
             #(#unwrap)*
         },
     }
-}
-
-#[derive(Default)]
-struct SerdeFieldOptions {
-    /// A bare `#[serde(default)]`: the field type needs `Default`.
-    default: bool,
-    /// `#[serde(with = ...)]`, `#[serde(deserialize_with = ...)]` or
-    /// `#[serde(default = ...)]`: user functions that produce the parameter
-    /// type itself.
-    custom_deserializer: bool,
-}
-
-fn serde_field_options(param: &Param) -> SerdeFieldOptions {
-    let mut options = SerdeFieldOptions::default();
-    for attr in param
-        .forwarded
-        .iter()
-        .filter(|a| a.path().is_ident("serde"))
-    {
-        // Errors here are serde's to report, with its own messages.
-        let _ = attr.parse_nested_meta(|meta| {
-            if meta.input.peek(syn::Token![=]) {
-                let _: syn::Expr = meta.value()?.parse()?;
-                if meta.path.is_ident("with")
-                    || meta.path.is_ident("deserialize_with")
-                    || meta.path.is_ident("default")
-                {
-                    options.custom_deserializer = true;
-                }
-            } else if meta.input.peek(syn::token::Paren) {
-                let content;
-                syn::parenthesized!(content in meta.input);
-                let _: TokenStream = content.parse()?;
-            } else if meta.path.is_ident("default") {
-                options.default = true;
-            }
-            Ok(())
-        });
-    }
-    options
 }
 
 fn newtype_ident(param: &Param) -> syn::Ident {
