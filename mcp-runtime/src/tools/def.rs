@@ -271,16 +271,14 @@ impl Tool {
             let arguments = derived.args.map(arguments);
             return Box::pin(derived.inner.call(arguments, ctx, default_timeout)).await;
         }
-        let wrap = self.wrap_output
-            && !ctx
-                .protocol_version()
-                .is_some_and(ProtocolVersion::is_modern);
+        // Clients before 2026-07-28 need `structuredContent` to be an object.
+        let legacy = !ctx
+            .protocol_version()
+            .is_some_and(ProtocolVersion::is_modern);
+        let wrap = self.wrap_output && legacy;
         let future: BoxFuture<RawOutput> = match &self.handler {
             Handler::Static(call) => call(arguments, ctx),
             Handler::Dynamic(call) => {
-                let legacy = !ctx
-                    .protocol_version()
-                    .is_some_and(ProtocolVersion::is_modern);
                 let future = call(arguments, ctx);
                 let structured = self.wrap_output;
                 Box::pin(async move { dynamic_output(future.await, structured, legacy) })
